@@ -1,0 +1,181 @@
+/* module.c: loading kernel modules and checking launches against kernel signatures.
+ * A module is untrusted input in the sense that it may be stale or built against another
+ * header: every descriptor is validated when the module opens, so later code can rely on
+ * names, parameter records and the workgroup function being present and sane. */
+#include "module.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* gt_arg_value carries scalars in 8 bytes; larger ones cannot be passed. */
+#define GT_MAX_SCALAR_BYTES 8
+#define GT_MAX_PARAMS 64
+
+struct gt_module {
+    void *handle;
+    size_t count;
+    const gt_kernel_desc *const *kernels;
+};
+
+typedef const gt_kernel_desc *const *module_kernels_fn(size_t *count);
+
+static int check_param(const gt_kernel_desc *k, uint32_t i, char *err, size_t errlen)
+{
+    const gt_param_desc *p = &k->params[i];
+    if (!p->name || !p->type || p->kind > GT_PARAM_BUFFER_RO) {
+        snprintf(err, errlen, "kernel %s: parameter %u has a malformed record", k->name, i);
+        return -EINVAL;
+    }
+    if (p->kind == GT_PARAM_SCALAR && (p->size == 0 || p->size > GT_MAX_SCALAR_BYTES)) {
+        snprintf(err, errlen, "kernel %s: parameter %u (%s %s) is a %u-byte scalar; scalars of 1 to %d bytes are supported",
+                 k->name, i, p->type, p->name, p->size, GT_MAX_SCALAR_BYTES);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+int gt_kernel_desc_check(const gt_kernel_desc *k, char *err, size_t errlen)
+{
+    if (!k || k->abi_version != GT_KERNEL_ABI_VERSION) {
+        snprintf(err, errlen, "kernel descriptor has ABI version %u; this gridtune expects %u (rebuild the module)",
+                 k ? k->abi_version : 0, GT_KERNEL_ABI_VERSION);
+        return -EINVAL;
+    }
+    if (!k->name || !*k->name || !k->run || (k->nparams && !k->params) || k->nparams > GT_MAX_PARAMS) {
+        snprintf(err, errlen, "kernel descriptor \"%s\" is malformed", k->name ? k->name : "(unnamed)");
+        return -EINVAL;
+    }
+    for (uint32_t i = 0; i < k->nparams; i++) {
+        int rc = check_param(k, i, err, errlen);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static int check_kernels(const gt_module *m, const char *path, char *err, size_t errlen)
+{
+    if (m->count == 0) {
+        snprintf(err, errlen, "%s defines no kernels (no GT_KERNEL in the module)", path);
+        return -EINVAL;
+    }
+    for (size_t i = 0; i < m->count; i++) {
+        int rc = gt_kernel_desc_check(m->kernels[i], err, errlen);
+        if (rc)
+            return rc;
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(m->kernels[i]->name, m->kernels[j]->name) == 0) {
+                snprintf(err, errlen, "%s defines kernel %s twice", path, m->kernels[i]->name);
+                return -EINVAL;
+            }
+    }
+    return 0;
+}
+
+int gt_module_open(const char *path, gt_module **out, char *err, size_t errlen)
+{
+    /* without a slash dlopen would search the library path; a module path is a file path */
+    char local[4096];
+    if (!strchr(path, '/') && snprintf(local, sizeof local, "./%s", path) < (int)sizeof local)
+        path = local;
+    gt_module *m = calloc(1, sizeof *m);
+    if (!m) {
+        snprintf(err, errlen, "out of memory opening %s", path);
+        return -ENOMEM;
+    }
+    m->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!m->handle) {
+        snprintf(err, errlen, "cannot load kernel module: %s", dlerror());
+        free(m);
+        return -ENOENT;
+    }
+    module_kernels_fn *list;
+    *(void **)&list = dlsym(m->handle, "gt_module_kernels");
+    if (!list) {
+        snprintf(err, errlen, "%s is not a gridtune kernel module (it has no gt_module_kernels; build it with <gridtune/kernel.h>)",
+                 path);
+        gt_module_close(m);
+        return -EINVAL;
+    }
+    m->kernels = list(&m->count);
+    int rc = check_kernels(m, path, err, errlen);
+    if (rc) {
+        gt_module_close(m);
+        return rc;
+    }
+    *out = m;
+    return 0;
+}
+
+void gt_module_close(gt_module *m)
+{
+    if (!m)
+        return;
+    if (m->handle)
+        dlclose(m->handle);
+    free(m);
+}
+
+size_t gt_module_count(const gt_module *m)
+{
+    return m->count;
+}
+
+const gt_kernel_desc *gt_module_kernel(const gt_module *m, size_t i)
+{
+    return i < m->count ? m->kernels[i] : NULL;
+}
+
+const gt_kernel_desc *gt_module_find(const gt_module *m, const char *name)
+{
+    for (size_t i = 0; i < m->count; i++)
+        if (strcmp(m->kernels[i]->name, name) == 0)
+            return m->kernels[i];
+    return NULL;
+}
+
+static void describe_param(const gt_param_desc *p, char *buf, size_t len)
+{
+    if (p->kind == GT_PARAM_SCALAR)
+        snprintf(buf, len, "a %u-byte scalar (%s)", p->size, p->type);
+    else
+        snprintf(buf, len, "a %sbuffer (%s)", p->kind == GT_PARAM_BUFFER_RO ? "read-only " : "", p->type);
+}
+
+static void describe_arg(const gt_arg_value *a, char *buf, size_t len)
+{
+    if (a->is_buffer)
+        snprintf(buf, len, "a buffer");
+    else
+        snprintf(buf, len, "a %u-byte scalar", a->size);
+}
+
+int gt_args_check(const gt_kernel_desc *k, const gt_arg_value *args, unsigned nargs, char *err, size_t errlen)
+{
+    if (nargs != k->nparams) {
+        snprintf(err, errlen, "kernel %s takes %u argument%s; got %u", k->name, k->nparams, k->nparams == 1 ? "" : "s",
+                 nargs);
+        return -EINVAL;
+    }
+    for (unsigned i = 0; i < nargs; i++) {
+        const gt_param_desc *p = &k->params[i];
+        bool want_buffer = p->kind != GT_PARAM_SCALAR;
+        if (want_buffer == args[i].is_buffer && (want_buffer || args[i].size == p->size))
+            continue;
+        char want[128], got[64];
+        describe_param(p, want, sizeof want);
+        describe_arg(&args[i], got, sizeof got);
+        snprintf(err, errlen, "argument %u (%s) of %s: expected %s, got %s", i, p->name, k->name, want, got);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+void gt_args_bind(const gt_arg_value *args, unsigned nargs, void **slots)
+{
+    for (unsigned i = 0; i < nargs; i++)
+        slots[i] = (void *)&args[i].v; /* the pointer for a buffer, the scalar's bytes otherwise */
+}

@@ -1,0 +1,50 @@
+/* module.h: loading kernel modules and checking launch arguments against signatures.
+ * A module is a shared object built against <gridtune/kernel.h>; its kernels are found
+ * through the gt_module_kernels() accessor every such module exports. */
+#ifndef GT_MODULE_H
+#define GT_MODULE_H
+
+#include <gridtune/kernel.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct gt_module gt_module;
+
+/* dlopens path (RTLD_LOCAL) and validates every descriptor (ABI version, names, parameter
+ * records). Returns 0, or -ENOENT / -EINVAL with a sentence in err. */
+int gt_module_open(const char *path, gt_module **out, char *err, size_t errlen);
+void gt_module_close(gt_module *m);
+size_t gt_module_count(const gt_module *m);
+const gt_kernel_desc *gt_module_kernel(const gt_module *m, size_t i);
+/* NULL when the module has no kernel of that name. */
+const gt_kernel_desc *gt_module_find(const gt_module *m, const char *name);
+
+/* Checks a descriptor that did not come through gt_module_open (a kernel linked in). */
+int gt_kernel_desc_check(const gt_kernel_desc *k, char *err, size_t errlen);
+
+/* One launch argument as supplied by a caller. */
+typedef struct gt_arg_value {
+    bool is_buffer;
+    uint32_t size; /* a scalar's byte count; ignored for buffers */
+    union {
+        void *ptr; /* buffer base */
+        int32_t i32;
+        uint32_t u32;
+        int64_t i64;
+        uint64_t u64;
+        float f32;
+        double f64;
+        unsigned char bytes[8];
+    } v;
+} gt_arg_value;
+
+/* Checks count, buffer versus scalar, and scalar sizes against the kernel's signature.
+ * Returns 0 or -EINVAL with a sentence naming the parameter, e.g.
+ * "argument 2 (n) of transpose: expected a 4-byte scalar (int32_t), got a buffer". */
+int gt_args_check(const gt_kernel_desc *k, const gt_arg_value *args, unsigned nargs, char *err, size_t errlen);
+
+/* Fills slots[i] with the address the workgroup function reads parameter i from. */
+void gt_args_bind(const gt_arg_value *args, unsigned nargs, void **slots);
+
+#endif

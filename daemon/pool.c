@@ -1,0 +1,257 @@
+/* pool.c: worker threads that run batches of workgroups.
+ * Workers are created once, pinned round-robin to the CPUs the process may use, and park on a
+ * condition variable between batches: an idle daemon costs no CPU. A batch is posted under the
+ * pool's mutex (which also publishes the plan to the workers), every worker pulls runs of
+ * positions from the assigner until it is dry, and the last one to finish wakes the caller. */
+#include "pool.h"
+
+#include "assign.h"
+#include "batch.h"
+#include "tuner/grid.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef struct worker {
+    gt_pool *pool;
+    unsigned index;
+    int cpu; /* -1: unpinned */
+    pthread_t thread;
+    gt_worker_stats stats;
+} worker;
+
+struct gt_pool {
+    unsigned nworkers;
+    worker *workers;
+    pthread_mutex_t submit; /* one batch at a time */
+
+    pthread_mutex_t lock;   /* guards everything below */
+    pthread_cond_t wake;    /* workers wait here for a new generation */
+    pthread_cond_t done;    /* the submitter waits here for running == 0 */
+    uint64_t generation;
+    unsigned running;
+    bool stopping;
+
+    /* the posted batch, read-only for workers while running > 0 */
+    const gt_batch *batch;
+    gt_batch_plan plan;
+    gt_assigner assigner;
+    uint64_t start_ns;
+};
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void run_share(gt_pool *pool, worker *w)
+{
+    const gt_batch_plan *plan = &pool->plan;
+    gt_group_ctx ctx = {.dims = plan->range.dims, .items = plan->items, .nitems = plan->nitems};
+    for (int d = 0; d < GT_MAX_DIMS; d++) {
+        ctx.global_size[d] = plan->range.global[d];
+        ctx.local_size[d] = plan->range.local[d];
+        ctx.num_groups[d] = plan->grid[d];
+    }
+    gt_workgroup_fn *run = pool->batch->run;
+    void *const *args = pool->batch->args;
+    uint64_t groups = 0;
+    uint32_t begin, end;
+    while (gt_assigner_next(&pool->assigner, w->index, &begin, &end)) {
+        for (uint32_t p = begin; p < end; p++) {
+            uint32_t c[3];
+            gt_grid_coords(plan->grid, plan->groups[p], c);
+            ctx.group_id[0] = c[0];
+            ctx.group_id[1] = c[1];
+            ctx.group_id[2] = c[2];
+            run(&ctx, args);
+        }
+        groups += end - begin;
+    }
+    w->stats = (gt_worker_stats){.elapsed_ns = now_ns() - pool->start_ns, .groups = groups};
+}
+
+static void pin(worker *w)
+{
+    if (w->cpu < 0)
+        return;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(w->cpu, &set);
+    if (pthread_setaffinity_np(pthread_self(), sizeof set, &set) != 0)
+        w->cpu = -1; /* a cpuset may forbid it; run unpinned rather than not at all */
+}
+
+static void *worker_main(void *arg)
+{
+    worker *w = arg;
+    gt_pool *pool = w->pool;
+    pin(w);
+    uint64_t seen = 0;
+    pthread_mutex_lock(&pool->lock);
+    for (;;) {
+        while (!pool->stopping && pool->generation == seen)
+            pthread_cond_wait(&pool->wake, &pool->lock);
+        if (pool->stopping)
+            break;
+        seen = pool->generation;
+        pthread_mutex_unlock(&pool->lock);
+        run_share(pool, w);
+        pthread_mutex_lock(&pool->lock);
+        if (--pool->running == 0)
+            pthread_cond_signal(&pool->done);
+    }
+    pthread_mutex_unlock(&pool->lock);
+    return NULL;
+}
+
+/* The CPUs this process may run on, in order; returns how many. */
+static unsigned allowed_cpus(int *cpus, unsigned max)
+{
+    cpu_set_t set;
+    unsigned n = 0;
+    if (sched_getaffinity(0, sizeof set, &set) != 0)
+        return 0;
+    for (int c = 0; c < CPU_SETSIZE && n < max; c++)
+        if (CPU_ISSET(c, &set))
+            cpus[n++] = c;
+    return n;
+}
+
+static int start_workers(gt_pool *pool, bool no_pin, char *err, size_t errlen)
+{
+    int cpus[CPU_SETSIZE];
+    unsigned ncpus = allowed_cpus(cpus, CPU_SETSIZE);
+    /* workers must not take the daemon's signals; they inherit this mask */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = 0;
+    unsigned i;
+    for (i = 0; i < pool->nworkers; i++) {
+        worker *w = &pool->workers[i];
+        *w = (worker){.pool = pool, .index = i, .cpu = no_pin || ncpus == 0 ? -1 : cpus[i % ncpus]};
+        rc = pthread_create(&w->thread, NULL, worker_main, w);
+        if (rc) {
+            snprintf(err, errlen, "cannot start worker thread %u of %u: %s", i + 1, pool->nworkers, strerror(rc));
+            break;
+        }
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc) {
+        pool->nworkers = i; /* let destroy join the ones that started */
+        return -rc;
+    }
+    return 0;
+}
+
+static unsigned default_workers(void)
+{
+    int cpus[CPU_SETSIZE];
+    unsigned n = allowed_cpus(cpus, CPU_SETSIZE);
+    return n ? n : 1;
+}
+
+int gt_pool_create(const gt_pool_config *cfg, gt_pool **out, char *err, size_t errlen)
+{
+    unsigned n = cfg && cfg->workers ? cfg->workers : default_workers();
+    if (n > GT_POOL_MAX_WORKERS) {
+        snprintf(err, errlen, "%u workers requested; the most a pool can have is %u", n, GT_POOL_MAX_WORKERS);
+        return -EINVAL;
+    }
+    gt_pool *pool = calloc(1, sizeof *pool);
+    worker *workers = calloc(n, sizeof *workers);
+    if (!pool || !workers) {
+        free(pool);
+        free(workers);
+        snprintf(err, errlen, "out of memory creating a pool of %u workers", n);
+        return -ENOMEM;
+    }
+    pool->nworkers = n;
+    pool->workers = workers;
+    pthread_mutex_init(&pool->submit, NULL);
+    pthread_mutex_init(&pool->lock, NULL);
+    pthread_cond_init(&pool->wake, NULL);
+    pthread_cond_init(&pool->done, NULL);
+    int rc = start_workers(pool, cfg && cfg->no_pin, err, errlen);
+    if (rc) {
+        gt_pool_destroy(pool);
+        return rc;
+    }
+    *out = pool;
+    return 0;
+}
+
+void gt_pool_destroy(gt_pool *pool)
+{
+    if (!pool)
+        return;
+    pthread_mutex_lock(&pool->lock);
+    pool->stopping = true;
+    pthread_cond_broadcast(&pool->wake);
+    pthread_mutex_unlock(&pool->lock);
+    for (unsigned i = 0; i < pool->nworkers; i++)
+        pthread_join(pool->workers[i].thread, NULL);
+    pthread_cond_destroy(&pool->done);
+    pthread_cond_destroy(&pool->wake);
+    pthread_mutex_destroy(&pool->lock);
+    pthread_mutex_destroy(&pool->submit);
+    free(pool->workers);
+    free(pool);
+}
+
+unsigned gt_pool_workers(const gt_pool *pool)
+{
+    return pool->nworkers;
+}
+
+static void collect(const gt_pool *pool, gt_batch_result *res)
+{
+    res->wall_ns = now_ns() - pool->start_ns;
+    res->workers = pool->nworkers;
+    res->groups = 0;
+    for (unsigned i = 0; i < pool->nworkers; i++) {
+        res->worker[i] = pool->workers[i].stats;
+        res->groups += pool->workers[i].stats.groups;
+    }
+}
+
+int gt_pool_run(gt_pool *pool, const gt_batch *batch, gt_batch_result *result, char *err, size_t errlen)
+{
+    gt_batch_plan plan;
+    int rc = gt_batch_plan_build(batch, &plan, err, errlen);
+    if (rc)
+        return rc;
+    pthread_mutex_lock(&pool->submit);
+    if (gt_assigner_init(&pool->assigner, &batch->schedule.assign, plan.ngroups, pool->nworkers) != 0) {
+        pthread_mutex_unlock(&pool->submit);
+        gt_batch_plan_free(&plan);
+        snprintf(err, errlen, "out of memory assigning %u workgroups", plan.ngroups);
+        return -ENOMEM;
+    }
+    pthread_mutex_lock(&pool->lock);
+    pool->batch = batch;
+    pool->plan = plan;
+    pool->running = pool->nworkers;
+    pool->generation++;
+    pool->start_ns = now_ns();
+    pthread_cond_broadcast(&pool->wake);
+    while (pool->running > 0)
+        pthread_cond_wait(&pool->done, &pool->lock);
+    if (result)
+        collect(pool, result);
+    pool->batch = NULL;
+    pthread_mutex_unlock(&pool->lock);
+    gt_assigner_destroy(&pool->assigner);
+    pthread_mutex_unlock(&pool->submit);
+    gt_batch_plan_free(&plan);
+    return 0;
+}

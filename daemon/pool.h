@@ -1,0 +1,65 @@
+/* pool.h: the worker pool and executor, usable in-process without any socket.
+ *
+ * N worker threads, pinned to CPUs, parked on a condition variable when idle. The pool runs
+ * one batch at a time: a set of workgroups of one launch with a schedule. Every workgroup of
+ * a batch runs exactly once, whatever the assignment policy and the worker count. Callers
+ * from several threads are serialised. */
+#ifndef GT_POOL_H
+#define GT_POOL_H
+
+#include "tuner/schedule.h"
+
+#include <gridtune/kernel.h>
+#include <gridtune/range.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define GT_POOL_MAX_WORKERS 256
+
+typedef struct gt_pool gt_pool;
+
+typedef struct gt_pool_config {
+    unsigned workers; /* 0: the number of online CPUs */
+    bool no_pin;      /* true: leave workers unpinned */
+} gt_pool_config;
+
+/* Workers are pinned round-robin to the CPUs the process may run on. Returns 0 or a negative
+ * errno with a sentence in err. The caller owns the pool and frees it with gt_pool_destroy. */
+int gt_pool_create(const gt_pool_config *cfg, gt_pool **out, char *err, size_t errlen);
+void gt_pool_destroy(gt_pool *pool);
+unsigned gt_pool_workers(const gt_pool *pool);
+
+/* One batch: which workgroups of the launch to run, and how.
+ * The subset is the box [origin, origin + extent) in workgroup coordinates (an all-zero
+ * extent means the whole grid), minus the workgroups whose bit is set in skip, a bitmap over
+ * the linear workgroup ids of the whole grid (bit i is skip[i / 8] >> (i % 8) & 1; may be
+ * NULL). The group order is applied over the box's shape. */
+typedef struct gt_batch {
+    gt_workgroup_fn *run;
+    void *const *args;
+    gt_range range;
+    gt_schedule schedule;
+    uint32_t box_origin[3];
+    uint32_t box_extent[3];
+    const uint8_t *skip;
+} gt_batch;
+
+typedef struct gt_worker_stats {
+    uint64_t elapsed_ns; /* from the batch's start to the end of this worker's last workgroup;
+                            not timed per workgroup, which would cost more than tiny groups */
+    uint64_t groups;     /* workgroups this worker ran */
+} gt_worker_stats;
+
+typedef struct gt_batch_result {
+    uint64_t wall_ns; /* from posting the batch to the last worker finishing */
+    uint64_t groups;  /* workgroups run in total */
+    unsigned workers;
+    gt_worker_stats worker[GT_POOL_MAX_WORKERS];
+} gt_batch_result;
+
+/* Runs the batch and waits for it. Returns 0, or -EINVAL (bad range, box or schedule) or
+ * -ENOMEM, with a sentence in err; nothing runs then. result may be NULL. */
+int gt_pool_run(gt_pool *pool, const gt_batch *batch, gt_batch_result *result, char *err, size_t errlen);
+
+#endif

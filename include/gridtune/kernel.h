@@ -1,0 +1,192 @@
+/* gridtune kernel-module ABI.
+ *
+ * A kernel module is a shared object whose kernels are written with GT_KERNEL. Each kernel
+ * becomes a workgroup function (runs every work-item of one workgroup, in the item order the
+ * runtime passes in) plus a descriptor recording its name and parameter signature. A loader
+ * enumerates a module's descriptors through gt_module_kernels(). */
+#ifndef GRIDTUNE_KERNEL_H
+#define GRIDTUNE_KERNEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bumped whenever gt_group_ctx or gt_kernel_desc change layout; loaders refuse other values. */
+#define GT_KERNEL_ABI_VERSION 1u
+
+/* Ranges have 1 to 3 dimensions; unused dimensions have size 1. */
+#define GT_MAX_DIMS 3
+/* Local coordinates are stored in 16 bits, so a workgroup holds at most this many items. */
+#define GT_MAX_GROUP_ITEMS 65536u
+
+/* Local coordinates of one work-item; an item order is an array of these. */
+typedef struct gt_item {
+    uint16_t x, y, z, pad;
+} gt_item;
+
+/* What a workgroup function is told about the launch and its workgroup. The runtime fills one
+ * per worker and updates group_id between workgroups. */
+typedef struct gt_group_ctx {
+    uint32_t dims;
+    size_t global_size[GT_MAX_DIMS];
+    size_t local_size[GT_MAX_DIMS];
+    size_t num_groups[GT_MAX_DIMS];
+    size_t group_id[GT_MAX_DIMS];
+    const gt_item *items; /* NULL: linear item order (x fastest); else nitems local coordinates */
+    size_t nitems;        /* local_size[0] * local_size[1] * local_size[2] */
+} gt_group_ctx;
+
+/* args[i] points at the value of parameter i: the pointer itself for a buffer, the scalar's
+ * bytes for a scalar. */
+typedef void gt_workgroup_fn(const gt_group_ctx *ctx, void *const *args);
+
+typedef enum gt_param_kind {
+    GT_PARAM_SCALAR = 0,
+    GT_PARAM_BUFFER = 1,    /* a pointer parameter the kernel may write through */
+    GT_PARAM_BUFFER_RO = 2, /* a pointer to const */
+} gt_param_kind;
+
+typedef struct gt_param_desc {
+    const char *name;
+    const char *type; /* the C type as written in GT_KERNEL */
+    gt_param_kind kind;
+    uint32_t size;    /* sizeof the parameter: the scalar's size, or the pointer's */
+} gt_param_desc;
+
+typedef struct gt_kernel_desc {
+    uint32_t abi_version;
+    uint32_t nparams;
+    const char *name;
+    const gt_param_desc *params;
+    gt_workgroup_fn *run;
+} gt_kernel_desc;
+
+/* Every module that includes this header exports this accessor (weak, so that several
+ * translation units of one module share one copy). It returns the module's kernels. */
+const gt_kernel_desc *const *gt_module_kernels(size_t *count);
+
+/* ---- work-item builtins --------------------------------------------------------------------
+ * They read locals of the generated loop, never thread-local storage. d is 0, 1 or 2; beyond
+ * the launch's dimensions, ids are 0 and sizes 1, as in OpenCL. */
+#define GT__PICK(d, a, b, c) ((d) == 0 ? (a) : (d) == 1 ? (b) : (d) == 2 ? (c) : 0)
+#define gt_local_id(d) ((size_t)GT__PICK(d, gt__l0, gt__l1, gt__l2))
+#define gt_group_id(d) ((size_t)GT__PICK(d, gt__w->group_id[0], gt__w->group_id[1], gt__w->group_id[2]))
+#define gt_local_size(d) \
+    ((size_t)((d) <= 2 ? GT__PICK(d, gt__w->local_size[0], gt__w->local_size[1], gt__w->local_size[2]) : 1))
+#define gt_global_size(d) \
+    ((size_t)((d) <= 2 ? GT__PICK(d, gt__w->global_size[0], gt__w->global_size[1], gt__w->global_size[2]) : 1))
+#define gt_num_groups(d) \
+    ((size_t)((d) <= 2 ? GT__PICK(d, gt__w->num_groups[0], gt__w->num_groups[1], gt__w->num_groups[2]) : 1))
+#define gt_global_id(d) (gt_group_id(d) * gt_local_size(d) + gt_local_id(d))
+#define gt_work_dim() ((uint32_t)gt__w->dims)
+
+/* ---- signature classification ------------------------------------------------------------
+ * A pointer type is a buffer; a pointer to const is a read-only buffer. The conditional
+ * operator with a non-null void pointer yields a void pointer carrying the pointee's
+ * qualifiers, which _Generic can then match. */
+#define GT__IS_PTR(t) (__builtin_classify_type(*(t *)0) == 5)
+#define GT__AS_PTR(t) __builtin_choose_expr(GT__IS_PTR(t), *(t *)0, (void *)0)
+#define GT__IS_CONST_PTR(t) \
+    _Generic(1 ? GT__AS_PTR(t) : (void *)1, const void *: 1, const volatile void *: 1, default: 0)
+#define GT__KIND(t) \
+    (GT__IS_PTR(t) ? (GT__IS_CONST_PTR(t) ? GT_PARAM_BUFFER_RO : GT_PARAM_BUFFER) : GT_PARAM_SCALAR)
+
+/* ---- argument-list machinery (up to 12 parameters) ---------------------------------------- */
+#define GT__CAT(a, b) GT__CAT_(a, b)
+#define GT__CAT_(a, b) a##b
+#define GT__NARGS(...) \
+    GT__NARGS_(__VA_ARGS__, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define GT__NARGS_(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, _17, _18, _19, _20, \
+                   _21, _22, _23, _24, _25, N, ...)                                                          \
+    N
+
+/* GT__MAPn(M, i, name, t1, a1, ...) applies M(i, t, a) to each (type, name) pair after the
+ * kernel's name, i counting from 0; n is the total argument count, name included. Carrying the
+ * name along keeps the variadic part non-empty, as strict C11 requires. */
+#define GT__MAP1(M, i, name)
+#define GT__MAP3(M, i, name, t, a) M(i, t, a)
+#define GT__MAP5(M, i, name, t, a, ...) M(i, t, a) GT__MAP3(M, (i + 1), name, __VA_ARGS__)
+#define GT__MAP7(M, i, name, t, a, ...) M(i, t, a) GT__MAP5(M, (i + 1), name, __VA_ARGS__)
+#define GT__MAP9(M, i, name, t, a, ...) M(i, t, a) GT__MAP7(M, (i + 1), name, __VA_ARGS__)
+#define GT__MAP11(M, i, name, t, a, ...) M(i, t, a) GT__MAP9(M, (i + 1), name, __VA_ARGS__)
+#define GT__MAP13(M, i, name, t, a, ...) M(i, t, a) GT__MAP11(M, (i + 1), name, __VA_ARGS__)
+#define GT__MAP15(M, i, name, t, a, ...) M(i, t, a) GT__MAP13(M, (i + 1), name, __VA_ARGS__)
+#define GT__MAP17(M, i, name, t, a, ...) M(i, t, a) GT__MAP15(M, (i + 1), name, __VA_ARGS__)
+#define GT__MAP19(M, i, name, t, a, ...) M(i, t, a) GT__MAP17(M, (i + 1), name, __VA_ARGS__)
+#define GT__MAP21(M, i, name, t, a, ...) M(i, t, a) GT__MAP19(M, (i + 1), name, __VA_ARGS__)
+#define GT__MAP23(M, i, name, t, a, ...) M(i, t, a) GT__MAP21(M, (i + 1), name, __VA_ARGS__)
+#define GT__MAP25(M, i, name, t, a, ...) M(i, t, a) GT__MAP23(M, (i + 1), name, __VA_ARGS__)
+#define GT__FIRST(...) GT__FIRST_(__VA_ARGS__, ~)
+#define GT__FIRST_(a, ...) a
+
+#define GT__PARAM_DECL(i, t, a) , t a __attribute__((unused))
+#define GT__PARAM_PASS(i, t, a) , a
+#define GT__PARAM_UNPACK(i, t, a) t a = *(t *)gt__args[i];
+#define GT__PARAM_RECORD(i, t, a) {#a, #t, GT__KIND(t), (uint32_t)sizeof(t)},
+
+/* Parameters every body receives: the workgroup's context (a local copy, which the compiler
+ * keeps in registers because its address never escapes) and the item's local coordinates. */
+#define GT__ITEM_PARAMS                                                                       \
+    const gt_group_ctx *gt__w __attribute__((unused)), size_t gt__l0 __attribute__((unused)), \
+        size_t gt__l1 __attribute__((unused)), size_t gt__l2 __attribute__((unused))
+
+/* GT_KERNEL(name, type1, arg1, type2, arg2, ...) { body run once per work-item }
+ * Up to 12 parameters. The linear item order is a plain nested loop with the body inlined, so
+ * the compiler can vectorise it; any other order walks the runtime's coordinate list. */
+#define GT_KERNEL(...) GT__KERNEL(GT__CAT(GT__MAP, GT__NARGS(__VA_ARGS__)), GT__FIRST(__VA_ARGS__), __VA_ARGS__)
+#define GT__KERNEL(MAP, name, ...) GT__KERNEL_(MAP, name, __VA_ARGS__)
+#define GT__KERNEL_(MAP, name, ...)                                                                     \
+    static inline __attribute__((always_inline)) void gt__body_##name(                                  \
+        GT__ITEM_PARAMS MAP(GT__PARAM_DECL, 0, __VA_ARGS__));                                           \
+    static void gt__group_##name(const gt_group_ctx *gt__ctx, void *const *gt__args)                    \
+    {                                                                                                   \
+        (void)gt__args;                                                                                 \
+        MAP(GT__PARAM_UNPACK, 0, __VA_ARGS__)                                                           \
+        const gt_group_ctx gt__local = *gt__ctx;                                                        \
+        if (!gt__local.items) {                                                                         \
+            for (size_t gt__z = 0; gt__z < gt__local.local_size[2]; gt__z++)                            \
+                for (size_t gt__y = 0; gt__y < gt__local.local_size[1]; gt__y++)                        \
+                    for (size_t gt__x = 0; gt__x < gt__local.local_size[0]; gt__x++)                    \
+                        gt__body_##name(&gt__local, gt__x, gt__y,                                       \
+                                        gt__z MAP(GT__PARAM_PASS, 0, __VA_ARGS__));                     \
+        } else {                                                                                        \
+            for (size_t gt__i = 0; gt__i < gt__local.nitems; gt__i++) {                                 \
+                const gt_item gt__it = gt__local.items[gt__i];                                          \
+                gt__body_##name(&gt__local, gt__it.x, gt__it.y,                                         \
+                                gt__it.z MAP(GT__PARAM_PASS, 0, __VA_ARGS__));                          \
+            }                                                                                           \
+        }                                                                                               \
+    }                                                                                                   \
+    static const gt_param_desc gt__params_##name[] = {                                                  \
+        MAP(GT__PARAM_RECORD, 0, __VA_ARGS__){0, 0, GT_PARAM_SCALAR, 0}};                               \
+    const gt_kernel_desc gt_kernel_desc_##name = {                                                      \
+        GT_KERNEL_ABI_VERSION,                                                                          \
+        (uint32_t)(sizeof gt__params_##name / sizeof gt__params_##name[0] - 1),                         \
+        #name,                                                                                          \
+        gt__params_##name,                                                                              \
+        gt__group_##name,                                                                               \
+    };                                                                                                  \
+    static const gt_kernel_desc *const gt__entry_##name                                                 \
+        __attribute__((used, section("gt_kernels"), aligned(sizeof(void *)))) = &gt_kernel_desc_##name; \
+    static inline __attribute__((always_inline)) void gt__body_##name(                                  \
+        GT__ITEM_PARAMS MAP(GT__PARAM_DECL, 0, __VA_ARGS__))
+
+/* The section's bounds are hidden symbols of the module itself, so each module sees only its
+ * own kernels. The accessor is weak: one copy per module however many files include this. */
+extern const gt_kernel_desc *const __start_gt_kernels[] __attribute__((weak, visibility("hidden")));
+extern const gt_kernel_desc *const __stop_gt_kernels[] __attribute__((weak, visibility("hidden")));
+
+__attribute__((weak)) const gt_kernel_desc *const *gt_module_kernels(size_t *count)
+{
+    *count = __start_gt_kernels ? (size_t)(__stop_gt_kernels - __start_gt_kernels) : 0;
+    return __start_gt_kernels;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,286 @@
+/* test_pool.c: the worker pool runs every workgroup of a batch exactly once, under every
+ * assignment policy and worker count; boxes and skip bitmaps select subsets; item orders reach
+ * the kernel; bad batches are refused with a sentence. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "daemon/pool.h"
+#include "tuner/grid.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <gridtune/kernel.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Counts how often each work-item runs, by global linear id. */
+GT_KERNEL(count_items, uint32_t *, hits)
+{
+    size_t id = gt_global_id(0) + gt_global_size(0) * (gt_global_id(1) + gt_global_size(1) * gt_global_id(2));
+    __atomic_fetch_add(&hits[id], 1, __ATOMIC_RELAXED);
+}
+
+/* Records the local linear ids of workgroup 0's items in the order they run. */
+GT_KERNEL(record_items, uint32_t *, seq, uint32_t *, next)
+{
+    if (gt_group_id(0) || gt_group_id(1) || gt_group_id(2))
+        return;
+    uint32_t k = __atomic_fetch_add(next, 1, __ATOMIC_RELAXED);
+    seq[k] = (uint32_t)(gt_local_id(0) + gt_local_size(0) * (gt_local_id(1) + gt_local_size(1) * gt_local_id(2)));
+}
+
+static gt_range range3(size_t gx, size_t gy, size_t gz, size_t lx, size_t ly, size_t lz, unsigned dims)
+{
+    return (gt_range){.dims = dims, .global = {gx, gy, gz}, .local = {lx, ly, lz}};
+}
+
+static size_t range_items(const gt_range *r)
+{
+    size_t n = 1;
+    for (unsigned d = 0; d < r->dims; d++)
+        n *= r->global[d];
+    return n;
+}
+
+static gt_schedule schedule(const char *text)
+{
+    gt_schedule s;
+    char err[256];
+    if (gt_schedule_parse(text, &s, err, sizeof err) != 0)
+        fail_msg("bad schedule in test: %s", err);
+    return s;
+}
+
+/* Runs count_items over the whole range and checks each work-item ran once. */
+static void check_exactly_once(gt_pool *pool, const gt_range *r, const char *sched)
+{
+    size_t n = range_items(r);
+    uint32_t *hits = calloc(n, sizeof *hits);
+    void *args[] = {&hits};
+    gt_batch b = {.run = gt_kernel_desc_count_items.run, .args = args, .range = *r, .schedule = schedule(sched)};
+    gt_batch_result res;
+    char err[256];
+    int rc = gt_pool_run(pool, &b, &res, err, sizeof err);
+    if (rc)
+        fail_msg("pool run failed: %s", err);
+    for (size_t i = 0; i < n; i++)
+        if (hits[i] != 1)
+            fail_msg("%s with %u workers: work-item %zu ran %u times", sched, gt_pool_workers(pool), i, hits[i]);
+    uint64_t sum = 0;
+    for (unsigned w = 0; w < res.workers; w++)
+        sum += res.worker[w].groups;
+    assert_int_equal(res.groups, gt_range_group_count(r));
+    assert_int_equal(sum, res.groups);
+    assert_int_equal(res.workers, gt_pool_workers(pool));
+    free(hits);
+}
+
+static void exactly_once_every_policy_and_worker_count(void **state)
+{
+    (void)state;
+    const char *assigns[] = {"block", "cyclic:1", "cyclic:3", "dynamic:1", "dynamic:5", "stealing"};
+    const char *groups[] = {"linear", "hilbert", "tiled:3x2", "strided:4/2"};
+    gt_range r = range3(66, 51, 1, 2, 3, 1, 2); /* a 33 x 17 grid */
+    for (unsigned workers = 1; workers <= 8; workers++) {
+        gt_pool *pool;
+        char err[256];
+        assert_int_equal(gt_pool_create(&(gt_pool_config){.workers = workers}, &pool, err, sizeof err), 0);
+        for (size_t a = 0; a < 6; a++)
+            for (size_t g = 0; g < 4; g++) {
+                char text[GT_SCHEDULE_TEXT_MAX];
+                snprintf(text, sizeof text, "group=%s,item=zigzag,assign=%s", groups[g], assigns[a]);
+                check_exactly_once(pool, &r, text);
+            }
+        gt_pool_destroy(pool);
+    }
+}
+
+static void exactly_once_in_one_and_three_dimensions(void **state)
+{
+    (void)state;
+    gt_pool *pool;
+    char err[256];
+    assert_int_equal(gt_pool_create(&(gt_pool_config){.workers = 3}, &pool, err, sizeof err), 0);
+    gt_range one = range3(1000, 1, 1, 8, 1, 1, 1);
+    gt_range three = range3(10, 12, 9, 2, 3, 3, 3);
+    gt_range single = range3(4, 4, 1, 4, 4, 1, 2); /* one workgroup */
+    const char *scheds[] = {"group=linear,item=linear,assign=stealing", "group=morton,item=hilbert,assign=block",
+                            "group=column,item=column,assign=dynamic:2", "group=hilbert,item=strided:2/1,assign=cyclic:2"};
+    for (size_t s = 0; s < 4; s++) {
+        check_exactly_once(pool, &one, scheds[s]);
+        check_exactly_once(pool, &three, scheds[s]);
+        check_exactly_once(pool, &single, scheds[s]);
+    }
+    gt_pool_destroy(pool);
+}
+
+static bool group_in_box(uint32_t gx, uint32_t gy, const uint32_t o[3], const uint32_t e[3])
+{
+    return gx >= o[0] && gx < o[0] + e[0] && gy >= o[1] && gy < o[1] + e[1];
+}
+
+static void box_then_skip_covers_launch_once(void **state)
+{
+    (void)state;
+    gt_pool *pool;
+    char err[256];
+    assert_int_equal(gt_pool_create(&(gt_pool_config){.workers = 2}, &pool, err, sizeof err), 0);
+    gt_range r = range3(40, 24, 1, 4, 4, 1, 2); /* a 10 x 6 grid */
+    size_t n = range_items(&r);
+    uint32_t *hits = calloc(n, sizeof *hits);
+    void *args[] = {&hits};
+    gt_batch b = {.run = gt_kernel_desc_count_items.run, .args = args, .range = r,
+                  .schedule = schedule("group=hilbert,assign=stealing"),
+                  .box_origin = {3, 2, 0}, .box_extent = {4, 2, 1}};
+    gt_batch_result res;
+    assert_int_equal(gt_pool_run(pool, &b, &res, err, sizeof err), 0);
+    assert_int_equal(res.groups, 8);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t gx = (uint32_t)(i % 40 / 4), gy = (uint32_t)(i / 40 / 4);
+        assert_int_equal(hits[i], group_in_box(gx, gy, b.box_origin, b.box_extent) ? 1 : 0);
+    }
+    /* the rest of the launch: whole grid, box's workgroups skipped */
+    uint8_t skip[8] = {0};
+    for (uint32_t gy = 0; gy < 6; gy++)
+        for (uint32_t gx = 0; gx < 10; gx++)
+            if (group_in_box(gx, gy, b.box_origin, b.box_extent))
+                skip[(gx + 10 * gy) / 8] |= (uint8_t)(1u << ((gx + 10 * gy) % 8));
+    gt_batch rest = {.run = b.run, .args = args, .range = r, .schedule = schedule("group=tiled:3x3,assign=cyclic:2"),
+                     .skip = skip};
+    assert_int_equal(gt_pool_run(pool, &rest, &res, err, sizeof err), 0);
+    assert_int_equal(res.groups, 60 - 8);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(hits[i], 1);
+    free(hits);
+    gt_pool_destroy(pool);
+}
+
+static void everything_skipped_runs_nothing(void **state)
+{
+    (void)state;
+    gt_pool *pool;
+    char err[256];
+    assert_int_equal(gt_pool_create(&(gt_pool_config){.workers = 2}, &pool, err, sizeof err), 0);
+    uint32_t hits[64] = {0};
+    uint32_t *p = hits;
+    void *args[] = {&p};
+    uint8_t skip[1] = {0xff};
+    gt_batch b = {.run = gt_kernel_desc_count_items.run, .args = args, .range = range3(64, 1, 1, 8, 1, 1, 1),
+                  .schedule = gt_schedule_default, .skip = skip};
+    gt_batch_result res;
+    assert_int_equal(gt_pool_run(pool, &b, &res, err, sizeof err), 0);
+    assert_int_equal(res.groups, 0);
+    for (int i = 0; i < 64; i++)
+        assert_int_equal(hits[i], 0);
+    gt_pool_destroy(pool);
+}
+
+static void item_order_reaches_the_kernel(void **state)
+{
+    (void)state;
+    gt_pool *pool;
+    char err[256];
+    assert_int_equal(gt_pool_create(&(gt_pool_config){.workers = 1}, &pool, err, sizeof err), 0);
+    const char *items[] = {"linear", "zigzag", "column", "tiled:2x2", "hilbert", "strided:3/1"};
+    uint32_t shape[3] = {4, 3, 1};
+    for (size_t i = 0; i < 6; i++) {
+        char text[64];
+        snprintf(text, sizeof text, "item=%s", items[i]);
+        gt_batch b = {.run = gt_kernel_desc_record_items.run, .range = range3(8, 6, 1, 4, 3, 1, 2),
+                      .schedule = schedule(text)};
+        uint32_t seq[12], next = 0, expected[12];
+        uint32_t *pseq = seq, *pnext = &next;
+        void *args[] = {&pseq, &pnext};
+        b.args = args;
+        assert_int_equal(gt_pool_run(pool, &b, NULL, err, sizeof err), 0);
+        assert_int_equal(next, 12);
+        assert_int_equal(gt_order_fill(&b.schedule.item, shape, expected), 0);
+        assert_memory_equal(seq, expected, sizeof seq);
+    }
+    gt_pool_destroy(pool);
+}
+
+static void assert_run_refused(gt_pool *pool, gt_batch *b, const char *named)
+{
+    char err[256] = "";
+    assert_int_equal(gt_pool_run(pool, b, NULL, err, sizeof err), -EINVAL);
+    if (!strstr(err, named))
+        fail_msg("error \"%s\" does not mention \"%s\"", err, named);
+}
+
+static void bad_batches_are_refused(void **state)
+{
+    (void)state;
+    gt_pool *pool;
+    char err[256];
+    assert_int_equal(gt_pool_create(&(gt_pool_config){.workers = 2}, &pool, err, sizeof err), 0);
+    uint32_t *hits = NULL;
+    void *args[] = {&hits};
+    gt_batch b = {.run = gt_kernel_desc_count_items.run, .args = args, .schedule = gt_schedule_default};
+    b.range = range3(10, 1, 1, 4, 1, 1, 1);
+    assert_run_refused(pool, &b, "not a multiple");
+    b.range = range3(10, 1, 1, 5, 1, 1, 4);
+    assert_run_refused(pool, &b, "4 dimensions");
+    b.range = range3(0, 1, 1, 1, 1, 1, 1);
+    assert_run_refused(pool, &b, "at least 1");
+    b.range = range3(1 << 20, 1, 1, 1 << 17, 1, 1, 1);
+    assert_run_refused(pool, &b, "131072");
+    b.range = range3(16, 16, 1, 4, 4, 1, 2);
+    b.box_origin[0] = 3;
+    b.box_extent[0] = 2;
+    b.box_extent[1] = 1;
+    b.box_extent[2] = 1;
+    assert_run_refused(pool, &b, "does not fit");
+    b.box_extent[0] = b.box_extent[1] = b.box_extent[2] = 0;
+    b.schedule.group.kind = GT_ORDER_TILED; /* tiled:0x0 */
+    assert_run_refused(pool, &b, "group order");
+    b.schedule = gt_schedule_default;
+    b.run = NULL;
+    assert_run_refused(pool, &b, "no workgroup function");
+    gt_pool_destroy(pool);
+}
+
+static void worker_count_defaults_to_usable_cpus(void **state)
+{
+    (void)state;
+    gt_pool *pool;
+    char err[256];
+    cpu_set_t set;
+    assert_int_equal(sched_getaffinity(0, sizeof set, &set), 0);
+    assert_int_equal(gt_pool_create(NULL, &pool, err, sizeof err), 0);
+    assert_int_equal(gt_pool_workers(pool), (unsigned)CPU_COUNT(&set));
+    gt_pool_destroy(pool);
+    assert_int_equal(gt_pool_create(&(gt_pool_config){.workers = 5, .no_pin = true}, &pool, err, sizeof err), 0);
+    assert_int_equal(gt_pool_workers(pool), 5);
+    gt_pool_destroy(pool);
+}
+
+static void too_many_workers_is_refused(void **state)
+{
+    (void)state;
+    gt_pool *pool = NULL;
+    char err[256] = "";
+    assert_int_equal(gt_pool_create(&(gt_pool_config){.workers = GT_POOL_MAX_WORKERS + 1}, &pool, err, sizeof err),
+                     -EINVAL);
+    assert_non_null(strstr(err, "257 workers"));
+    assert_null(pool);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(exactly_once_every_policy_and_worker_count),
+        cmocka_unit_test(exactly_once_in_one_and_three_dimensions),
+        cmocka_unit_test(box_then_skip_covers_launch_once),
+        cmocka_unit_test(everything_skipped_runs_nothing),
+        cmocka_unit_test(item_order_reaches_the_kernel),
+        cmocka_unit_test(bad_batches_are_refused),
+        cmocka_unit_test(worker_count_defaults_to_usable_cpus),
+        cmocka_unit_test(too_many_workers_is_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,55 @@
+/* order.h: orders, the permutations of a grid that schedules are built from.
+ *
+ * An order visits every cell of a grid of shape[0] x shape[1] x shape[2] cells exactly once.
+ * Cells are named by their linear index x + X*(y + Y*z) (x fastest). The same orders serve
+ * workgroup grids (group order) and the work-items inside a workgroup (item order).
+ *
+ * Meaning in 1-D, 2-D and 3-D (a 1-D grid is X x 1 x 1, a 2-D grid X x Y x 1):
+ *   linear        row-major: x fastest, then y, then z.
+ *   column        column-major: the last dimension fastest (y in 2-D, z in 3-D); 1-D: linear.
+ *   strided:S/G   over the linear index, cut into granules of G consecutive cells: visit
+ *                 granules 0, S, 2S, ..., then 1, S+1, ..., then 2, ... A stride at least the
+ *                 number of granules gives the linear order.
+ *   zigzag        rows (fixed y and z) in linear order, with every odd row (y + Y*z odd)
+ *                 reversed; 1-D: linear.
+ *   tiled:WxH     2-D tiles of W x H cells, tiles row-major, cells row-major within a tile;
+ *                 edge tiles are clipped; each z plane in turn. 1-D: linear (tiles of W).
+ *   hilbert       a generalized Hilbert curve over any X x Y, not only powers of two:
+ *                 consecutive cells are grid neighbours. 3-D: plane by plane, odd planes
+ *                 walked backwards so the path stays connected. 1-D: linear.
+ *   morton        Z-order (bit interleaving of x, y, z), cells outside the grid skipped. */
+#ifndef GT_ORDER_H
+#define GT_ORDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum gt_order_kind {
+    GT_ORDER_LINEAR,
+    GT_ORDER_COLUMN,
+    GT_ORDER_STRIDED,
+    GT_ORDER_ZIGZAG,
+    GT_ORDER_TILED,
+    GT_ORDER_HILBERT,
+    GT_ORDER_MORTON,
+} gt_order_kind;
+
+/* p1, p2: strided -> stride, granularity; tiled -> width, height; others -> 0. */
+typedef struct gt_order {
+    gt_order_kind kind;
+    uint32_t p1, p2;
+} gt_order;
+
+/* Writes the visiting sequence into out (shape[0]*shape[1]*shape[2] entries): out[k] is the
+ * linear index of the k-th cell visited. Returns 0, or -EINVAL for a zero parameter or an
+ * empty shape, or -EOVERFLOW when the cell count does not fit in 32 bits. */
+int gt_order_fill(const gt_order *o, const uint32_t shape[3], uint32_t *out);
+
+/* Text form: "linear", "column", "strided:S/G", "zigzag", "tiled:WxH", "hilbert", "morton".
+ * gt_order_parse reads exactly len characters of text. On error it returns -EINVAL and writes
+ * a sentence quoting the bad part into err. gt_order_format returns the length it would
+ * write, as snprintf does. */
+int gt_order_parse(const char *text, size_t len, gt_order *out, char *err, size_t errlen);
+int gt_order_format(const gt_order *o, char *buf, size_t len);
+
+#endif

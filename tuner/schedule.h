@@ -1,0 +1,48 @@
+/* schedule.h: a schedule is a group order, an item order and an assignment of the ordered
+ * workgroups to workers, with a canonical text form such as
+ *     group=tiled:4x4,item=linear,assign=dynamic:8
+ * Parsing accepts the three keys in any order and defaults omitted ones; formatting always
+ * prints all three in that order, so format(parse(text)) is canonical and
+ * parse(format(schedule)) gives the schedule back. */
+#ifndef GT_SCHEDULE_H
+#define GT_SCHEDULE_H
+
+#include "order.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum gt_assign_kind {
+    GT_ASSIGN_BLOCK,    /* "block": worker w takes the w-th contiguous share */
+    GT_ASSIGN_CYCLIC,   /* "cyclic:C": chunk k of C workgroups goes to worker k mod N */
+    GT_ASSIGN_DYNAMIC,  /* "dynamic:C": a shared counter hands out chunks of C in order */
+    GT_ASSIGN_STEALING, /* "stealing": per-worker deques seeded with block shares; the owner
+                           takes from the front, thieves take half from the back */
+} gt_assign_kind;
+
+typedef struct gt_assign {
+    gt_assign_kind kind;
+    uint32_t chunk; /* cyclic and dynamic; 0 otherwise */
+} gt_assign;
+
+typedef struct gt_schedule {
+    gt_order group;
+    gt_order item;
+    gt_assign assign;
+} gt_schedule;
+
+/* Room for any formatted schedule, terminator included. */
+#define GT_SCHEDULE_TEXT_MAX 128
+
+/* group=linear,item=linear,assign=dynamic:1: what a plain runtime does. */
+extern const gt_schedule gt_schedule_default;
+
+int gt_schedule_parse(const char *text, gt_schedule *out, char *err, size_t errlen);
+int gt_schedule_format(const gt_schedule *s, char *buf, size_t len);
+bool gt_schedule_equal(const gt_schedule *a, const gt_schedule *b);
+
+int gt_assign_parse(const char *text, size_t len, gt_assign *out, char *err, size_t errlen);
+int gt_assign_format(const gt_assign *a, char *buf, size_t len);
+
+#endif
