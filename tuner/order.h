@@ -6,7 +6,8 @@
  *
  * Meaning in 1-D, 2-D and 3-D (a 1-D grid is X x 1 x 1, a 2-D grid X x Y x 1):
  *   linear        row-major: x fastest, then y, then z.
- *   column        column-major: the last dimension fastest (y in 2-D, z in 3-D); 1-D: linear.
+ *   column        column-major: dimensions reversed, z fastest, then y, then x (2-D: y
+ *                 fastest); 1-D: linear.
  *   strided:S/G   over the linear index, cut into granules of G consecutive cells: visit
  *                 granules 0, S, 2S, ..., then 1, S+1, ..., then 2, ... A stride at least the
  *                 number of granules gives the linear order.
@@ -17,7 +18,9 @@
  *   hilbert       a generalized Hilbert curve over any X x Y, not only powers of two:
  *                 consecutive cells are grid neighbours. 3-D: plane by plane, odd planes
  *                 walked backwards so the path stays connected. 1-D: linear.
- *   morton        Z-order (bit interleaving of x, y, z), cells outside the grid skipped. */
+ *   morton        Z-order: bits of x, y, z interleaved with x lowest; cells outside the grid
+ *                 are skipped. 1-D: linear.
+ * Parameterless orders ignore p1 and p2. */
 #ifndef GT_ORDER_H
 #define GT_ORDER_H
 
@@ -46,6 +49,7 @@ typedef struct gt_order {
 int gt_order_fill(const gt_order *o, const uint32_t shape[3], uint32_t *out);
 
 /* Text form: "linear", "column", "strided:S/G", "zigzag", "tiled:WxH", "hilbert", "morton".
+ * Tile sides are 1..65536, strides and granularities 1..2^32-1.
  * gt_order_parse reads exactly len characters of text. On error it returns -EINVAL and writes
  * a sentence quoting the bad part into err. gt_order_format returns the length it would
  * write, as snprintf does. */

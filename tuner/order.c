@@ -1,0 +1,393 @@
+/* order.c: the orders a schedule walks a grid in, and their text form.
+ * gt_order_fill turns an order and a grid shape into the list of linear cell indices in
+ * visiting order; the executor calls it once per batch, so every order is O(cells).
+ * gt_order_parse and gt_order_format convert between gt_order and the canonical text that
+ * schedules, wisdom files and the command line share. */
+#include "order.h"
+
+#include "number.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#define TILE_MAX 65536u
+#define CELL_BITS 32 /* bits in a coordinate or a cell index */
+/* Error messages quote at most this much of a bad text, so a runaway slice stays readable. */
+#define QUOTE_MAX 128
+
+/* Text form of each kind, indexed by gt_order_kind. Parameterised orders have a separator
+ * between their two numbers; the others have sep == 0. */
+typedef struct order_info {
+    const char *name;
+    char sep;
+    const char *form;
+    const char *p1_name, *p2_name;
+    uint32_t max;
+} order_info;
+
+static const order_info orders[] = {
+    [GT_ORDER_LINEAR] = {"linear", 0, "linear", NULL, NULL, 0},
+    [GT_ORDER_COLUMN] = {"column", 0, "column", NULL, NULL, 0},
+    [GT_ORDER_STRIDED] = {"strided", '/', "strided:S/G", "stride", "granularity", UINT32_MAX},
+    [GT_ORDER_ZIGZAG] = {"zigzag", 0, "zigzag", NULL, NULL, 0},
+    [GT_ORDER_TILED] = {"tiled", 'x', "tiled:WxH", "tile width", "tile height", TILE_MAX},
+    [GT_ORDER_HILBERT] = {"hilbert", 0, "hilbert", NULL, NULL, 0},
+    [GT_ORDER_MORTON] = {"morton", 0, "morton", NULL, NULL, 0},
+};
+#define ORDER_COUNT (sizeof orders / sizeof orders[0])
+
+static const order_info *order_info_of(gt_order_kind kind)
+{
+    return (unsigned)kind < ORDER_COUNT ? &orders[kind] : NULL;
+}
+
+/* ---- filling ---------------------------------------------------------------------------- */
+
+static void fill_linear(uint32_t *out, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        out[i] = i;
+}
+
+static void fill_column(uint32_t *out, const uint32_t s[3])
+{
+    uint32_t k = 0;
+    for (uint32_t x = 0; x < s[0]; x++)
+        for (uint32_t y = 0; y < s[1]; y++)
+            for (uint32_t z = 0; z < s[2]; z++)
+                out[k++] = x + s[0] * (y + s[1] * z);
+}
+
+/* 64-bit arithmetic because granule * granularity may pass 2^32 for huge granularities. */
+static void fill_strided(uint32_t *out, uint64_t n, uint64_t stride, uint64_t gran)
+{
+    uint64_t granules = (n + gran - 1) / gran, k = 0;
+    for (uint64_t first = 0; first < stride && first < granules; first++)
+        for (uint64_t g = first; g < granules; g += stride) {
+            uint64_t end = g * gran + gran < n ? g * gran + gran : n;
+            for (uint64_t i = g * gran; i < end; i++)
+                out[k++] = (uint32_t)i;
+        }
+}
+
+static void fill_zigzag(uint32_t *out, const uint32_t s[3])
+{
+    uint32_t rows = s[1] * s[2], k = 0;
+    for (uint32_t r = 0; r < rows; r++)
+        for (uint32_t x = 0; x < s[0]; x++)
+            out[k++] = r * s[0] + (r & 1 ? s[0] - 1 - x : x);
+}
+
+static uint32_t tile_end(uint32_t start, uint32_t size, uint32_t limit)
+{
+    return (uint64_t)start + size < limit ? start + size : limit;
+}
+
+/* Cells [x0,x1) x [y0,y1) of the plane starting at base, row-major; returns the new count. */
+static uint32_t fill_tile(uint32_t *out, uint32_t k, uint32_t X, uint32_t base, const uint32_t x[2],
+                          const uint32_t y[2])
+{
+    for (uint32_t yy = y[0]; yy < y[1]; yy++)
+        for (uint32_t xx = x[0]; xx < x[1]; xx++)
+            out[k++] = base + xx + X * yy;
+    return k;
+}
+
+static void fill_tiled(uint32_t *out, const uint32_t s[3], uint32_t w, uint32_t h)
+{
+    uint32_t k = 0;
+    for (uint32_t z = 0; z < s[2]; z++)
+        for (uint32_t ty = 0; ty < s[1]; ty = tile_end(ty, h, s[1]))
+            for (uint32_t tx = 0; tx < s[0]; tx = tile_end(tx, w, s[0])) {
+                uint32_t xs[2] = {tx, tile_end(tx, w, s[0])}, ys[2] = {ty, tile_end(ty, h, s[1])};
+                k = fill_tile(out, k, s[0], s[0] * s[1] * z, xs, ys);
+            }
+}
+
+/* Generalized Hilbert curve ("gilbert", Jakub Cervený). generate() fills the rectangle
+ * spanned from corner p by the major axis a and the minor axis b, starting at p and, when
+ * the side parities allow, ending at the far end of a (p + a - unit(a)). */
+typedef struct vec {
+    int64_t x, y;
+} vec;
+
+typedef struct walk {
+    uint32_t *out;
+    uint32_t k;
+    int64_t width;
+} walk;
+
+static int64_t sign(int64_t v)
+{
+    return (v > 0) - (v < 0);
+}
+
+static vec vec_add(vec a, vec b)
+{
+    return (vec){a.x + b.x, a.y + b.y};
+}
+
+static vec vec_sub(vec a, vec b)
+{
+    return (vec){a.x - b.x, a.y - b.y};
+}
+
+static vec vec_scale(vec unit, int64_t n)
+{
+    return (vec){unit.x * n, unit.y * n};
+}
+
+/* Axes are always parallel to x or y, so one component is zero. */
+static int64_t vec_len(vec a)
+{
+    return a.x + a.y < 0 ? -(a.x + a.y) : a.x + a.y;
+}
+
+static vec vec_unit(vec a)
+{
+    return (vec){sign(a.x), sign(a.y)};
+}
+
+static void walk_line(walk *w, vec p, vec step, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++, p = vec_add(p, step))
+        w->out[w->k++] = (uint32_t)(p.x + w->width * p.y);
+}
+
+static void generate(walk *w, vec p, vec a, vec b)
+{
+    int64_t alen = vec_len(a), blen = vec_len(b);
+    vec da = vec_unit(a), db = vec_unit(b);
+    if (blen == 1 || alen == 1) {
+        walk_line(w, p, blen == 1 ? da : db, blen == 1 ? alen : blen);
+        return;
+    }
+    int64_t a2len = alen / 2, b2len = blen / 2;
+    if (2 * alen > 3 * blen) {
+        /* Long rectangle: two halves along a. An odd half would force a diagonal step. */
+        if ((a2len & 1) && alen > 2)
+            a2len++;
+        vec a2 = vec_scale(da, a2len);
+        generate(w, p, a2, b);
+        generate(w, vec_add(p, a2), vec_sub(a, a2), b);
+        return;
+    }
+    /* Up the first half of b, along a, back down: the classic Hilbert U, on rectangles. */
+    if ((b2len & 1) && blen > 2)
+        b2len++;
+    vec a2 = vec_scale(da, a2len), b2 = vec_scale(db, b2len);
+    generate(w, p, b2, a2);
+    generate(w, vec_add(p, b2), a, vec_sub(b, b2));
+    vec corner = vec_add(p, vec_add(vec_sub(a, da), vec_sub(b2, db)));
+    generate(w, corner, vec_scale(b2, -1), vec_scale(vec_sub(a, a2), -1));
+}
+
+/* The curve ends on the far side of its major axis. When the cell count is even, an odd
+ * major axis would need one diagonal step somewhere, so the even side becomes the major axis
+ * even when it is the shorter one. */
+static void hilbert_plane(uint32_t *out, uint32_t X, uint32_t Y)
+{
+    bool along_y = Y > X;
+    if ((X & 1) != (Y & 1))
+        along_y = (Y & 1) == 0;
+    walk w = {out, 0, X};
+    vec origin = {0, 0}, ax = {X, 0}, ay = {0, Y};
+    if (along_y)
+        generate(&w, origin, ay, ax);
+    else
+        generate(&w, origin, ax, ay);
+}
+
+static void fill_hilbert(uint32_t *out, const uint32_t s[3])
+{
+    uint32_t plane = s[0] * s[1];
+    hilbert_plane(out, s[0], s[1]);
+    /* Later planes reuse plane 0's path: odd planes backwards, so each starts above the cell
+     * where the previous one ended. */
+    for (uint32_t z = 1; z < s[2]; z++) {
+        uint32_t *dst = out + (size_t)plane * z, base = plane * z;
+        for (uint32_t i = 0; i < plane; i++)
+            dst[i] = base + out[z & 1 ? plane - 1 - i : i];
+    }
+}
+
+static unsigned bits_for(uint32_t size)
+{
+    unsigned b = 0;
+    while (((uint64_t)1 << b) < size)
+        b++;
+    return b;
+}
+
+/* Morton codes are enumerated as a counter whose bits belong to (dimension, bit) pairs.
+ * Bits a dimension never needs are left out of the code: they are zero for every cell in the
+ * grid, so dropping them keeps the order but shrinks the code space to under 8 x the cell
+ * count even for skinny grids such as 65536 x 1. */
+static void fill_morton(uint32_t *out, const uint32_t s[3], uint32_t n)
+{
+    unsigned bits[3] = {bits_for(s[0]), bits_for(s[1]), bits_for(s[2])};
+    uint8_t dim[3 * CELL_BITS], bit[3 * CELL_BITS];
+    unsigned t = 0;
+    for (unsigned level = 0; level < CELL_BITS; level++)
+        for (unsigned d = 0; d < 3; d++)
+            if (level < bits[d]) {
+                dim[t] = (uint8_t)d;
+                bit[t++] = (uint8_t)level;
+            }
+    uint32_t c[3] = {0, 0, 0}, k = 0;
+    for (uint64_t code = 0;; code++) {
+        if (c[0] < s[0] && c[1] < s[1] && c[2] < s[2]) {
+            out[k++] = c[0] + s[0] * (c[1] + s[1] * c[2]);
+            if (k == n)
+                return;
+        }
+        /* Incrementing clears the trailing ones and sets the next bit: amortised O(1). */
+        unsigned j = 0;
+        for (; (code >> j) & 1; j++)
+            c[dim[j]] &= ~((uint32_t)1 << bit[j]);
+        c[dim[j]] |= (uint32_t)1 << bit[j];
+    }
+}
+
+static int check_fill_args(const gt_order *o, const uint32_t shape[3], uint32_t *count)
+{
+    const order_info *info = order_info_of(o->kind);
+    if (!info || (info->sep && (o->p1 == 0 || o->p2 == 0)))
+        return -EINVAL;
+    if (shape[0] == 0 || shape[1] == 0 || shape[2] == 0)
+        return -EINVAL;
+    uint64_t n = (uint64_t)shape[0] * shape[1];
+    if (n > UINT32_MAX || n * shape[2] > UINT32_MAX)
+        return -EOVERFLOW;
+    *count = (uint32_t)(n * shape[2]);
+    return 0;
+}
+
+int gt_order_fill(const gt_order *o, const uint32_t shape[3], uint32_t *out)
+{
+    uint32_t n;
+    int rc = check_fill_args(o, shape, &n);
+    if (rc < 0)
+        return rc;
+    switch (o->kind) {
+    case GT_ORDER_LINEAR: fill_linear(out, n); break;
+    case GT_ORDER_COLUMN: fill_column(out, shape); break;
+    case GT_ORDER_STRIDED: fill_strided(out, n, o->p1, o->p2); break;
+    case GT_ORDER_ZIGZAG: fill_zigzag(out, shape); break;
+    case GT_ORDER_TILED: fill_tiled(out, shape, o->p1, o->p2); break;
+    case GT_ORDER_HILBERT: fill_hilbert(out, shape); break;
+    case GT_ORDER_MORTON: fill_morton(out, shape, n); break;
+    }
+    return 0;
+}
+
+/* ---- text form -------------------------------------------------------------------------- */
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static int parse_error(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return -EINVAL;
+}
+
+static int quote_len(size_t len)
+{
+    return len < QUOTE_MAX ? (int)len : QUOTE_MAX;
+}
+
+static int params_syntax_error(const char *text, size_t len, const order_info *info, char *err, size_t errlen)
+{
+    return parse_error(err, errlen,
+                       "order \"%.*s\": expected %s with whole numbers from 1 to %" PRIu32 ", e.g. %s:4%c4",
+                       quote_len(len), text, info->form, info->max, info->name, info->sep);
+}
+
+/* Range errors come after the syntax check so that "tiled:0x" is reported as malformed. */
+static int check_params(const char *text, size_t len, const order_info *info, const int rc[2],
+                        const uint32_t v[2], char *err, size_t errlen)
+{
+    const char *names[2] = {info->p1_name, info->p2_name};
+    for (int i = 0; i < 2; i++) {
+        if (rc[i] == -ERANGE)
+            return parse_error(err, errlen, "order \"%.*s\": %s must be at most %" PRIu32, quote_len(len), text,
+                               names[i], info->max);
+        if (v[i] == 0)
+            return parse_error(err, errlen, "order \"%.*s\": %s must be at least 1", quote_len(len), text,
+                               names[i]);
+    }
+    return 0;
+}
+
+/* Parses the "S/G" or "WxH" that starts at text[pos], just after the colon. */
+static int parse_params(const char *text, size_t len, size_t pos, const order_info *info, gt_order *o,
+                        char *err, size_t errlen)
+{
+    const char *first = text + pos, *sep = memchr(first, info->sep, len - pos);
+    uint32_t v[2] = {0, 0};
+    int rc[2] = {-EINVAL, -EINVAL};
+    if (sep) {
+        rc[0] = gt_parse_u32(first, (size_t)(sep - first), 0, info->max, &v[0]);
+        rc[1] = gt_parse_u32(sep + 1, (size_t)(text + len - sep - 1), 0, info->max, &v[1]);
+    }
+    if (rc[0] == -EINVAL || rc[1] == -EINVAL)
+        return params_syntax_error(text, len, info, err, errlen);
+    int bad = check_params(text, len, info, rc, v, err, errlen);
+    if (bad == 0) {
+        o->p1 = v[0];
+        o->p2 = v[1];
+    }
+    return bad;
+}
+
+static const order_info *find_order(const char *name, size_t len)
+{
+    for (size_t i = 0; i < ORDER_COUNT; i++)
+        if (strlen(orders[i].name) == len && memcmp(orders[i].name, name, len) == 0)
+            return &orders[i];
+    return NULL;
+}
+
+int gt_order_parse(const char *text, size_t len, gt_order *out, char *err, size_t errlen)
+{
+    const char *colon = len ? memchr(text, ':', len) : NULL;
+    size_t name_len = colon ? (size_t)(colon - text) : len;
+    const order_info *info = len ? find_order(text, name_len) : NULL;
+    if (!info)
+        return parse_error(err, errlen,
+                           "unknown order \"%.*s\"; expected linear, column, strided:S/G, zigzag, tiled:WxH, "
+                           "hilbert or morton",
+                           quote_len(len), len ? text : "");
+    gt_order o = {(gt_order_kind)(info - orders), 0, 0};
+    if (!info->sep && colon)
+        return parse_error(err, errlen, "order \"%.*s\": %s takes no parameters", quote_len(len), text, info->name);
+    if (info->sep && !colon)
+        return params_syntax_error(text, len, info, err, errlen);
+    if (info->sep) {
+        int rc = parse_params(text, len, name_len + 1, info, &o, err, errlen);
+        if (rc < 0)
+            return rc;
+    }
+    *out = o;
+    return 0;
+}
+
+int gt_order_format(const gt_order *o, char *buf, size_t len)
+{
+    const order_info *info = order_info_of(o->kind);
+    if (!info)
+        return -EINVAL;
+    if (!info->sep)
+        return snprintf(buf, len, "%s", info->name);
+    return snprintf(buf, len, "%s:%" PRIu32 "%c%" PRIu32, info->name, o->p1, info->sep, o->p2);
+}
