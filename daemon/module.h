@@ -44,7 +44,8 @@ typedef struct gt_arg_value {
  * "argument 2 (n) of transpose: expected a 4-byte scalar (int32_t), got a buffer". */
 int gt_args_check(const gt_kernel_desc *k, const gt_arg_value *args, unsigned nargs, char *err, size_t errlen);
 
-/* Fills slots[i] with the address the workgroup function reads parameter i from. */
+/* Fills slots[i] with the address the workgroup function reads parameter i from. The slots
+ * point into args, so args must outlive every batch that uses the slots. */
 void gt_args_bind(const gt_arg_value *args, unsigned nargs, void **slots);
 
 #endif

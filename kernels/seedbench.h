@@ -52,8 +52,8 @@ void gt_seed_case_destroy(gt_seed_case *c);
 void gt_seed_case_poison_output(gt_seed_case *c);
 
 /* Compares the output with the reference (computed once and kept). Integer kernels must match
- * exactly, float kernels within a relative tolerance. Returns 0, or -1 with a sentence naming
- * the first bad element and both values in err. */
+ * exactly, float kernels within a relative tolerance. Returns 0; -1 with a sentence naming the
+ * first bad element and both values in err; or -ENOMEM when the reference has no room. */
 int gt_seed_case_verify(gt_seed_case *c, char *err, size_t errlen);
 
 #endif

@@ -1,0 +1,69 @@
+/* seeds.c: the seed benchmark kernels, built as the module libgridtune-seeds.so.
+ * Matrices are n x n, row-major, n a multiple of the workgroup size. Bodies are straight-line
+ * C over one work-item so that the linear item order compiles to a vectorisable loop; the
+ * host side (seedbench.c) holds the generators and the references they are checked against. */
+#include <gridtune/kernel.h>
+
+/* Running sum along row y; in holds small values, so uint32_t sums are exact. */
+GT_KERNEL(integral_rows, uint32_t *, out, const uint32_t *, in, int32_t, n)
+{
+    size_t y = gt_global_id(0), w = (size_t)n;
+    uint32_t sum = 0;
+    for (size_t x = 0; x < w; x++) {
+        sum += in[y * w + x];
+        out[y * w + x] = sum;
+    }
+}
+
+/* Running sum down column x: neighbouring work-items walk neighbouring columns. */
+GT_KERNEL(integral_cols, uint32_t *, out, const uint32_t *, in, int32_t, n)
+{
+    size_t x = gt_global_id(0), w = (size_t)n;
+    uint32_t sum = 0;
+    for (size_t y = 0; y < w; y++) {
+        sum += in[y * w + x];
+        out[y * w + x] = sum;
+    }
+}
+
+/* 11x11 convolution over an input padded to (n + 10) x (n + 10), so no item needs a border
+ * test. */
+GT_KERNEL(conv11, float *, out, const float *, in, const float *, weights, int32_t, n)
+{
+    size_t x = gt_global_id(0), y = gt_global_id(1), w = (size_t)n + 10;
+    float acc = 0.0f;
+    for (size_t dy = 0; dy < 11; dy++)
+        for (size_t dx = 0; dx < 11; dx++)
+            acc += in[(y + dy) * w + x + dx] * weights[dy * 11 + dx];
+    out[y * (size_t)n + x] = acc;
+}
+
+/* Naive C = A B, summing k in order. */
+GT_KERNEL(matmul, float *, c, const float *, a, const float *, b, int32_t, n)
+{
+    size_t x = gt_global_id(0), y = gt_global_id(1), w = (size_t)n;
+    float acc = 0.0f;
+    for (size_t k = 0; k < w; k++)
+        acc += a[y * w + k] * b[k * w + x];
+    c[y * w + x] = acc;
+}
+
+/* Consecutive work-items copy consecutive elements. */
+GT_KERNEL(copy_rows, float *, dst, const float *, src, int32_t, n)
+{
+    size_t x = gt_global_id(0), y = gt_global_id(1);
+    dst[y * (size_t)n + x] = src[y * (size_t)n + x];
+}
+
+/* Consecutive work-items copy elements n apart (the column-wise copy of the ARM study). */
+GT_KERNEL(copy_cols, float *, dst, const float *, src, int32_t, n)
+{
+    size_t x = gt_global_id(0), y = gt_global_id(1);
+    dst[x * (size_t)n + y] = src[x * (size_t)n + y];
+}
+
+GT_KERNEL(transpose, float *, dst, const float *, src, int32_t, n)
+{
+    uint32_t x = gt_global_id(0), y = gt_global_id(1);
+    dst[(size_t)x * n + y] = src[(size_t)y * n + x];
+}

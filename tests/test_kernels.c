@@ -1,0 +1,308 @@
+/* test_kernels.c: the seed kernels and their host side.
+ * Loads the seeds module as a client would, checks its signatures against the benchmarks'
+ * argument lists, then runs every kernel through the real pool under a spread of schedules
+ * and worker counts. The output is poisoned before each run, so a workgroup that was skipped
+ * or run twice into the wrong place shows up in verification. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "daemon/module.h"
+#include "daemon/pool.h"
+#include "kernels/seedbench.h"
+#include "tuner/schedule.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+/* 5 x 5 workgroups of 16 x 16 (5 groups in 1-D): neither 2x2 tiles nor 2 or 3 workers divide
+ * the grid evenly. */
+#define TEST_N 80
+#define NWORKER_COUNTS 3
+#define NSEEDS 7
+
+typedef struct fixture {
+    gt_module *module;
+    gt_pool *pools[NWORKER_COUNTS]; /* 1, 2 and 3 workers */
+} fixture;
+
+static const char *const schedules[] = {
+    "group=linear,item=linear,assign=dynamic:1",
+    "group=hilbert,item=tiled:4x4,assign=block",
+    "group=column,item=column,assign=cyclic:2",
+    "group=strided:2/1,item=zigzag,assign=stealing",
+    "group=tiled:2x2,item=strided:4/2,assign=dynamic:3",
+    "group=morton,item=hilbert,assign=block",
+};
+
+static int group_setup(void **state)
+{
+    static fixture f;
+    char err[256] = "";
+    if (gt_module_open(GT_SEEDS_MODULE_PATH, &f.module, err, sizeof err) != 0) {
+        print_error("cannot open %s: %s\n", GT_SEEDS_MODULE_PATH, err);
+        return -1;
+    }
+    for (unsigned i = 0; i < NWORKER_COUNTS; i++) {
+        gt_pool_config cfg = {.workers = i + 1, .no_pin = false};
+        if (gt_pool_create(&cfg, &f.pools[i], err, sizeof err) != 0) {
+            print_error("cannot create a pool of %u workers: %s\n", i + 1, err);
+            return -1;
+        }
+    }
+    *state = &f;
+    return 0;
+}
+
+static int group_teardown(void **state)
+{
+    fixture *f = *state;
+    for (unsigned i = 0; i < NWORKER_COUNTS; i++)
+        gt_pool_destroy(f->pools[i]);
+    gt_module_close(f->module);
+    return 0;
+}
+
+static const gt_kernel_desc *kernel_of(const fixture *f, const gt_seed_bench *b)
+{
+    const gt_kernel_desc *k = gt_module_find(f->module, b->kernel);
+    assert_non_null(k);
+    return k;
+}
+
+static gt_seed_case *case_make(const char *bench, size_t n)
+{
+    const gt_seed_bench *b = gt_seed_bench_find(bench);
+    assert_non_null(b);
+    gt_seed_case *c = NULL;
+    char err[256] = "";
+    int rc = gt_seed_case_create(b, n, &c, err, sizeof err);
+    if (rc != 0)
+        fail_msg("%s at size %zu: %s", bench, n, err);
+    return c;
+}
+
+static uint64_t group_count(const gt_range *r)
+{
+    uint64_t groups = 1;
+    for (unsigned d = 0; d < r->dims; d++)
+        groups *= r->global[d] / r->local[d];
+    return groups;
+}
+
+/* One launch of the whole grid, checked to have run every workgroup once. */
+static void case_run(gt_pool *pool, const gt_kernel_desc *k, gt_seed_case *c, const gt_schedule *s)
+{
+    void *slots[GT_SEED_MAX_ARGS];
+    gt_args_bind(c->args, c->nargs, slots);
+    gt_batch batch = {.run = k->run, .args = slots, .range = c->range, .schedule = *s, .skip = NULL};
+    static gt_batch_result result;
+    char err[256] = "";
+    if (gt_pool_run(pool, &batch, &result, err, sizeof err) != 0)
+        fail_msg("%s: gt_pool_run failed: %s", c->bench->name, err);
+    assert_int_equal(result.groups, group_count(&c->range));
+}
+
+/* ---- the module ---------------------------------------------------------------------------- */
+
+static void test_module_lists_the_seven_seed_kernels(void **state)
+{
+    const fixture *f = *state;
+    assert_int_equal(gt_module_count(f->module), NSEEDS);
+    size_t nbenches;
+    const gt_seed_bench *b = gt_seed_benches(&nbenches);
+    assert_int_equal(nbenches, NSEEDS);
+    for (size_t i = 0; i < nbenches; i++)
+        assert_non_null(gt_module_find(f->module, b[i].kernel));
+}
+
+/* 'w' a writable buffer, 'r' a read-only buffer, 's' a 4-byte scalar. */
+static const struct {
+    const char *kernel;
+    const char *kinds;
+} signatures[NSEEDS] = {
+    {"integral_rows", "wrs"}, {"integral_cols", "wrs"}, {"conv11", "wrrs"},   {"matmul", "wrrs"},
+    {"copy_rows", "wrs"},     {"copy_cols", "wrs"},     {"transpose", "wrs"},
+};
+
+static void check_param(const gt_kernel_desc *k, uint32_t i, char kind)
+{
+    const gt_param_desc *p = &k->params[i];
+    gt_param_kind want = kind == 'w' ? GT_PARAM_BUFFER : kind == 'r' ? GT_PARAM_BUFFER_RO : GT_PARAM_SCALAR;
+    if (p->kind != want)
+        fail_msg("%s parameter %u (%s): kind %d, expected %d", k->name, i, p->name, (int)p->kind, (int)want);
+    if (kind == 's')
+        assert_int_equal(p->size, 4);
+}
+
+static void test_seed_kernels_have_the_expected_parameter_kinds(void **state)
+{
+    const fixture *f = *state;
+    for (size_t i = 0; i < NSEEDS; i++) {
+        const gt_kernel_desc *k = gt_module_find(f->module, signatures[i].kernel);
+        assert_non_null(k);
+        assert_int_equal(k->nparams, strlen(signatures[i].kinds));
+        for (uint32_t p = 0; p < k->nparams; p++)
+            check_param(k, p, signatures[i].kinds[p]);
+    }
+}
+
+static void test_transpose_takes_dst_src_and_n(void **state)
+{
+    const fixture *f = *state;
+    const gt_kernel_desc *k = gt_module_find(f->module, "transpose");
+    assert_non_null(k);
+    assert_int_equal(k->nparams, 3);
+    assert_int_equal(k->params[0].kind, GT_PARAM_BUFFER);
+    assert_int_equal(k->params[1].kind, GT_PARAM_BUFFER_RO);
+    assert_int_equal(k->params[2].kind, GT_PARAM_SCALAR);
+    assert_int_equal(k->params[2].size, 4);
+    assert_string_equal(k->params[2].type, "int32_t");
+}
+
+static void test_every_benchmark_passes_the_argument_check(void **state)
+{
+    const fixture *f = *state;
+    size_t nbenches;
+    const gt_seed_bench *b = gt_seed_benches(&nbenches);
+    for (size_t i = 0; i < nbenches; i++) {
+        gt_seed_case *c = case_make(b[i].name, TEST_N);
+        char err[256] = "";
+        int rc = gt_args_check(kernel_of(f, &b[i]), c->args, c->nargs, err, sizeof err);
+        gt_seed_case_destroy(c);
+        if (rc != 0)
+            fail_msg("%s: %s", b[i].name, err);
+    }
+}
+
+/* ---- kernels against references ------------------------------------------------------------ */
+
+static void check_under_schedules(const fixture *f, const char *bench)
+{
+    gt_seed_case *c = case_make(bench, TEST_N);
+    const gt_kernel_desc *k = kernel_of(f, c->bench);
+    for (size_t s = 0; s < sizeof schedules / sizeof schedules[0]; s++) {
+        gt_schedule sched;
+        char err[256] = "";
+        if (gt_schedule_parse(schedules[s], &sched, err, sizeof err) != 0)
+            fail_msg("cannot parse %s: %s", schedules[s], err);
+        for (unsigned w = 0; w < NWORKER_COUNTS; w++) {
+            gt_seed_case_poison_output(c);
+            case_run(f->pools[w], k, c, &sched);
+            if (gt_seed_case_verify(c, err, sizeof err) != 0)
+                fail_msg("%s with %u workers: %s", schedules[s], w + 1, err);
+        }
+    }
+    gt_seed_case_destroy(c);
+}
+
+static void test_integral_rows_matches_reference(void **state)
+{
+    check_under_schedules(*state, "integral_rows");
+}
+
+static void test_integral_cols_matches_reference(void **state)
+{
+    check_under_schedules(*state, "integral_cols");
+}
+
+static void test_conv11_matches_reference(void **state)
+{
+    check_under_schedules(*state, "conv11");
+}
+
+static void test_matmul_matches_reference(void **state)
+{
+    check_under_schedules(*state, "matmul");
+}
+
+static void test_copy_rows_matches_reference(void **state)
+{
+    check_under_schedules(*state, "copy_rows");
+}
+
+static void test_copy_cols_matches_reference(void **state)
+{
+    check_under_schedules(*state, "copy_cols");
+}
+
+static void test_transpose_matches_reference(void **state)
+{
+    check_under_schedules(*state, "transpose");
+}
+
+/* ---- the host side ------------------------------------------------------------------------- */
+
+static void test_verify_reports_an_unwritten_output(void **state)
+{
+    (void)state;
+    gt_seed_case *c = case_make("conv11", TEST_N);
+    char err[256] = "";
+    gt_seed_case_poison_output(c);
+    assert_int_equal(gt_seed_case_verify(c, err, sizeof err), -1);
+    assert_non_null(strstr(err, "(x 0, y 0)"));
+    assert_non_null(strstr(err, "never written"));
+    gt_seed_case_destroy(c);
+}
+
+static void test_verify_names_the_one_wrong_element(void **state)
+{
+    const fixture *f = *state;
+    gt_seed_case *c = case_make("matmul", TEST_N);
+    case_run(f->pools[0], kernel_of(f, c->bench), c, &gt_schedule_default);
+    char err[256] = "";
+    assert_int_equal(gt_seed_case_verify(c, err, sizeof err), 0);
+    float *out = c->buffers[c->output];
+    out[3 * TEST_N + 7] += 0.5f;
+    assert_int_equal(gt_seed_case_verify(c, err, sizeof err), -1);
+    assert_non_null(strstr(err, "(x 7, y 3)"));
+    gt_seed_case_destroy(c);
+}
+
+static void test_size_not_a_multiple_of_min_n_is_rejected(void **state)
+{
+    (void)state;
+    const gt_seed_bench *b = gt_seed_bench_find("transpose");
+    assert_non_null(b);
+    gt_seed_case stale, *c = &stale; /* must be cleared on failure */
+    char err[256] = "";
+    assert_int_equal(gt_seed_case_create(b, 100, &c, err, sizeof err), -EINVAL);
+    assert_null(c);
+    assert_non_null(strstr(err, "100"));
+    assert_non_null(strstr(err, "multiple of 16"));
+}
+
+static void test_bench_find_knows_only_the_seven_names(void **state)
+{
+    (void)state;
+    size_t nbenches;
+    const gt_seed_bench *b = gt_seed_benches(&nbenches);
+    for (size_t i = 0; i < nbenches; i++)
+        assert_ptr_equal(gt_seed_bench_find(signatures[i].kernel), &b[i]);
+    assert_null(gt_seed_bench_find("matmul2"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_module_lists_the_seven_seed_kernels),
+        cmocka_unit_test(test_seed_kernels_have_the_expected_parameter_kinds),
+        cmocka_unit_test(test_transpose_takes_dst_src_and_n),
+        cmocka_unit_test(test_every_benchmark_passes_the_argument_check),
+        cmocka_unit_test(test_integral_rows_matches_reference),
+        cmocka_unit_test(test_integral_cols_matches_reference),
+        cmocka_unit_test(test_conv11_matches_reference),
+        cmocka_unit_test(test_matmul_matches_reference),
+        cmocka_unit_test(test_copy_rows_matches_reference),
+        cmocka_unit_test(test_copy_cols_matches_reference),
+        cmocka_unit_test(test_transpose_matches_reference),
+        cmocka_unit_test(test_verify_reports_an_unwritten_output),
+        cmocka_unit_test(test_verify_names_the_one_wrong_element),
+        cmocka_unit_test(test_size_not_a_multiple_of_min_n_is_rejected),
+        cmocka_unit_test(test_bench_find_knows_only_the_seven_names),
+    };
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
