@@ -271,7 +271,7 @@ static int run_bench(const options *o, gt_pool *pool, const gt_module *m, const 
             }
             gt_schedule_format(&sr->schedule, sr->text, sizeof sr->text);
             batch.schedule = sr->schedule;
-            uint64_t ns;
+            uint64_t ns = 0;
             rc = run_once(pool, &batch, c, round == 0 && o->verify, &ns);
             if (round > 0)
                 sr->ns[round - 1] = ns;
