@@ -41,8 +41,10 @@ typedef struct options {
     unsigned reps;
     size_t size;
     bool verify;
+    bool progress; /* stderr is a terminal: show a progress line */
     unsigned nschedules;
     const char *schedules[MAX_SCHEDULES];
+    gt_schedule parsed[MAX_SCHEDULES];
     unsigned nbenches;
     const gt_seed_bench *benches[16];
 } options;
@@ -172,6 +174,14 @@ static int parse_options(int argc, char **argv, options *o)
     if (o->nschedules == 0)
         for (size_t i = 0; i < sizeof default_schedules / sizeof *default_schedules; i++)
             o->schedules[o->nschedules++] = default_schedules[i];
+    for (unsigned i = 0; i < o->nschedules; i++) {
+        char err[256];
+        if (gt_schedule_parse(o->schedules[i], &o->parsed[i], err, sizeof err) != 0) {
+            fprintf(stderr, "gridtune-bench: --schedule \"%s\": %s\n", o->schedules[i], err);
+            return -1;
+        }
+    }
+    o->progress = isatty(STDERR_FILENO);
     size_t nall;
     const gt_seed_bench *all = gt_seed_benches(&nall);
     for (int i = optind; i < argc; i++) {
@@ -260,15 +270,11 @@ static int run_bench(const options *o, gt_pool *pool, const gt_module *m, const 
     *r = (bench_result){.bench = b, .n = c->n, .work_items = c->work_items};
     int rc = 0;
     for (unsigned round = 0; round <= o->reps && rc == 0; round++) {
-        fprintf(stderr, "\r  %-14s n=%zu  round %u/%u", b->name, c->n, round, o->reps);
+        if (o->progress)
+            fprintf(stderr, "\r  %-14s n=%zu  round %u/%u", b->name, c->n, round, o->reps);
         for (unsigned s = 0; s < o->nschedules && rc == 0; s++) {
             schedule_result *sr = &r->sched[s];
-            char err[512];
-            if (round == 0 && gt_schedule_parse(o->schedules[s], &sr->schedule, err, sizeof err) != 0) {
-                fprintf(stderr, "\ngridtune-bench: --schedule \"%s\": %s\n", o->schedules[s], err);
-                rc = -1;
-                break;
-            }
+            sr->schedule = o->parsed[s];
             gt_schedule_format(&sr->schedule, sr->text, sizeof sr->text);
             batch.schedule = sr->schedule;
             uint64_t ns = 0;
@@ -277,7 +283,8 @@ static int run_bench(const options *o, gt_pool *pool, const gt_module *m, const 
                 sr->ns[round - 1] = ns;
         }
     }
-    fprintf(stderr, "\r%*s\r", 60, "");
+    if (o->progress)
+        fprintf(stderr, "\r%*s\r", 60, "");
     gt_seed_case_destroy(c);
     if (rc)
         return rc;
@@ -303,22 +310,37 @@ static void print_bench(const options *o, const bench_result *r)
     printf("  %-56s %10s %10s %9s\n", "schedule", "median ms", "min ms", "vs best");
     for (unsigned s = 0; s < o->nschedules; s++) {
         const schedule_result *sr = &r->sched[s];
-        printf("  %-56s %10.1f %10.1f %8.2fx%s\n", sr->text, ms(sr->median_ns), ms(sr->min_ns),
+        printf("  %-56s %10.2f %10.2f %8.2fx%s\n", sr->text, ms(sr->median_ns), ms(sr->min_ns),
                (double)sr->median_ns / (double)best->median_ns, s == r->best ? "  best" : "");
     }
     printf("  worst/best: %.2fx\n", (double)r->sched[r->worst].median_ns / (double)best->median_ns);
 }
 
+/* The default schedule's median, or 0 when the schedule set left it out. */
+static uint64_t default_median(const options *o, const bench_result *r)
+{
+    for (unsigned s = 0; s < o->nschedules; s++)
+        if (gt_schedule_equal(&r->sched[s].schedule, &gt_schedule_default))
+            return r->sched[s].median_ns;
+    return 0;
+}
+
 static void print_summary(const options *o, const bench_result *r, unsigned n)
 {
-    printf("\nsummary (%u workers, median of %u runs per schedule)\n", o->workers, o->reps);
+    char def_schedule[GT_SCHEDULE_TEXT_MAX];
+    gt_schedule_format(&gt_schedule_default, def_schedule, sizeof def_schedule);
+    printf("\nsummary (%u workers, median of %u runs per schedule; default is %s)\n", o->workers, o->reps,
+           def_schedule);
     printf("  %-14s %11s %9s %9s %11s  %s\n", "benchmark", "default ms", "best ms", "worst ms", "worst/best",
            "best schedule");
     for (unsigned i = 0; i < n; i++) {
         const schedule_result *best = &r[i].sched[r[i].best], *worst = &r[i].sched[r[i].worst];
-        printf("  %-14s %11.1f %9.1f %9.1f %10.2fx  %s\n", r[i].bench->name, ms(r[i].sched[0].median_ns),
-               ms(best->median_ns), ms(worst->median_ns), (double)worst->median_ns / (double)best->median_ns,
-               best->text);
+        uint64_t def = default_median(o, &r[i]);
+        char def_text[32] = "not run";
+        if (def)
+            snprintf(def_text, sizeof def_text, "%.2f", ms(def));
+        printf("  %-14s %11s %9.2f %9.2f %10.2fx  %s\n", r[i].bench->name, def_text, ms(best->median_ns),
+               ms(worst->median_ns), (double)worst->median_ns / (double)best->median_ns, best->text);
     }
 }
 
