@@ -27,6 +27,7 @@ typedef struct gt_pool_config {
 /* Workers are pinned round-robin to the CPUs the process may run on. Returns 0 or a negative
  * errno with a sentence in err. The caller owns the pool and frees it with gt_pool_destroy. */
 int gt_pool_create(const gt_pool_config *cfg, gt_pool **out, char *err, size_t errlen);
+/* Joins the workers. No gt_pool_run may be in progress. */
 void gt_pool_destroy(gt_pool *pool);
 unsigned gt_pool_workers(const gt_pool *pool);
 
@@ -58,7 +59,8 @@ typedef struct gt_batch_result {
     gt_worker_stats worker[GT_POOL_MAX_WORKERS];
 } gt_batch_result;
 
-/* Runs the batch and waits for it. Returns 0, or -EINVAL (bad range, box or schedule) or
+/* Runs the batch and waits for it. batch, its args and the buffers they point at stay the
+ * caller's, and must stay valid until this returns. Returns 0, or -EINVAL (bad range, box or schedule) or
  * -ENOMEM, with a sentence in err; nothing runs then. result may be NULL. */
 int gt_pool_run(gt_pool *pool, const gt_batch *batch, gt_batch_result *result, char *err, size_t errlen);
 
