@@ -7,6 +7,7 @@
 
 #include "assign.h"
 #include "batch.h"
+#include "clock.h"
 #include "tuner/grid.h"
 
 #include <errno.h>
@@ -16,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 typedef struct worker {
     gt_pool *pool;
@@ -45,13 +45,6 @@ struct gt_pool {
     uint64_t start_ns;
 };
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static void run_share(gt_pool *pool, worker *w)
 {
     const gt_batch_plan *plan = &pool->plan;
@@ -76,7 +69,7 @@ static void run_share(gt_pool *pool, worker *w)
         }
         groups += end - begin;
     }
-    w->stats = (gt_worker_stats){.elapsed_ns = now_ns() - pool->start_ns, .groups = groups};
+    w->stats = (gt_worker_stats){.elapsed_ns = gt_clock_ns() - pool->start_ns, .groups = groups};
 }
 
 static void pin(worker *w)
@@ -215,7 +208,7 @@ unsigned gt_pool_workers(const gt_pool *pool)
 
 static void collect(const gt_pool *pool, gt_batch_result *res)
 {
-    res->wall_ns = now_ns() - pool->start_ns;
+    res->wall_ns = gt_clock_ns() - pool->start_ns;
     res->workers = pool->nworkers;
     res->groups = 0;
     for (unsigned i = 0; i < pool->nworkers; i++) {
@@ -242,7 +235,7 @@ int gt_pool_run(gt_pool *pool, const gt_batch *batch, gt_batch_result *result, c
     pool->plan = plan;
     pool->running = pool->nworkers;
     pool->generation++;
-    pool->start_ns = now_ns();
+    pool->start_ns = gt_clock_ns();
     pthread_cond_broadcast(&pool->wake);
     while (pool->running > 0)
         pthread_cond_wait(&pool->done, &pool->lock);
