@@ -191,8 +191,10 @@ static int parse_options(int argc, char **argv, options *o)
             fprintf(stderr, "gridtune-bench: no benchmark \"%s\" (--list shows them)\n", argv[i]);
             return -1;
         }
-        if (o->nbenches == sizeof o->benches / sizeof *o->benches)
+        if (o->nbenches == sizeof o->benches / sizeof *o->benches) {
+            fprintf(stderr, "gridtune-bench: at most %zu benchmarks at once\n", sizeof o->benches / sizeof *o->benches);
             return -1;
+        }
         o->benches[o->nbenches++] = b;
     }
     if (optind == argc)
@@ -219,7 +221,7 @@ static void summarise(schedule_result *s, unsigned reps)
 
 /* One run of one schedule over the whole launch; round 0 also checks the output. The time is
  * the whole call, as a caller sees it: planning the schedule's orders is part of its cost. */
-static int run_once(gt_pool *pool, gt_batch *batch, gt_seed_case *c, bool check, uint64_t *ns)
+static int run_once(gt_pool *pool, gt_batch *batch, gt_seed_case *c, const char *text, bool check, uint64_t *ns)
 {
     char err[512];
     if (check)
@@ -231,8 +233,6 @@ static int run_once(gt_pool *pool, gt_batch *batch, gt_seed_case *c, bool check,
     }
     *ns = gt_clock_ns() - start;
     if (check && gt_seed_case_verify(c, err, sizeof err) != 0) {
-        char text[GT_SCHEDULE_TEXT_MAX];
-        gt_schedule_format(&batch->schedule, text, sizeof text);
         fprintf(stderr, "gridtune-bench: %s under %s: wrong output: %s\n", c->bench->name, text, err);
         return -1;
     }
@@ -270,17 +270,19 @@ static int run_bench(const options *o, gt_pool *pool, const gt_module *m, const 
     if (prepare(o, m, b, &c, &batch, slots))
         return -1;
     *r = (bench_result){.bench = b, .n = c->n, .work_items = c->work_items};
+    for (unsigned s = 0; s < o->nschedules; s++) {
+        r->sched[s].schedule = o->parsed[s];
+        gt_schedule_format(&o->parsed[s], r->sched[s].text, sizeof r->sched[s].text);
+    }
     int rc = 0;
     for (unsigned round = 0; round <= o->reps && rc == 0; round++) {
         if (o->progress)
             fprintf(stderr, "\r  %-14s n=%zu  round %u/%u", b->name, c->n, round, o->reps);
         for (unsigned s = 0; s < o->nschedules && rc == 0; s++) {
             schedule_result *sr = &r->sched[s];
-            sr->schedule = o->parsed[s];
-            gt_schedule_format(&sr->schedule, sr->text, sizeof sr->text);
             batch.schedule = sr->schedule;
             uint64_t ns = 0;
-            rc = run_once(pool, &batch, c, round == 0 && o->verify, &ns);
+            rc = run_once(pool, &batch, c, sr->text, round == 0 && o->verify, &ns);
             if (round > 0)
                 sr->ns[round - 1] = ns;
         }
