@@ -34,7 +34,8 @@ struct gt_seed_case {
     void *buffers[GT_SEED_MAX_BUFFERS];
     size_t buffer_bytes[GT_SEED_MAX_BUFFERS];
     unsigned output;   /* index into buffers of the buffer the kernel writes */
-    void *expected;    /* reference output, computed on first verify */
+    void *expected;    /* reference output, computed on first verify (NULL for the copies,
+                          whose reference is their input) */
     uint64_t work_items;
 };
 
