@@ -12,6 +12,7 @@
 #include "daemon/module.h"
 #include "daemon/pool.h"
 #include "kernels/seedbench.h"
+#include "tuner/grid.h"
 #include "tuner/schedule.h"
 
 #include <errno.h>
@@ -85,14 +86,6 @@ static gt_seed_case *case_make(const char *bench, size_t n)
     return c;
 }
 
-static uint64_t group_count(const gt_range *r)
-{
-    uint64_t groups = 1;
-    for (unsigned d = 0; d < r->dims; d++)
-        groups *= r->global[d] / r->local[d];
-    return groups;
-}
-
 /* One launch of the whole grid, checked to have run every workgroup once. */
 static void case_run(gt_pool *pool, const gt_kernel_desc *k, gt_seed_case *c, const gt_schedule *s)
 {
@@ -103,7 +96,7 @@ static void case_run(gt_pool *pool, const gt_kernel_desc *k, gt_seed_case *c, co
     char err[256] = "";
     if (gt_pool_run(pool, &batch, &result, err, sizeof err) != 0)
         fail_msg("%s: gt_pool_run failed: %s", c->bench->name, err);
-    assert_int_equal(result.groups, group_count(&c->range));
+    assert_int_equal(result.groups, gt_range_group_count(&c->range));
 }
 
 /* ---- the module ---------------------------------------------------------------------------- */

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tuner/grid.h"
 #include "tuner/order.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -79,14 +80,11 @@ static void assert_linear(gt_order o, uint32_t x, uint32_t y, uint32_t z)
 
 static uint32_t distance(const uint32_t shape[3], uint32_t a, uint32_t b)
 {
-    uint32_t d = 0;
-    for (int k = 0; k < 3; k++) {
-        uint32_t size = k == 0 ? shape[0] : k == 1 ? shape[1] : UINT32_MAX;
-        uint32_t ca = a % size, cb = b % size;
-        d += ca > cb ? ca - cb : cb - ca;
-        a /= size;
-        b /= size;
-    }
+    uint32_t ca[3], cb[3], d = 0;
+    gt_grid_coords(shape, a, ca);
+    gt_grid_coords(shape, b, cb);
+    for (int k = 0; k < 3; k++)
+        d += ca[k] > cb[k] ? ca[k] - cb[k] : cb[k] - ca[k];
     return d;
 }
 
