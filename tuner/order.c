@@ -39,6 +39,7 @@ static const order_info orders[] = {
     [GT_ORDER_MORTON] = {"morton", 0, "morton", NULL, NULL, 0},
 };
 #define ORDER_COUNT (sizeof orders / sizeof orders[0])
+_Static_assert(ORDER_COUNT == GT_ORDER_KINDS, "GT_ORDER_KINDS counts the orders");
 
 static const order_info *order_info_of(gt_order_kind kind)
 {
@@ -356,6 +357,21 @@ static const order_info *find_order(const char *name, size_t len)
         if (strlen(orders[i].name) == len && memcmp(orders[i].name, name, len) == 0)
             return &orders[i];
     return NULL;
+}
+
+const char *gt_order_kind_name(gt_order_kind kind)
+{
+    const order_info *info = order_info_of(kind);
+    return info ? info->name : NULL;
+}
+
+int gt_order_kind_parse(const char *name, size_t len, gt_order_kind *out)
+{
+    const order_info *info = find_order(name, len);
+    if (!info)
+        return -EINVAL;
+    *out = (gt_order_kind)(info - orders);
+    return 0;
 }
 
 int gt_order_parse(const char *text, size_t len, gt_order *out, char *err, size_t errlen)

@@ -56,4 +56,9 @@ int gt_order_fill(const gt_order *o, const uint32_t shape[3], uint32_t *out);
 int gt_order_parse(const char *text, size_t len, gt_order *out, char *err, size_t errlen);
 int gt_order_format(const gt_order *o, char *buf, size_t len);
 
+/* A kind's name without parameters ("tiled"), and back; NULL / -EINVAL when unknown. */
+#define GT_ORDER_KINDS 7
+const char *gt_order_kind_name(gt_order_kind kind);
+int gt_order_kind_parse(const char *name, size_t len, gt_order_kind *out);
+
 #endif

@@ -22,9 +22,27 @@ static const char *const assign_names[] = {
     [GT_ASSIGN_STEALING] = "stealing",
 };
 
-static bool has_chunk(gt_assign_kind k)
+_Static_assert(sizeof assign_names / sizeof assign_names[0] == GT_ASSIGN_KINDS, "GT_ASSIGN_KINDS counts them");
+
+bool gt_assign_has_chunk(gt_assign_kind k)
 {
     return k == GT_ASSIGN_CYCLIC || k == GT_ASSIGN_DYNAMIC;
+}
+
+const char *gt_assign_kind_name(gt_assign_kind kind)
+{
+    return (unsigned)kind < GT_ASSIGN_KINDS ? assign_names[kind] : NULL;
+}
+
+int gt_assign_kind_parse(const char *name, size_t len, gt_assign_kind *out)
+{
+    for (unsigned k = 0; k < GT_ASSIGN_KINDS; k++) {
+        if (strlen(assign_names[k]) == len && memcmp(name, assign_names[k], len) == 0) {
+            *out = (gt_assign_kind)k;
+            return 0;
+        }
+    }
+    return -EINVAL;
 }
 
 int gt_assign_parse(const char *text, size_t len, gt_assign *out, char *err, size_t errlen)
@@ -35,7 +53,7 @@ int gt_assign_parse(const char *text, size_t len, gt_assign *out, char *err, siz
         if (strlen(assign_names[k]) != name_len || memcmp(text, assign_names[k], name_len) != 0)
             continue;
         gt_assign a = {(gt_assign_kind)k, 0};
-        if (!has_chunk(a.kind)) {
+        if (!gt_assign_has_chunk(a.kind)) {
             if (colon)
                 break;
             *out = a;
@@ -59,7 +77,7 @@ int gt_assign_parse(const char *text, size_t len, gt_assign *out, char *err, siz
 
 int gt_assign_format(const gt_assign *a, char *buf, size_t len)
 {
-    if (has_chunk(a->kind))
+    if (gt_assign_has_chunk(a->kind))
         return snprintf(buf, len, "%s:%u", assign_names[a->kind], a->chunk);
     return snprintf(buf, len, "%s", assign_names[a->kind]);
 }

@@ -42,6 +42,12 @@ int gt_schedule_parse(const char *text, gt_schedule *out, char *err, size_t errl
 int gt_schedule_format(const gt_schedule *s, char *buf, size_t len);
 bool gt_schedule_equal(const gt_schedule *a, const gt_schedule *b);
 
+/* A kind's name without its chunk ("dynamic"), and back; NULL / -EINVAL when unknown. */
+#define GT_ASSIGN_KINDS 4
+const char *gt_assign_kind_name(gt_assign_kind kind);
+int gt_assign_kind_parse(const char *name, size_t len, gt_assign_kind *out);
+bool gt_assign_has_chunk(gt_assign_kind kind);
+
 int gt_assign_parse(const char *text, size_t len, gt_assign *out, char *err, size_t errlen);
 int gt_assign_format(const gt_assign *a, char *buf, size_t len);
 

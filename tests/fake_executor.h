@@ -1,0 +1,46 @@
+/* fake_executor.h: a deterministic executor for tuner tests.
+ * It runs nothing; it counts how often each workgroup was handed to it and reports a wall
+ * time from a cost model: every workgroup costs base_ns, times the factor of each schedule
+ * part the model names (e.g. "item=tiled:4x4" 0.5), times a drift that grows linearly along
+ * the grid's linear order, divided by the worker count. Counter values follow the same model. */
+#ifndef GT_FAKE_EXECUTOR_H
+#define GT_FAKE_EXECUTOR_H
+
+#include "tuner/executor.h"
+
+#include <gridtune/range.h>
+#include <stdint.h>
+
+#define FAKE_FACTORS_MAX 16
+
+typedef struct fake_factor {
+    const char *part; /* "group=tiled:4x4", "item=column" or "assign=block" */
+    double factor;    /* multiplies the cost of every workgroup run under it */
+    double cpi;       /* multiplies the cycles per instruction instead (0: leave alone) */
+} fake_factor;
+
+typedef struct fake_executor {
+    gt_range range;
+    uint32_t grid[3];
+    uint64_t groups;
+    unsigned workers;
+    double base_ns;
+    double drift;         /* the last workgroup costs (1 + drift) times the first */
+    fake_factor factors[FAKE_FACTORS_MAX];
+    unsigned nfactors;
+    uint8_t *runs;        /* times each workgroup ran */
+    unsigned batches;
+    int fail_at_batch;    /* 1-based batch number that fails with -EIO; 0 never */
+    gt_counter_status counters;
+} fake_executor;
+
+/* Sets up a fake for range with `workers`, no counters. Free with fake_executor_fini. */
+void fake_executor_init(fake_executor *f, const gt_range *range, unsigned workers, gt_executor *exec);
+void fake_executor_fini(fake_executor *f);
+/* Adds counters named PAPI_TOT_CYC and PAPI_TOT_INS, in hardware mode. */
+void fake_executor_add_cycle_counters(fake_executor *f, gt_executor *exec);
+void fake_executor_factor(fake_executor *f, const char *part, double factor, double cpi);
+/* Workgroups run a number of times other than once; 0 when all ran exactly once. */
+uint64_t fake_executor_miscounted(const fake_executor *f);
+
+#endif

@@ -1,0 +1,159 @@
+/* test_space.c: the candidate space: the variations of each axis, their geometric parameter
+ * series, twins left out, and the text forms of styles and series. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "tuner/space.h"
+#include "tuner/stats.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const uint32_t items16x16[3] = {16, 16, 1};
+static const uint32_t box13x8[3] = {13, 8, 1};
+
+/* The entries of an axis as one comma-separated line of formatted schedules' axis parts. */
+static void axis_text(const gt_space_config *c, gt_axis axis, const uint32_t items[3], const uint32_t box[3],
+                      unsigned workers, char *out, size_t len)
+{
+    gt_space_entry *e;
+    size_t n;
+    assert_int_equal(gt_space_axis(c, axis, &gt_schedule_default, items, box, workers, &e, &n), 0);
+    out[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        char part[64];
+        if (axis == GT_AXIS_ASSIGN)
+            gt_assign_format(&e[i].schedule.assign, part, sizeof part);
+        else
+            gt_order_format(axis == GT_AXIS_ITEM ? &e[i].schedule.item : &e[i].schedule.group, part, sizeof part);
+        snprintf(out + strlen(out), len - strlen(out), "%s%s", i ? " " : "", part);
+        /* Only the axis varies. */
+        gt_schedule other = e[i].schedule;
+        if (axis == GT_AXIS_ASSIGN)
+            other.assign = gt_schedule_default.assign;
+        else
+            *(axis == GT_AXIS_ITEM ? &other.item : &other.group) = gt_schedule_default.item;
+        assert_true(gt_schedule_equal(&other, &gt_schedule_default));
+    }
+    free(e);
+}
+
+static void test_assign_axis_follows_the_series(void **state)
+{
+    (void)state;
+    gt_space_config c = gt_space_config_default();
+    char text[512];
+    /* 104 groups a sample, 2 workers: chunks up to 52. */
+    axis_text(&c, GT_AXIS_ASSIGN, items16x16, box13x8, 2, text, sizeof text);
+    assert_string_equal(text, "dynamic:1 block dynamic:2 dynamic:4 dynamic:8 dynamic:16 dynamic:32 stealing");
+    c.series = (gt_series){.start = 3, .ratio = 4, .limit = 20};
+    c.assign_styles = 1u << GT_ASSIGN_CYCLIC;
+    axis_text(&c, GT_AXIS_ASSIGN, items16x16, box13x8, 2, text, sizeof text);
+    assert_string_equal(text, "dynamic:1 cyclic:3 cyclic:12");
+}
+
+static void test_item_axis_drops_twins(void **state)
+{
+    (void)state;
+    gt_space_config c = gt_space_config_default();
+    char text[512];
+    /* tiled:16x16 is the linear order of a 16 x 16 workgroup. */
+    axis_text(&c, GT_AXIS_ITEM, items16x16, box13x8, 2, text, sizeof text);
+    assert_string_equal(text, "linear column tiled:2x2 tiled:4x4 tiled:8x8");
+    /* In 1-D every order of the default set is the linear one. */
+    const uint32_t line[3] = {64, 1, 1};
+    axis_text(&c, GT_AXIS_ITEM, line, box13x8, 2, text, sizeof text);
+    assert_string_equal(text, "linear");
+}
+
+static void test_group_axis_is_bounded_by_the_box(void **state)
+{
+    (void)state;
+    gt_space_config c = gt_space_config_default();
+    char text[512];
+    /* Tiles clip to the 13 x 8 box: 16x8 covers whole rows, the linear order again. */
+    axis_text(&c, GT_AXIS_GROUP, items16x16, box13x8, 2, text, sizeof text);
+    assert_string_equal(text, "linear column zigzag tiled:2x2 tiled:4x4 tiled:8x8 hilbert");
+}
+
+static void test_strided_takes_both_parameters(void **state)
+{
+    (void)state;
+    gt_space_config c = gt_space_config_default();
+    c.item_styles = 1u << GT_ORDER_STRIDED;
+    c.series.limit = 4;
+    const uint32_t items[3] = {32, 1, 1};
+    char text[512];
+    axis_text(&c, GT_AXIS_ITEM, items, box13x8, 2, text, sizeof text);
+    assert_string_equal(text, "linear strided:2/2 strided:2/4 strided:4/2 strided:4/4");
+}
+
+static void test_styles_parse(void **state)
+{
+    (void)state;
+    gt_space_config c = gt_space_config_default();
+    char err[256];
+    assert_int_equal(gt_space_styles_parse("group=hilbert+morton,assign=", &c, err, sizeof err), 0);
+    assert_int_equal(c.group_styles, (1u << GT_ORDER_HILBERT) | (1u << GT_ORDER_MORTON));
+    assert_false(c.axes & (1u << GT_AXIS_ASSIGN));
+    assert_true(c.axes & (1u << GT_AXIS_ITEM));
+    assert_int_equal(c.item_styles, gt_space_config_default().item_styles);
+
+    gt_space_config before = c;
+    assert_int_equal(gt_space_styles_parse("item=linear+spiral", &c, err, sizeof err), -EINVAL);
+    assert_non_null(strstr(err, "unknown item style \"spiral\""));
+    assert_memory_equal(&c, &before, sizeof c);
+    assert_int_equal(gt_space_styles_parse("grop=linear", &c, err, sizeof err), -EINVAL);
+    assert_non_null(strstr(err, "grop=linear"));
+}
+
+static void test_series_parse(void **state)
+{
+    (void)state;
+    gt_series s;
+    char err[256];
+    assert_int_equal(gt_series_parse("1:4:256", &s, err, sizeof err), 0);
+    assert_int_equal(s.start, 1);
+    assert_int_equal(s.ratio, 4);
+    assert_int_equal(s.limit, 256);
+    const char *bad[] = {"2:1:0", "0:2:0", "2:2", "8:2:4", "a:2:0", ""};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err[0] = '\0';
+        assert_int_equal(gt_series_parse(bad[i], &s, err, sizeof err), -EINVAL);
+        assert_true(strlen(err) > 0);
+    }
+}
+
+static void test_stats_are_robust(void **state)
+{
+    (void)state;
+    gt_stats st;
+    const double v[] = {5, 1, NAN, 3, 100};
+    gt_stats_compute(v, 5, &st);
+    assert_int_equal(st.n, 4);
+    assert_true(st.median == 4);
+    assert_true(st.min == 1 && st.max == 100);
+    gt_stats_compute(v, 0, &st);
+    assert_int_equal(st.n, 0);
+    assert_true(isnan(st.median));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_assign_axis_follows_the_series),
+        cmocka_unit_test(test_item_axis_drops_twins),
+        cmocka_unit_test(test_group_axis_is_bounded_by_the_box),
+        cmocka_unit_test(test_strided_takes_both_parameters),
+        cmocka_unit_test(test_styles_parse),
+        cmocka_unit_test(test_series_parse),
+        cmocka_unit_test(test_stats_are_robust),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,460 @@
+/* test_tune.c: the tuner's decisions, driven through a fake executor with a cost model.
+ * Nothing here reads a clock: every time is the model's, so every outcome is exact. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "fake_executor.h"
+#include "tuner/tune.h"
+#include "tuner/wisdom.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* 4096 x 4096 work-items in 16 x 16 workgroups: a 256 x 256 grid. */
+static const gt_range square = {.dims = 2, .global = {4096, 4096, 1}, .local = {16, 16, 1}};
+
+typedef struct fixture {
+    fake_executor fake;
+    gt_executor exec;
+    gt_tune_config cfg;
+    gt_tune_launch launch;
+    gt_tune_result result;
+    char err[256];
+} fixture;
+
+static void fixture_init(fixture *fx, const gt_range *range)
+{
+    memset(fx, 0, sizeof *fx);
+    fake_executor_init(&fx->fake, range, 2, &fx->exec);
+    fx->cfg = gt_tune_config_default();
+    fx->cfg.sample_ns = 50000; /* 100 of the model's workgroups per sample */
+    fx->launch = (gt_tune_launch){.kernel = "k", .kernel_hash = "00000000000000aa", .machine = "00000000000000bb",
+                                  .range = *range};
+}
+
+static void fixture_fini(fixture *fx)
+{
+    gt_tune_result_free(&fx->result);
+    fake_executor_fini(&fx->fake);
+}
+
+static int tune(fixture *fx, gt_wisdom *w)
+{
+    gt_tune_result_free(&fx->result);
+    return gt_tune_run(&fx->cfg, &fx->launch, &fx->exec, w, &fx->result, fx->err, sizeof fx->err);
+}
+
+static void assert_winner(const gt_tune_result *r, const char *expected)
+{
+    char text[GT_SCHEDULE_TEXT_MAX];
+    gt_schedule_format(&r->winner, text, sizeof text);
+    assert_string_equal(text, expected);
+}
+
+static uint64_t budget_groups(const fixture *fx)
+{
+    return (uint64_t)(fx->cfg.budget * (double)fx->fake.groups);
+}
+
+/* Every workgroup ran exactly once, and the result accounts for all of them. */
+static void assert_launch_complete(const fixture *fx)
+{
+    assert_int_equal(fake_executor_miscounted(&fx->fake), 0);
+    assert_int_equal(fx->result.groups_analysis + fx->result.groups_remainder, fx->fake.groups);
+    assert_int_equal(fx->result.groups_total, fx->fake.groups);
+}
+
+static size_t used_samples_of(const gt_candidate *c)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < c->nsamples; k++)
+        n += c->samples[k].used;
+    return n;
+}
+
+static void test_best_candidate_wins(void **state)
+{
+    (void)state;
+    fixture fx;
+    fixture_init(&fx, &square);
+    fake_executor_factor(&fx.fake, "item=tiled:4x4", 0.5, 0);
+    fake_executor_factor(&fx.fake, "assign=block", 0.8, 0);
+    fake_executor_factor(&fx.fake, "item=column", 1.4, 0);
+    assert_int_equal(tune(&fx, NULL), 0);
+    assert_winner(&fx.result, "group=linear,item=tiled:4x4,assign=block");
+    assert_int_equal(fx.result.source, GT_SOURCE_ANALYSIS);
+    assert_true(fx.result.groups_analysis <= budget_groups(&fx));
+    /* The default costs 1 / (0.5 * 0.8) = 2.5 times the winner: a gain of 150%. */
+    assert_true(fabs(fx.result.estimated_gain - 1.5) < 1e-9);
+    assert_launch_complete(&fx);
+    fixture_fini(&fx);
+}
+
+static void test_nested_finds_the_best_too(void **state)
+{
+    (void)state;
+    fixture fx;
+    fixture_init(&fx, &square);
+    fx.cfg.strategy = GT_STRATEGY_NESTED;
+    fake_executor_factor(&fx.fake, "group=hilbert", 0.7, 0);
+    fake_executor_factor(&fx.fake, "assign=dynamic:8", 0.9, 0);
+    assert_int_equal(tune(&fx, NULL), 0);
+    assert_winner(&fx.result, "group=hilbert,item=linear,assign=dynamic:8");
+    assert_true(fx.result.groups_analysis <= budget_groups(&fx));
+    assert_launch_complete(&fx);
+    fixture_fini(&fx);
+}
+
+/* A model where every schedule part costs something different, fixed by a seed. */
+static void scramble(fixture *fx, unsigned seed)
+{
+    static const char *const parts[] = {"assign=block", "assign=dynamic:2", "assign=dynamic:16", "assign=stealing",
+                                        "item=column", "item=tiled:2x2", "item=tiled:8x8", "group=column",
+                                        "group=zigzag", "group=tiled:4x4", "group=hilbert"};
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        seed = seed * 1103515245u + 12345u;
+        fake_executor_factor(&fx->fake, parts[i], 0.4 + (seed >> 16) % 1000 / 625.0, 0);
+    }
+}
+
+static void test_budget_is_never_exceeded(void **state)
+{
+    (void)state;
+    const double budgets[] = {0.01, 0.05, 0.1, 0.25, 0.49};
+    const gt_range shapes[] = {
+        square,
+        {.dims = 1, .global = {1 << 20, 1, 1}, .local = {64, 1, 1}},
+        {.dims = 3, .global = {256, 256, 64}, .local = {8, 8, 4}},
+        {.dims = 2, .global = {8192, 48}, .local = {16, 16}},
+    };
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+        for (size_t b = 0; b < sizeof budgets / sizeof budgets[0]; b++)
+            for (int strategy = 0; strategy < 2; strategy++) {
+                fixture fx;
+                fixture_init(&fx, &shapes[s]);
+                fx.cfg.budget = budgets[b];
+                fx.cfg.strategy = (gt_strategy)strategy;
+                scramble(&fx, (unsigned)(s * 10 + b));
+                assert_int_equal(tune(&fx, NULL), 0);
+                if (fx.result.groups_analysis > budget_groups(&fx))
+                    fail_msg("shape %zu, budget %g, %s: analysis ran %llu workgroups, the budget is %llu", s,
+                             budgets[b], gt_strategy_name((gt_strategy)strategy),
+                             (unsigned long long)fx.result.groups_analysis, (unsigned long long)budget_groups(&fx));
+                assert_launch_complete(&fx);
+                fixture_fini(&fx);
+            }
+}
+
+static void test_equal_costs_end_analysis_early(void **state)
+{
+    (void)state;
+    for (int strategy = 0; strategy < 2; strategy++) {
+        fixture fx;
+        fixture_init(&fx, &square);
+        fx.cfg.strategy = (gt_strategy)strategy;
+        assert_int_equal(tune(&fx, NULL), 0);
+        assert_int_equal(fx.result.source, GT_SOURCE_DEFAULT);
+        assert_winner(&fx.result, "group=linear,item=linear,assign=dynamic:1");
+        assert_non_null(strstr(fx.result.reason, "no candidate"));
+        /* Each challenger was measured min_samples times at most, and the default, which
+           defends on all three axes, three times that: every axis is flat by then. */
+        for (size_t i = 0; i < fx.result.ncandidates; i++)
+            assert_true(used_samples_of(&fx.result.candidates[i]) <= fx.cfg.min_samples * (i == 0 ? 3 : 1));
+        assert_true(fx.result.groups_analysis < budget_groups(&fx) * 7 / 10);
+        assert_true(fabs(fx.result.estimated_gain) < 1e-12);
+        assert_launch_complete(&fx);
+        fixture_fini(&fx);
+    }
+}
+
+/* Later workgroups cost more; neighbouring, rotating samples keep that from crowning anyone. */
+static void test_drift_does_not_pick_a_winner(void **state)
+{
+    (void)state;
+    fixture fx;
+    fixture_init(&fx, &square);
+    fx.fake.drift = 0.02;
+    assert_int_equal(tune(&fx, NULL), 0);
+    assert_int_equal(fx.result.source, GT_SOURCE_DEFAULT);
+    assert_launch_complete(&fx);
+    fixture_fini(&fx);
+}
+
+static void test_small_gain_keeps_the_default(void **state)
+{
+    (void)state;
+    fixture fx;
+    fixture_init(&fx, &square);
+    fake_executor_factor(&fx.fake, "item=tiled:2x2", 0.99, 0); /* 1%: below the 3% minimum gain */
+    assert_int_equal(tune(&fx, NULL), 0);
+    assert_int_equal(fx.result.source, GT_SOURCE_DEFAULT);
+    assert_launch_complete(&fx);
+    fixture_fini(&fx);
+}
+
+static void test_one_workgroup_does_no_analysis(void **state)
+{
+    (void)state;
+    const gt_range one = {.dims = 2, .global = {16, 16, 1}, .local = {16, 16, 1}};
+    fixture fx;
+    fixture_init(&fx, &one);
+    assert_int_equal(tune(&fx, NULL), 0);
+    assert_int_equal(fx.result.source, GT_SOURCE_DEFAULT);
+    assert_non_null(strstr(fx.result.reason, "too small"));
+    assert_int_equal(fx.result.groups_analysis, 0);
+    assert_int_equal(fx.fake.batches, 1);
+    assert_launch_complete(&fx);
+    fixture_fini(&fx);
+}
+
+/* Large enough to calibrate, too short to hold four samples: the default, and why. */
+static void test_short_launch_is_not_analysed(void **state)
+{
+    (void)state;
+    const gt_range short_launch = {.dims = 1, .global = {64 * 1000, 1, 1}, .local = {64, 1, 1}};
+    fixture fx;
+    fixture_init(&fx, &short_launch);
+    assert_int_equal(tune(&fx, NULL), 0);
+    assert_int_equal(fx.result.source, GT_SOURCE_DEFAULT);
+    assert_non_null(strstr(fx.result.reason, "too small to pay for analysis: the launch takes about"));
+    assert_true(fx.result.groups_analysis <= budget_groups(&fx));
+    assert_launch_complete(&fx);
+    fixture_fini(&fx);
+}
+
+static void test_forced_schedule_runs_whole_launch(void **state)
+{
+    (void)state;
+    fixture fx;
+    fixture_init(&fx, &square);
+    fx.cfg.forced = true;
+    assert_int_equal(gt_schedule_parse("group=hilbert,item=tiled:4x4,assign=stealing", &fx.cfg.schedule, fx.err,
+                                       sizeof fx.err),
+                     0);
+    assert_int_equal(tune(&fx, NULL), 0);
+    assert_int_equal(fx.result.source, GT_SOURCE_FORCED);
+    assert_winner(&fx.result, "group=hilbert,item=tiled:4x4,assign=stealing");
+    assert_int_equal(fx.fake.batches, 1);
+    assert_int_equal(fx.result.ncandidates, 0);
+    assert_launch_complete(&fx);
+    fixture_fini(&fx);
+}
+
+static void test_tuning_off_runs_the_default(void **state)
+{
+    (void)state;
+    fixture fx;
+    fixture_init(&fx, &square);
+    fx.cfg.mode = GT_TUNE_OFF;
+    fake_executor_factor(&fx.fake, "assign=block", 0.5, 0);
+    assert_int_equal(tune(&fx, NULL), 0);
+    assert_int_equal(fx.result.source, GT_SOURCE_DEFAULT);
+    assert_non_null(strstr(fx.result.reason, "off"));
+    assert_int_equal(fx.fake.batches, 1);
+    assert_launch_complete(&fx);
+    fixture_fini(&fx);
+}
+
+static void test_ipc_metric_uses_the_cycle_counters(void **state)
+{
+    (void)state;
+    fixture fx;
+    fixture_init(&fx, &square);
+    fake_executor_add_cycle_counters(&fx.fake, &fx.exec);
+    fx.cfg.metric = GT_METRIC_IPC;
+    /* column is faster in time but worse in cycles per instruction; tiled:8x8 the reverse. */
+    fake_executor_factor(&fx.fake, "item=column", 0.6, 1.5);
+    fake_executor_factor(&fx.fake, "item=tiled:8x8", 1.2, 0.5);
+    assert_int_equal(tune(&fx, NULL), 0);
+    assert_int_equal(fx.result.metric, GT_METRIC_IPC);
+    assert_string_equal(fx.result.metric_note, "");
+    assert_winner(&fx.result, "group=linear,item=tiled:8x8,assign=dynamic:1");
+    assert_launch_complete(&fx);
+    fixture_fini(&fx);
+}
+
+static void test_no_counters_fall_back_to_time(void **state)
+{
+    (void)state;
+    fixture fx;
+    fixture_init(&fx, &square);
+    fx.cfg.metric = GT_METRIC_IPC;
+    fake_executor_factor(&fx.fake, "item=column", 0.6, 1.5);
+    assert_int_equal(tune(&fx, NULL), 0);
+    assert_int_equal(fx.result.metric, GT_METRIC_TIME);
+    assert_non_null(strstr(fx.result.metric_note, "PAPI_TOT_CYC"));
+    assert_winner(&fx.result, "group=linear,item=column,assign=dynamic:1");
+    assert_launch_complete(&fx);
+    fixture_fini(&fx);
+}
+
+static void test_executor_failure_is_reported(void **state)
+{
+    (void)state;
+    for (int at = 1; at <= 12; at += 5) {
+        fixture fx;
+        fixture_init(&fx, &square);
+        fx.fake.fail_at_batch = at;
+        assert_int_equal(tune(&fx, NULL), -EIO);
+        assert_non_null(strstr(fx.err, "fails on purpose"));
+        fixture_fini(&fx);
+    }
+}
+
+static void test_bad_config_is_refused(void **state)
+{
+    (void)state;
+    fixture fx;
+    fixture_init(&fx, &square);
+    fx.cfg.budget = 0.5;
+    assert_int_equal(tune(&fx, NULL), -EINVAL);
+    assert_non_null(strstr(fx.err, "budget 0.5"));
+    assert_int_equal(fx.fake.batches, 0);
+    fixture_fini(&fx);
+}
+
+/* ---- with the wisdom --------------------------------------------------------------------- */
+
+static char *temp_wisdom(void)
+{
+    char *dir = strdup("/tmp/gt-tune-XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    return dir;
+}
+
+static void remove_tree(char *dir)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+    free(dir);
+}
+
+static gt_wisdom *open_wisdom(const char *dir, const char *name)
+{
+    char path[512], err[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    gt_wisdom *w = NULL;
+    assert_int_equal(gt_wisdom_open(path, &w, err, sizeof err), 0);
+    return w;
+}
+
+static void test_wisdom_hit_skips_analysis(void **state)
+{
+    (void)state;
+    char *dir = temp_wisdom();
+    gt_wisdom *w = open_wisdom(dir, "wisdom.json");
+    fixture fx;
+    fixture_init(&fx, &square);
+    fake_executor_factor(&fx.fake, "item=tiled:4x4", 0.5, 0);
+    assert_int_equal(tune(&fx, w), 0);
+    assert_int_equal(fx.result.source, GT_SOURCE_ANALYSIS);
+    double gain = fx.result.estimated_gain;
+    assert_int_equal(gt_wisdom_save(w, fx.err, sizeof fx.err), 0);
+    gt_wisdom_close(w);
+    fixture_fini(&fx);
+
+    w = open_wisdom(dir, "wisdom.json"); /* from the file, as a new process would */
+    fixture_init(&fx, &square);
+    assert_int_equal(tune(&fx, w), 0);
+    assert_int_equal(fx.result.source, GT_SOURCE_WISDOM);
+    assert_winner(&fx.result, "group=linear,item=tiled:4x4,assign=dynamic:1");
+    assert_int_equal(fx.result.groups_analysis, 0);
+    assert_int_equal(fx.fake.batches, 1);
+    assert_true(fabs(fx.result.estimated_gain - gain) < 1e-9);
+    assert_launch_complete(&fx);
+
+    /* A different worker count is a different key: analysis again. */
+    fixture_fini(&fx);
+    fixture_init(&fx, &square);
+    fx.exec.workers = 3;
+    assert_int_equal(tune(&fx, w), 0);
+    assert_int_not_equal(fx.result.source, GT_SOURCE_WISDOM);
+    gt_wisdom_close(w);
+    fixture_fini(&fx);
+    remove_tree(dir);
+}
+
+static void test_retune_ignores_and_replaces_the_wisdom(void **state)
+{
+    (void)state;
+    char *dir = temp_wisdom();
+    gt_wisdom *w = open_wisdom(dir, "wisdom.json");
+    fixture fx;
+    fixture_init(&fx, &square);
+    fake_executor_factor(&fx.fake, "assign=block", 0.5, 0);
+    assert_int_equal(tune(&fx, w), 0);
+    fixture_fini(&fx);
+
+    fixture_init(&fx, &square);
+    fx.cfg.mode = GT_TUNE_RETUNE;
+    fake_executor_factor(&fx.fake, "assign=stealing", 0.5, 0);
+    assert_int_equal(tune(&fx, w), 0);
+    assert_int_equal(fx.result.source, GT_SOURCE_ANALYSIS);
+    fixture_fini(&fx);
+
+    fixture_init(&fx, &square);
+    assert_int_equal(tune(&fx, w), 0);
+    assert_int_equal(fx.result.source, GT_SOURCE_WISDOM);
+    assert_winner(&fx.result, "group=linear,item=linear,assign=stealing");
+    gt_wisdom_close(w);
+    fixture_fini(&fx);
+    remove_tree(dir);
+}
+
+static void test_corrupt_wisdom_is_survived(void **state)
+{
+    (void)state;
+    char *dir = temp_wisdom();
+    char path[512];
+    snprintf(path, sizeof path, "%s/wisdom.json", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("{\"format\": \"gridtune-wisdom\", \"version\": 1, \"entries\": [{\"kernel\": ", f);
+    fclose(f);
+    gt_wisdom *w = open_wisdom(dir, "wisdom.json");
+    assert_true(strlen(gt_wisdom_warning(w)) > 0);
+    assert_int_equal(gt_wisdom_count(w), 0);
+    fixture fx;
+    fixture_init(&fx, &square);
+    fake_executor_factor(&fx.fake, "assign=block", 0.5, 0);
+    assert_int_equal(tune(&fx, w), 0);
+    assert_int_equal(fx.result.source, GT_SOURCE_ANALYSIS);
+    assert_int_equal(gt_wisdom_save(w, fx.err, sizeof fx.err), 0);
+    assert_int_equal(gt_wisdom_count(w), 1);
+    assert_launch_complete(&fx);
+    gt_wisdom_close(w);
+    fixture_fini(&fx);
+    remove_tree(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_best_candidate_wins),
+        cmocka_unit_test(test_nested_finds_the_best_too),
+        cmocka_unit_test(test_budget_is_never_exceeded),
+        cmocka_unit_test(test_equal_costs_end_analysis_early),
+        cmocka_unit_test(test_drift_does_not_pick_a_winner),
+        cmocka_unit_test(test_small_gain_keeps_the_default),
+        cmocka_unit_test(test_one_workgroup_does_no_analysis),
+        cmocka_unit_test(test_short_launch_is_not_analysed),
+        cmocka_unit_test(test_forced_schedule_runs_whole_launch),
+        cmocka_unit_test(test_tuning_off_runs_the_default),
+        cmocka_unit_test(test_ipc_metric_uses_the_cycle_counters),
+        cmocka_unit_test(test_no_counters_fall_back_to_time),
+        cmocka_unit_test(test_executor_failure_is_reported),
+        cmocka_unit_test(test_bad_config_is_refused),
+        cmocka_unit_test(test_wisdom_hit_skips_analysis),
+        cmocka_unit_test(test_retune_ignores_and_replaces_the_wisdom),
+        cmocka_unit_test(test_corrupt_wisdom_is_survived),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

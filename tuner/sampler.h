@@ -1,0 +1,51 @@
+/* sampler.h: the analysis's side of the grid: boxes, the budget, and measured samples.
+ * The grid is cut into equal boxes of workgroups, walked row-major over the boxes, so
+ * consecutive samples are neighbours. The box size comes from calibration: the default
+ * schedule is run on a few growing boxes until one takes a measurable time, and a sample is
+ * then sized to take about cfg->sample_ns. Every sample is real work, marked done in a
+ * bitmap that the remainder later skips, and counted against the budget. */
+#ifndef GT_SAMPLER_H
+#define GT_SAMPLER_H
+
+#include "tune.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* How a sample's cost is computed: counter num over counter den (IPC's cycles over
+ * instructions), counter num per work-item, or wall time per work-item when num is -1. */
+typedef struct gt_metric_plan {
+    gt_metric metric;
+    int num, den;
+} gt_metric_plan;
+
+typedef struct gt_sampler gt_sampler;
+
+/* Checks the launch is large enough, calibrates and picks the box. When the launch is too
+ * small to pay for analysis, the sampler is not ready and r says why (source default).
+ * The default schedule becomes candidate 0 of r. Returns 0, or a negative errno with a
+ * sentence (an executor failure, -ENOMEM); free the sampler in every case. */
+int gt_sampler_create(const gt_tune_config *cfg, const gt_tune_launch *launch, const gt_executor *exec,
+                      const gt_metric_plan *metric, gt_tune_result *r, gt_sampler **out, char *err, size_t errlen);
+void gt_sampler_destroy(gt_sampler *s);
+
+bool gt_sampler_ready(const gt_sampler *s);
+/* The bitmap of workgroups already run, or NULL when none was. */
+const uint8_t *gt_sampler_done(const gt_sampler *s);
+/* Samples the budget still holds. */
+size_t gt_sampler_slots_left(const gt_sampler *s);
+/* The shapes candidates are generated for: the workgroup in items, the box in groups. */
+const uint32_t *gt_sampler_item_shape(const gt_sampler *s);
+const uint32_t *gt_sampler_box(const gt_sampler *s);
+unsigned gt_sampler_workers(const gt_sampler *s);
+/* A new round number: samples of one round are interleaved neighbours. */
+unsigned gt_sampler_next_round(gt_sampler *s);
+
+/* The index in r->candidates of the candidate with this schedule, added when new. */
+int gt_sampler_candidate(gt_sampler *s, const gt_space_entry *e, unsigned phase, size_t *index);
+/* Runs one sample of candidate `index` on the next free box. Returns 0, -ENOSPC when the
+ * budget or the boxes are used up (nothing ran), or the executor's error. */
+int gt_sampler_run(gt_sampler *s, size_t index, unsigned round, char *err, size_t errlen);
+
+#endif

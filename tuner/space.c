@@ -1,0 +1,293 @@
+/* space.c: the candidates of one axis, their parameter series, and the style syntax.
+ * A variation is left out when its permutation of the sample's shape equals one already
+ * listed: in 1-D, column, zigzag, tiled, Hilbert and Morton are all the linear order, and a
+ * tile as large as the box is no tile at all. Measuring such twins would only spend budget. */
+#include "space.h"
+
+#include "number.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const axis_names[GT_AXIS_COUNT] = {
+    [GT_AXIS_ASSIGN] = "assign",
+    [GT_AXIS_ITEM] = "item",
+    [GT_AXIS_GROUP] = "group",
+};
+
+const char *gt_axis_name(gt_axis a)
+{
+    return (unsigned)a < GT_AXIS_COUNT ? axis_names[a] : NULL;
+}
+
+#define BIT(k) (1u << (unsigned)(k))
+
+gt_space_config gt_space_config_default(void)
+{
+    return (gt_space_config){
+        .series = {.start = 2, .ratio = 2, .limit = 0},
+        .axes = BIT(GT_AXIS_ASSIGN) | BIT(GT_AXIS_ITEM) | BIT(GT_AXIS_GROUP),
+        .group_styles = BIT(GT_ORDER_LINEAR) | BIT(GT_ORDER_COLUMN) | BIT(GT_ORDER_ZIGZAG) | BIT(GT_ORDER_TILED) |
+                        BIT(GT_ORDER_HILBERT),
+        .item_styles = BIT(GT_ORDER_LINEAR) | BIT(GT_ORDER_COLUMN) | BIT(GT_ORDER_TILED),
+        .assign_styles = BIT(GT_ASSIGN_BLOCK) | BIT(GT_ASSIGN_DYNAMIC) | BIT(GT_ASSIGN_STEALING),
+    };
+}
+
+int gt_space_config_check(const gt_space_config *c, char *err, size_t errlen)
+{
+    const gt_series *s = &c->series;
+    if (s->start < 1 || s->ratio < 2 || (s->limit != 0 && s->limit < s->start)) {
+        snprintf(err, errlen,
+                 "parameter series %u:%u:%u: the start must be at least 1, the ratio at least 2, and the limit 0 "
+                 "(bounded by the grid) or at least the start",
+                 s->start, s->ratio, s->limit);
+        return -EINVAL;
+    }
+    if (c->axes & ~(BIT(GT_AXIS_COUNT) - 1) || c->group_styles & ~(BIT(GT_ORDER_KINDS) - 1) ||
+        c->item_styles & ~(BIT(GT_ORDER_KINDS) - 1) || c->assign_styles & ~(BIT(GT_ASSIGN_KINDS) - 1)) {
+        snprintf(err, errlen, "the candidate space names an axis or a style that does not exist");
+        return -EINVAL;
+    }
+    return 0;
+}
+
+int gt_series_parse(const char *text, gt_series *out, char *err, size_t errlen)
+{
+    const char *c1 = strchr(text, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+    gt_series s;
+    if (!c2 || gt_parse_u32(text, (size_t)(c1 - text), 1, UINT32_MAX, &s.start) < 0 ||
+        gt_parse_u32(c1 + 1, (size_t)(c2 - c1 - 1), 2, UINT32_MAX, &s.ratio) < 0 ||
+        gt_parse_u32(c2 + 1, strlen(c2 + 1), 0, UINT32_MAX, &s.limit) < 0) {
+        snprintf(err, errlen,
+                 "series \"%.40s\": expected START:RATIO:LIMIT, a start of at least 1, a ratio of at least 2 and a "
+                 "limit (0 = bounded by the grid), e.g. 2:2:0",
+                 text);
+        return -EINVAL;
+    }
+    gt_space_config probe = gt_space_config_default();
+    probe.series = s;
+    int rc = gt_space_config_check(&probe, err, errlen);
+    if (rc == 0)
+        *out = s;
+    return rc;
+}
+
+/* Parses "linear+tiled+hilbert" into a style bitmask of the axis. */
+static int parse_style_list(gt_axis axis, const char *text, size_t len, uint32_t *out, char *err, size_t errlen)
+{
+    uint32_t mask = 0;
+    size_t pos = 0;
+    while (pos < len) {
+        const char *plus = memchr(text + pos, '+', len - pos);
+        size_t n = plus ? (size_t)(plus - text - pos) : len - pos;
+        int rc;
+        if (axis == GT_AXIS_ASSIGN) {
+            gt_assign_kind k;
+            rc = gt_assign_kind_parse(text + pos, n, &k);
+            mask |= rc == 0 ? BIT(k) : 0;
+        } else {
+            gt_order_kind k;
+            rc = gt_order_kind_parse(text + pos, n, &k);
+            mask |= rc == 0 ? BIT(k) : 0;
+        }
+        if (rc < 0 || n == 0) {
+            snprintf(err, errlen, "styles \"%.*s\": unknown %s style \"%.*s\"; expected %s", (int)len, text,
+                     axis_names[axis], (int)n, text + pos,
+                     axis == GT_AXIS_ASSIGN ? "block, cyclic, dynamic or stealing"
+                                            : "linear, column, strided, zigzag, tiled, hilbert or morton");
+            return -EINVAL;
+        }
+        pos += n + (plus ? 1 : 0);
+    }
+    *out = mask;
+    return 0;
+}
+
+int gt_space_styles_parse(const char *text, gt_space_config *c, char *err, size_t errlen)
+{
+    gt_space_config next = *c;
+    const char *field = text;
+    while (*field) {
+        const char *comma = strchr(field, ',');
+        size_t len = comma ? (size_t)(comma - field) : strlen(field);
+        const char *eq = memchr(field, '=', len);
+        int axis = -1;
+        for (int a = 0; eq && a < GT_AXIS_COUNT; a++)
+            if (strlen(axis_names[a]) == (size_t)(eq - field) && memcmp(field, axis_names[a], (size_t)(eq - field)) == 0)
+                axis = a;
+        if (axis < 0) {
+            snprintf(err, errlen, "styles \"%.*s\": expected AXIS=STYLE+STYLE..., with AXIS group, item or assign",
+                     (int)len, field);
+            return -EINVAL;
+        }
+        uint32_t mask;
+        int rc = parse_style_list((gt_axis)axis, eq + 1, len - (size_t)(eq + 1 - field), &mask, err, errlen);
+        if (rc < 0)
+            return rc;
+        uint32_t *styles[GT_AXIS_COUNT] = {&next.assign_styles, &next.item_styles, &next.group_styles};
+        *styles[axis] = mask;
+        next.axes = mask ? next.axes | BIT(axis) : next.axes & ~BIT(axis);
+        field += len + (comma ? 1 : 0);
+    }
+    *c = next;
+    return 0;
+}
+
+/* ---- generating one axis ----------------------------------------------------------------- */
+
+typedef struct entry_list {
+    gt_space_entry *v;
+    size_t n, cap;
+    uint64_t *perm_hash; /* the order axes: hash of each entry's permutation, to drop twins */
+    bool failed;
+} entry_list;
+
+static uint64_t hash_perm(const uint32_t *p, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a */
+    const unsigned char *b = (const unsigned char *)p;
+    for (size_t i = 0; i < n * sizeof *p; i++)
+        h = (h ^ b[i]) * 0x100000001b3ULL;
+    return h;
+}
+
+static bool list_push(entry_list *l, const gt_schedule *s, const char *axis, const char *style, uint64_t hash)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 16;
+        gt_space_entry *v = realloc(l->v, cap * sizeof *v);
+        uint64_t *h = realloc(l->perm_hash, cap * sizeof *h);
+        if (v)
+            l->v = v;
+        if (h)
+            l->perm_hash = h;
+        if (!v || !h) {
+            l->failed = true;
+            return false;
+        }
+        l->cap = cap;
+    }
+    gt_space_entry *e = &l->v[l->n];
+    e->schedule = *s;
+    snprintf(e->style, sizeof e->style, "%s=%s", axis, style);
+    l->perm_hash[l->n++] = hash;
+    return true;
+}
+
+static uint64_t cells_of(const uint32_t shape[3])
+{
+    return (uint64_t)shape[0] * shape[1] * shape[2];
+}
+
+/* Adds base with its order on this axis replaced by o, unless the permutation is a twin. */
+static void add_order(entry_list *l, gt_axis axis, const gt_schedule *base, gt_order o, const uint32_t shape[3],
+                      uint32_t *scratch)
+{
+    if (l->failed || gt_order_fill(&o, shape, scratch) < 0)
+        return;
+    uint64_t h = hash_perm(scratch, cells_of(shape));
+    for (size_t i = 0; i < l->n; i++)
+        if (l->perm_hash[i] == h)
+            return;
+    gt_schedule s = *base;
+    *(axis == GT_AXIS_ITEM ? &s.item : &s.group) = o;
+    list_push(l, &s, axis_names[axis], gt_order_kind_name(o.kind), h);
+}
+
+static uint32_t series_bound(const gt_series *s, uint64_t bound)
+{
+    uint64_t b = s->limit && s->limit < bound ? s->limit : bound;
+    return b > UINT32_MAX ? UINT32_MAX : (uint32_t)b;
+}
+
+/* Calls add for each value of the series up to bound: start, start*ratio, ... */
+#define FOR_SERIES(v, s, bound) \
+    for (uint64_t v = (s)->start; v <= series_bound((s), (bound)); v *= (s)->ratio)
+
+static void add_order_styles(entry_list *l, gt_axis axis, const gt_space_config *c, const gt_schedule *base,
+                             const uint32_t shape[3], uint32_t *scratch)
+{
+    uint32_t styles = axis == GT_AXIS_ITEM ? c->item_styles : c->group_styles;
+    uint64_t cells = cells_of(shape);
+    for (unsigned k = 0; k < GT_ORDER_KINDS; k++) {
+        if (!(styles & BIT(k)))
+            continue;
+        gt_order o = {(gt_order_kind)k, 0, 0};
+        if (k == GT_ORDER_TILED) {
+            /* Square tiles, clipped to the shape; the clipped twins are dropped. */
+            FOR_SERIES(side, &c->series, shape[0] > shape[1] ? shape[0] : shape[1]) {
+                o.p1 = (uint32_t)(side < shape[0] ? side : shape[0]);
+                o.p2 = (uint32_t)(side < shape[1] ? side : shape[1]);
+                add_order(l, axis, base, o, shape, scratch);
+            }
+        } else if (k == GT_ORDER_STRIDED) {
+            /* The seed's two-dimensional parameter: stride outside, granularity inside. */
+            FOR_SERIES(stride, &c->series, cells / 2) {
+                FOR_SERIES(gran, &c->series, cells / stride) {
+                    o.p1 = (uint32_t)stride;
+                    o.p2 = (uint32_t)gran;
+                    add_order(l, axis, base, o, shape, scratch);
+                }
+            }
+        } else {
+            add_order(l, axis, base, o, shape, scratch);
+        }
+    }
+}
+
+static void add_assign(entry_list *l, const gt_schedule *base, gt_assign a)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (l->v[i].schedule.assign.kind == a.kind && l->v[i].schedule.assign.chunk == a.chunk)
+            return;
+    gt_schedule s = *base;
+    s.assign = a;
+    list_push(l, &s, axis_names[GT_AXIS_ASSIGN], gt_assign_kind_name(a.kind), 0);
+}
+
+static void add_assign_styles(entry_list *l, const gt_space_config *c, const gt_schedule *base, uint64_t box_groups,
+                              unsigned workers)
+{
+    uint64_t chunk_bound = box_groups / (workers ? workers : 1);
+    for (unsigned k = 0; k < GT_ASSIGN_KINDS; k++) {
+        if (!(c->assign_styles & BIT(k)))
+            continue;
+        if (!gt_assign_has_chunk((gt_assign_kind)k)) {
+            add_assign(l, base, (gt_assign){(gt_assign_kind)k, 0});
+            continue;
+        }
+        FOR_SERIES(chunk, &c->series, chunk_bound ? chunk_bound : 1)
+            add_assign(l, base, (gt_assign){(gt_assign_kind)k, (uint32_t)chunk});
+    }
+}
+
+int gt_space_axis(const gt_space_config *c, gt_axis axis, const gt_schedule *base, const uint32_t item_shape[3],
+                  const uint32_t box[3], unsigned workers, gt_space_entry **out, size_t *n)
+{
+    entry_list l = {0};
+    const uint32_t *shape = axis == GT_AXIS_ITEM ? item_shape : box;
+    uint32_t *scratch = NULL;
+    if (axis == GT_AXIS_ASSIGN) {
+        add_assign(&l, base, base->assign);
+        add_assign_styles(&l, c, base, cells_of(box), workers);
+    } else {
+        scratch = malloc(cells_of(shape) * sizeof *scratch);
+        if (!scratch)
+            return -ENOMEM;
+        add_order(&l, axis, base, axis == GT_AXIS_ITEM ? base->item : base->group, shape, scratch);
+        add_order_styles(&l, axis, c, base, shape, scratch);
+    }
+    free(scratch);
+    free(l.perm_hash);
+    if (l.failed) {
+        free(l.v);
+        return -ENOMEM;
+    }
+    *out = l.v;
+    *n = l.n;
+    return 0;
+}

@@ -1,0 +1,248 @@
+/* strategy.c: racing and nested analysis over the axes of the candidate space.
+ *
+ * Statistics rules: candidates are ranked by the median cost per work-item of their samples.
+ * A winner is clear when its worst sample, raised by the minimum gain, is still below every
+ * rival's best sample. An axis is flat when all its remaining candidates' medians lie within
+ * the minimum gain of each other; then the incumbent stays. A challenger replaces the
+ * incumbent only when its median beats the incumbent's by the minimum gain. */
+#include "strategy.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct axis_run {
+    const gt_tune_config *cfg;
+    gt_sampler *s;
+    gt_tune_result *r;
+    size_t *field; /* candidate indices of this axis, best first after ranking */
+    size_t n;
+    size_t incumbent;
+    size_t slots; /* samples this axis may spend */
+    char *err;
+    size_t errlen;
+} axis_run;
+
+static double median_of(const axis_run *a, size_t cand)
+{
+    return a->r->candidates[cand].median;
+}
+
+/* Ranks by median, candidates without a measured median last; stable for equal medians so
+   the incumbent (listed first) keeps its place on ties. */
+static void rank(axis_run *a, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        size_t c = a->field[i];
+        double m = median_of(a, c);
+        size_t j = i;
+        for (; j > 0; j--) {
+            double p = median_of(a, a->field[j - 1]);
+            if (!(isnan(p) && !isnan(m)) && !(m < p))
+                break;
+            a->field[j] = a->field[j - 1];
+        }
+        a->field[j] = c;
+    }
+}
+
+static bool clear_winner(const axis_run *a, size_t n)
+{
+    const gt_candidate *best = &a->r->candidates[a->field[0]];
+    size_t used = 0;
+    for (size_t i = 0; i < best->nsamples; i++)
+        used += best->samples[i].used;
+    if (n < 2 || used < a->cfg->min_samples || isnan(best->max))
+        return false;
+    for (size_t i = 1; i < n; i++) {
+        const gt_candidate *c = &a->r->candidates[a->field[i]];
+        if (!(best->max * (1 + a->cfg->min_gain) < c->min))
+            return false;
+    }
+    return true;
+}
+
+static bool flat(const axis_run *a, size_t n)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    bool has_incumbent = false;
+    for (size_t i = 0; i < n; i++) {
+        double m = median_of(a, a->field[i]);
+        if (isnan(m))
+            return false;
+        lo = fmin(lo, m);
+        hi = fmax(hi, m);
+        has_incumbent |= a->field[i] == a->incumbent;
+    }
+    return has_incumbent && hi <= lo * (1 + a->cfg->min_gain);
+}
+
+/* One round: a sample of each of the first n candidates, starting at an offset that rotates
+   with the round so that no candidate always runs first. Returns -ENOSPC when the budget
+   ran out. */
+static int run_round(axis_run *a, size_t n, bool rotate, size_t *spent)
+{
+    unsigned round = gt_sampler_next_round(a->s);
+    for (size_t j = 0; j < n; j++) {
+        if (*spent >= a->slots)
+            return -ENOSPC;
+        size_t c = a->field[rotate ? (j + round) % n : j];
+        int rc = gt_sampler_run(a->s, c, round, a->err, a->errlen);
+        if (rc < 0)
+            return rc;
+        (*spent)++;
+    }
+    return 0;
+}
+
+/* Successive halving: each stage gives every survivor an equal share of the stage's samples,
+   then the worse half is dropped. Stages get equal shares of the axis's samples. */
+static int race(axis_run *a)
+{
+    size_t alive = a->n, spent = 0;
+    unsigned stages = 1;
+    while ((1u << stages) < a->n)
+        stages++;
+    for (unsigned stage = 0; alive > 0; stage++) {
+        size_t stage_slots = (a->slots - spent) / (stages > stage ? stages - stage : 1);
+        size_t per = stage_slots / alive ? stage_slots / alive : 1;
+        int rc = 0;
+        for (size_t k = 0; k < per && rc == 0; k++)
+            rc = run_round(a, alive, true, &spent);
+        rank(a, alive);
+        if (rc == -ENOSPC)
+            return 0;
+        if (rc < 0)
+            return rc;
+        if (alive == 1 || clear_winner(a, alive) || flat(a, alive))
+            return 0;
+        size_t keep = (alive + 1) / 2;
+        for (size_t i = keep; i < alive; i++)
+            a->r->candidates[a->field[i]].eliminated = true;
+        alive = keep;
+    }
+    return 0;
+}
+
+/* The seed's loop: every style with every parameter in turn, round after round, until the
+   axis's samples are spent or, after min_samples rounds, its winner is clear or it is flat. */
+static int nested(axis_run *a)
+{
+    size_t spent = 0;
+    size_t rounds = a->slots / a->n ? a->slots / a->n : 1;
+    for (size_t k = 0; k < rounds; k++) {
+        int rc = run_round(a, a->n, false, &spent);
+        if (rc == -ENOSPC)
+            break;
+        if (rc < 0)
+            return rc;
+        size_t *order = malloc(a->n * sizeof *order);
+        if (!order)
+            return -ENOMEM;
+        memcpy(order, a->field, a->n * sizeof *order);
+        rank(a, a->n);
+        bool done = k + 1 >= a->cfg->min_samples && (clear_winner(a, a->n) || flat(a, a->n));
+        memcpy(a->field, order, a->n * sizeof *order); /* keep the style-major order */
+        free(order);
+        if (done)
+            break;
+    }
+    rank(a, a->n);
+    return 0;
+}
+
+/* The candidates of an axis around the incumbent, as indices into r->candidates. */
+static int axis_field(axis_run *a, gt_axis axis)
+{
+    gt_space_entry *entries;
+    size_t n;
+    int rc = gt_space_axis(&a->cfg->space, axis, &a->r->candidates[a->incumbent].schedule,
+                           gt_sampler_item_shape(a->s), gt_sampler_box(a->s), gt_sampler_workers(a->s), &entries, &n);
+    if (rc < 0)
+        return rc;
+    a->field = calloc(n ? n : 1, sizeof *a->field);
+    for (size_t i = 0; a->field && i < n && rc == 0; i++)
+        rc = gt_sampler_candidate(a->s, &entries[i], (unsigned)axis, &a->field[i]);
+    free(entries);
+    a->n = n;
+    return !a->field ? -ENOMEM : rc;
+}
+
+static size_t axis_size(const gt_tune_config *cfg, gt_sampler *s, gt_axis axis)
+{
+    gt_space_entry *entries;
+    size_t n = 0;
+    if (gt_space_axis(&cfg->space, axis, &gt_schedule_default, gt_sampler_item_shape(s), gt_sampler_box(s),
+                      gt_sampler_workers(s), &entries, &n) < 0)
+        return 1;
+    free(entries);
+    return n;
+}
+
+static size_t samples_of(const gt_tune_result *r)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->ncandidates; i++)
+        for (size_t k = 0; k < r->candidates[i].nsamples; k++)
+            n += r->candidates[i].samples[k].used;
+    return n;
+}
+
+static void decide(const gt_tune_config *cfg, gt_tune_result *r, size_t incumbent)
+{
+    const gt_candidate *def = &r->candidates[0], *win = &r->candidates[incumbent];
+    r->winner = win->schedule;
+    size_t samples = samples_of(r);
+    if (incumbent == 0) {
+        r->source = GT_SOURCE_DEFAULT;
+        r->estimated_gain = isnan(def->median) ? NAN : 0.0;
+        snprintf(r->reason, sizeof r->reason,
+                 "analysis found no candidate that beats the default by %.0f%% (%zu candidates, %zu samples)",
+                 cfg->min_gain * 100, r->ncandidates, samples);
+        return;
+    }
+    r->source = GT_SOURCE_ANALYSIS;
+    r->estimated_gain = def->median / win->median - 1;
+    /* The comparison that made it win was against the schedule it varied, on one axis; the
+       default's median comes from other rounds, so the two can disagree on a noisy machine. */
+    snprintf(r->reason, sizeof r->reason,
+             "won the analysis with a median cost of %.3g %s against the default's %.3g (%zu candidates, %zu samples)",
+             win->median, gt_metric_unit(r->metric), def->median, r->ncandidates, samples);
+}
+
+int gt_strategy_run(const gt_tune_config *cfg, gt_sampler *s, gt_tune_result *r, char *err, size_t errlen)
+{
+    size_t sizes[GT_AXIS_COUNT] = {0}, remaining = 0;
+    for (int ax = 0; ax < GT_AXIS_COUNT; ax++) {
+        if (cfg->space.axes & (1u << ax))
+            sizes[ax] = axis_size(cfg, s, (gt_axis)ax);
+        remaining += sizes[ax] > 1 ? sizes[ax] : 0;
+    }
+    axis_run a = {.cfg = cfg, .s = s, .r = r, .incumbent = 0, .err = err, .errlen = errlen};
+    for (int ax = 0; ax < GT_AXIS_COUNT; ax++) {
+        if (sizes[ax] <= 1)
+            continue;
+        int rc = axis_field(&a, (gt_axis)ax);
+        /* Each axis gets the share of the remaining samples its size asks for. */
+        a.slots = remaining ? gt_sampler_slots_left(s) * sizes[ax] / remaining : 0;
+        remaining -= sizes[ax];
+        if (rc == 0 && a.n > 1 && a.slots > 0)
+            rc = cfg->strategy == GT_STRATEGY_NESTED ? nested(&a) : race(&a);
+        if (rc == 0 && a.n > 1) {
+            double best = median_of(&a, a.field[0]), held = median_of(&a, a.incumbent);
+            if (a.field[0] != a.incumbent && best * (1 + cfg->min_gain) < held)
+                a.incumbent = a.field[0];
+        }
+        free(a.field);
+        a.field = NULL;
+        if (rc < 0) {
+            if (rc == -ENOMEM)
+                snprintf(err, errlen, "out of memory during the analysis");
+            return rc;
+        }
+    }
+    decide(cfg, r, a.incumbent);
+    return 0;
+}

@@ -1,0 +1,289 @@
+/* tune.c: one launch through plan, analysis, dispatch and record.
+ *
+ * Analysis cuts the grid into equal boxes of workgroups (samples) and walks them in order, so
+ * the samples of one round are neighbours and no candidate is handed cheaper work than the
+ * others. The box size comes from a calibration run of the default schedule, so that one
+ * sample takes about cfg->sample_ns. The axes of the schedule are explored one after the
+ * other (space.h); in each, the current best schedule defends against the axis's variations.
+ * The strategy decides how the samples of an axis are spent (strategy.c). */
+#include "tune.h"
+
+#include "grid.h"
+#include "sampler.h"
+#include "strategy.h"
+#include "wisdom.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---- names and defaults ------------------------------------------------------------------ */
+
+static const char *const mode_names[] = {"auto", "off", "retune"};
+static const char *const strategy_names[] = {"racing", "nested"};
+static const char *const metric_names[] = {"time", "ipc", "l1", "l2", "energy"};
+static const char *const metric_units[] = {"ns per work-item", "cycles per instruction", "L1 misses per work-item",
+                                           "L2 misses per work-item", "energy units per work-item"};
+static const char *const source_names[] = {"analysis", "wisdom", "forced", "default"};
+static const char *const counter_mode_names[] = {"hardware", "software", "none"};
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+#define NAME_OF(table, v) ((unsigned)(v) < COUNT(table) ? (table)[v] : "unknown")
+
+const char *gt_tune_mode_name(gt_tune_mode m) { return NAME_OF(mode_names, m); }
+const char *gt_strategy_name(gt_strategy s) { return NAME_OF(strategy_names, s); }
+const char *gt_metric_name(gt_metric m) { return NAME_OF(metric_names, m); }
+const char *gt_metric_unit(gt_metric m) { return NAME_OF(metric_units, m); }
+const char *gt_decision_source_name(gt_decision_source s) { return NAME_OF(source_names, s); }
+const char *gt_counter_mode_name(gt_counter_mode m) { return NAME_OF(counter_mode_names, m); }
+
+static int parse_name(const char *text, const char *const *names, size_t n, int *out)
+{
+    for (size_t i = 0; text && i < n; i++) {
+        if (strcmp(text, names[i]) == 0) {
+            *out = (int)i;
+            return 0;
+        }
+    }
+    return -EINVAL;
+}
+
+int gt_tune_mode_parse(const char *text, gt_tune_mode *out)
+{
+    int v, rc = parse_name(text, mode_names, COUNT(mode_names), &v);
+    if (rc == 0)
+        *out = (gt_tune_mode)v;
+    return rc;
+}
+
+int gt_strategy_parse(const char *text, gt_strategy *out)
+{
+    int v, rc = parse_name(text, strategy_names, COUNT(strategy_names), &v);
+    if (rc == 0)
+        *out = (gt_strategy)v;
+    return rc;
+}
+
+int gt_metric_parse(const char *text, gt_metric *out)
+{
+    int v, rc = parse_name(text, metric_names, COUNT(metric_names), &v);
+    if (rc == 0)
+        *out = (gt_metric)v;
+    return rc;
+}
+
+gt_tune_config gt_tune_config_default(void)
+{
+    return (gt_tune_config){
+        .mode = GT_TUNE_AUTO,
+        .strategy = GT_STRATEGY_RACING,
+        .metric = GT_METRIC_TIME,
+        .budget = 0.10,
+        .min_gain = 0.03,
+        .sample_ns = 250000,
+        .min_samples = 2,
+        .space = gt_space_config_default(),
+        .forced = false,
+        .schedule = gt_schedule_default,
+    };
+}
+
+int gt_tune_config_check(const gt_tune_config *cfg, char *err, size_t errlen)
+{
+    if (!(cfg->budget > 0 && cfg->budget < 0.5)) {
+        snprintf(err, errlen, "budget %g: expected a fraction of the workgroups above 0 and below 0.5", cfg->budget);
+        return -EINVAL;
+    }
+    if (!(cfg->min_gain >= 0 && cfg->min_gain < 1)) {
+        snprintf(err, errlen, "minimum gain %g: expected a fraction from 0 to below 1", cfg->min_gain);
+        return -EINVAL;
+    }
+    if (cfg->sample_ns < 1000 || cfg->sample_ns > 10000000000ULL) {
+        snprintf(err, errlen, "sample time %llu ns: expected 1 us to 10 s", (unsigned long long)cfg->sample_ns);
+        return -EINVAL;
+    }
+    if (cfg->min_samples < 1 || cfg->min_samples > 64) {
+        snprintf(err, errlen, "minimum samples %u: expected 1 to 64", cfg->min_samples);
+        return -EINVAL;
+    }
+    if ((unsigned)cfg->mode >= COUNT(mode_names) || (unsigned)cfg->strategy >= COUNT(strategy_names) ||
+        (unsigned)cfg->metric >= COUNT(metric_names)) {
+        snprintf(err, errlen, "unknown tuning mode, strategy or metric");
+        return -EINVAL;
+    }
+    return gt_space_config_check(&cfg->space, err, errlen);
+}
+
+/* ---- running batches ---------------------------------------------------------------------- */
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static void set_reason(gt_tune_result *r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->reason, sizeof r->reason, fmt, ap);
+    va_end(ap);
+}
+
+/* Runs every workgroup not yet run (skip may be NULL) with s: the dispatch step. */
+static int run_remainder(const gt_executor *exec, const gt_schedule *s, const uint8_t *skip, gt_tune_result *r,
+                         char *err, size_t errlen)
+{
+    gt_exec_batch b = {.schedule = *s, .skip = skip};
+    gt_exec_result er = {0};
+    int rc = exec->run(exec->ctx, &b, &er, err, errlen);
+    if (rc < 0)
+        return rc;
+    r->groups_remainder = er.groups;
+    r->remainder_ns = er.wall_ns;
+    memcpy(r->remainder_counters, er.counters, sizeof er.counters);
+    if (r->groups_analysis + r->groups_remainder != r->groups_total) {
+        snprintf(err, errlen, "the executor ran %llu workgroups in all, the launch has %llu",
+                 (unsigned long long)(r->groups_analysis + r->groups_remainder), (unsigned long long)r->groups_total);
+        return -EIO;
+    }
+    return 0;
+}
+
+/* ---- metric ----------------------------------------------------------------------------- */
+
+static int counter_index(const gt_counter_status *cs, const char *name)
+{
+    for (unsigned i = 0; cs && i < cs->nused; i++)
+        if (strstr(cs->used[i], name))
+            return (int)i;
+    return -1;
+}
+
+/* Picks the counters the asked metric needs, or falls back to time and says why. */
+static void resolve_metric(const gt_tune_config *cfg, const gt_executor *exec, gt_tune_result *r, gt_metric_plan *m)
+{
+    static const char *const needs[][2] = {
+        [GT_METRIC_TIME] = {NULL, NULL},
+        [GT_METRIC_IPC] = {"PAPI_TOT_CYC", "PAPI_TOT_INS"},
+        [GT_METRIC_L1] = {"PAPI_L1_DCM", NULL},
+        [GT_METRIC_L2] = {"PAPI_L2_DCM", NULL},
+        [GT_METRIC_ENERGY] = {"ENERGY", NULL},
+    };
+    m->metric = cfg->metric;
+    m->num = m->den = -1;
+    for (int i = 0; i < 2; i++) {
+        const char *need = needs[cfg->metric][i];
+        if (!need)
+            continue;
+        int idx = counter_index(exec->counters, need);
+        if (idx < 0) {
+            snprintf(r->metric_note, sizeof r->metric_note,
+                     "the metric %s needs a %s counter, which is not counted here; using time per work-item",
+                     gt_metric_name(cfg->metric), need);
+            m->metric = GT_METRIC_TIME;
+            m->num = m->den = -1;
+            break;
+        }
+        *(i == 0 ? &m->num : &m->den) = idx;
+    }
+    r->metric = m->metric;
+}
+
+/* ---- plan -------------------------------------------------------------------------------- */
+
+static void wisdom_key(const gt_tune_launch *l, unsigned workers, gt_wisdom_key *k)
+{
+    memset(k, 0, sizeof *k);
+    snprintf(k->kernel, sizeof k->kernel, "%s", l->kernel ? l->kernel : "");
+    snprintf(k->kernel_hash, sizeof k->kernel_hash, "%s", l->kernel_hash ? l->kernel_hash : "");
+    snprintf(k->machine, sizeof k->machine, "%s", l->machine ? l->machine : "");
+    k->range = gt_range_normalized(&l->range);
+    k->workers = workers;
+}
+
+static void record_wisdom(gt_wisdom *w, const gt_wisdom_key *key, const gt_tune_result *r)
+{
+    gt_wisdom_entry e = {.schedule = r->winner, .cost = NAN, .gain = r->estimated_gain, .decided = (int64_t)time(NULL)};
+    snprintf(e.metric, sizeof e.metric, "%s", gt_metric_name(r->metric));
+    for (size_t i = 0; i < r->ncandidates; i++)
+        if (gt_schedule_equal(&r->candidates[i].schedule, &r->winner))
+            e.cost = r->candidates[i].median;
+    gt_wisdom_store(w, key, &e);
+}
+
+static int analyse_and_dispatch(const gt_tune_config *cfg, const gt_tune_launch *launch, const gt_executor *exec,
+                                const gt_metric_plan *metric, gt_wisdom *wisdom, const gt_wisdom_key *key,
+                                gt_tune_result *r, char *err, size_t errlen)
+{
+    gt_sampler *sampler = NULL;
+    int rc = gt_sampler_create(cfg, launch, exec, metric, r, &sampler, err, errlen);
+    bool analysed = rc == 0 && gt_sampler_ready(sampler);
+    if (analysed)
+        rc = gt_strategy_run(cfg, sampler, r, err, errlen);
+    if (rc == 0)
+        rc = run_remainder(exec, &r->winner, gt_sampler_done(sampler), r, err, errlen);
+    gt_sampler_destroy(sampler);
+    r->total_ns = r->analysis_ns + r->remainder_ns;
+    /* A default kept by analysis is remembered too, so the next launch skips analysis. */
+    if (rc == 0 && analysed && wisdom)
+        record_wisdom(wisdom, key, r);
+    return rc;
+}
+
+int gt_tune_run(const gt_tune_config *cfg, const gt_tune_launch *launch, const gt_executor *exec, gt_wisdom *wisdom,
+                gt_tune_result *r, char *err, size_t errlen)
+{
+    memset(r, 0, sizeof *r);
+    r->winner = gt_schedule_default;
+    r->estimated_gain = NAN;
+    int rc = gt_tune_config_check(cfg, err, errlen);
+    if (rc == 0)
+        rc = gt_range_check(&launch->range, err, errlen);
+    if (rc < 0)
+        return rc;
+    if (!exec || !exec->run || exec->workers == 0) {
+        snprintf(err, errlen, "the tuner was given no executor to run the launch on");
+        return -EINVAL;
+    }
+    r->groups_total = gt_range_group_count(&launch->range);
+    r->items_per_group = gt_range_group_items(&launch->range);
+    gt_metric_plan metric;
+    resolve_metric(cfg, exec, r, &metric);
+
+    gt_wisdom_key key;
+    wisdom_key(launch, exec->workers, &key);
+    bool keyed = wisdom && launch->kernel_hash && launch->machine;
+    gt_wisdom_entry hit;
+
+    if (cfg->forced) {
+        r->source = GT_SOURCE_FORCED;
+        r->winner = cfg->schedule;
+        set_reason(r, "the launch asked for this schedule");
+    } else if (cfg->mode == GT_TUNE_OFF) {
+        r->source = GT_SOURCE_DEFAULT;
+        set_reason(r, "tuning is off for this launch");
+    } else if (cfg->mode == GT_TUNE_AUTO && keyed && gt_wisdom_lookup(wisdom, &key, &hit)) {
+        r->source = GT_SOURCE_WISDOM;
+        r->winner = hit.schedule;
+        r->estimated_gain = hit.gain;
+        set_reason(r, "the wisdom has this kernel, range and worker count on this machine");
+    } else {
+        return analyse_and_dispatch(cfg, launch, exec, &metric, keyed ? wisdom : NULL, &key, r, err, errlen);
+    }
+    rc = run_remainder(exec, &r->winner, NULL, r, err, errlen);
+    r->total_ns = r->analysis_ns + r->remainder_ns;
+    return rc;
+}
+
+void gt_tune_result_free(gt_tune_result *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->ncandidates; i++)
+        free(r->candidates[i].samples);
+    free(r->candidates);
+    r->candidates = NULL;
+    r->ncandidates = 0;
+}

@@ -1,0 +1,136 @@
+/* tune.h: one launch through the tuner: plan, analyse, dispatch, record.
+ *
+ * Plan: a forced schedule, a wisdom hit, or a launch too small to pay for analysis run the
+ * whole grid with one schedule. Otherwise analysis runs a minority of the workgroups (the
+ * budget) as measured samples of candidate schedules, picks the winner, and the remainder
+ * runs every workgroup not yet run with it, so each workgroup runs exactly once. The winner
+ * goes into the wisdom. The tuner drives execution only through a gt_executor. */
+#ifndef GT_TUNE_H
+#define GT_TUNE_H
+
+#include "executor.h"
+#include "schedule.h"
+#include "space.h"
+
+#include <gridtune/range.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct gt_wisdom gt_wisdom;
+
+typedef enum gt_tune_mode {
+    GT_TUNE_AUTO,   /* wisdom if it has the launch, else analysis */
+    GT_TUNE_OFF,    /* the default schedule (or the forced one), no analysis */
+    GT_TUNE_RETUNE, /* analysis even when the wisdom has the launch; the new winner replaces it */
+} gt_tune_mode;
+
+typedef enum gt_strategy {
+    GT_STRATEGY_RACING, /* successive halving: every candidate sampled, the better half again, ... */
+    GT_STRATEGY_NESTED, /* the ARM seed's loop: styles outside, the parameter series inside */
+} gt_strategy;
+
+/* What a candidate is judged by; every metric is a cost, lower is better. */
+typedef enum gt_metric {
+    GT_METRIC_TIME,   /* wall nanoseconds per work-item */
+    GT_METRIC_IPC,    /* cycles per instruction (the inverse of IPC) */
+    GT_METRIC_L1,     /* L1 data-cache misses per work-item */
+    GT_METRIC_L2,     /* L2 data-cache misses per work-item */
+    GT_METRIC_ENERGY, /* package energy per work-item, in the RAPL event's unit */
+} gt_metric;
+
+typedef struct gt_tune_config {
+    gt_tune_mode mode;
+    gt_strategy strategy;
+    gt_metric metric;
+    double budget;           /* the most workgroups analysis may run, as a fraction: (0, 0.5) */
+    double min_gain;         /* a challenger must beat the incumbent by this fraction */
+    uint64_t sample_ns;      /* samples are sized to take about this long */
+    unsigned min_samples;    /* samples a candidate needs before a winner can be clear */
+    gt_space_config space;   /* the candidate space and its parameter series */
+    bool forced;             /* run `schedule` on the whole launch, no analysis */
+    gt_schedule schedule;
+} gt_tune_config;
+
+/* Every default in one place: racing, time, 10% budget, 3% gain, 250 us samples. */
+gt_tune_config gt_tune_config_default(void);
+int gt_tune_mode_parse(const char *text, gt_tune_mode *out);
+int gt_strategy_parse(const char *text, gt_strategy *out);
+int gt_metric_parse(const char *text, gt_metric *out);
+const char *gt_tune_mode_name(gt_tune_mode m);
+const char *gt_strategy_name(gt_strategy s);
+const char *gt_metric_name(gt_metric m);
+const char *gt_metric_unit(gt_metric m);
+
+/* Checks budget, gain, sample size and space; -EINVAL with a sentence naming the bad value. */
+int gt_tune_config_check(const gt_tune_config *cfg, char *err, size_t errlen);
+
+/* Which launch this is, for the wisdom key and the report. */
+typedef struct gt_tune_launch {
+    const char *kernel;      /* kernel name */
+    const char *kernel_hash; /* hex hash of the module's code and the kernel name */
+    const char *machine;     /* hex machine signature (gt_machine_signature) */
+    gt_range range;
+} gt_tune_launch;
+
+typedef enum gt_decision_source {
+    GT_SOURCE_ANALYSIS,
+    GT_SOURCE_WISDOM,
+    GT_SOURCE_FORCED,
+    GT_SOURCE_DEFAULT,
+} gt_decision_source;
+const char *gt_decision_source_name(gt_decision_source s);
+
+typedef struct gt_sample {
+    uint32_t box_origin[3];
+    uint32_t box_extent[3];
+    unsigned round;   /* the analysis round it ran in; samples of one round are neighbours */
+    uint64_t groups;
+    uint64_t items;
+    uint64_t wall_ns;
+    double cost;      /* the metric per work-item for this sample */
+    bool used;        /* counted in the statistics; the calibration sample is not */
+    int64_t counters[GT_COUNTERS_MAX];
+} gt_sample;
+
+typedef struct gt_candidate {
+    gt_schedule schedule;
+    char style[GT_STYLE_NAME_MAX]; /* the axis and style it varies, e.g. "item=tiled" */
+    unsigned phase;                /* index of the space axis it was tried in */
+    size_t nsamples;
+    gt_sample *samples;
+    /* Over the used samples (NaN when there are none). */
+    double median, min, max;
+    bool eliminated; /* dropped by the race before analysis ended */
+} gt_candidate;
+
+typedef struct gt_tune_result {
+    gt_decision_source source;
+    char reason[256];   /* why this schedule: one sentence */
+    gt_schedule winner;
+    gt_metric metric;   /* the metric actually used (time when the asked one was not counted) */
+    char metric_note[160]; /* why the asked metric was replaced, or "" */
+    gt_candidate *candidates;
+    size_t ncandidates;
+    uint64_t groups_total;
+    uint64_t groups_analysis;
+    uint64_t groups_remainder;
+    uint64_t items_per_group;
+    uint64_t analysis_ns;
+    uint64_t remainder_ns;
+    uint64_t total_ns;
+    int64_t remainder_counters[GT_COUNTERS_MAX];
+    /* default's cost / winner's cost - 1, from the analysis samples or the wisdom entry;
+       NaN when neither measured it. */
+    double estimated_gain;
+} gt_tune_result;
+
+/* Runs the launch through exec. wisdom may be NULL (nothing remembered). On success the
+ * result is filled; the caller frees it with gt_tune_result_free, also after a failure.
+ * Returns 0, or a negative errno with a sentence in err: a failed executor batch stops the
+ * launch, and the workgroups already run are accounted in the result. */
+int gt_tune_run(const gt_tune_config *cfg, const gt_tune_launch *launch, const gt_executor *exec,
+                gt_wisdom *wisdom, gt_tune_result *result, char *err, size_t errlen);
+void gt_tune_result_free(gt_tune_result *result);
+
+#endif
