@@ -1,0 +1,401 @@
+/* gridtune.c: the gridtune command. One binary; each subcommand is one row of `commands`
+ * (a group such as "wisdom", a verb, its arguments and the function that runs it), so a new
+ * subcommand is one function and one row, and --help is printed from the same table.
+ * Global flags come before the subcommand: gridtune [--wisdom PATH] wisdom show.
+ * Exit status: 0 done, 1 failed (one sentence on stderr), 2 the command line was wrong. */
+#include "tuner/wisdom.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define PROG "gridtune"
+#define EXIT_OK 0
+#define EXIT_FAILED 1
+#define EXIT_USAGE 2
+#define ENV_WISDOM "GRIDTUNE_WISDOM"
+
+typedef struct options {
+    const char *wisdom; /* --wisdom; NULL: $GRIDTUNE_WISDOM, else the default path */
+} options;
+
+typedef struct command {
+    const char *group;   /* first word: "wisdom" */
+    const char *name;    /* second word: "show" */
+    const char *args;    /* its arguments, for --help */
+    int min_args, max_args;
+    int (*run)(const options *o, int argc, char **argv);
+    const char *summary;
+} command;
+
+static int wisdom_show(const options *o, int argc, char **argv);
+static int wisdom_path(const options *o, int argc, char **argv);
+static int wisdom_export(const options *o, int argc, char **argv);
+static int wisdom_import(const options *o, int argc, char **argv);
+static int wisdom_clear(const options *o, int argc, char **argv);
+
+static const command commands[] = {
+    {"wisdom", "show", "", 0, 0, wisdom_show, "list the remembered schedules as a table"},
+    {"wisdom", "path", "", 0, 0, wisdom_path, "print the wisdom file in use"},
+    {"wisdom", "export", "[FILE|-]", 0, 1, wisdom_export, "write the wisdom file's format to FILE or stdout (-)"},
+    {"wisdom", "import", "FILE|-", 1, 1, wisdom_import,
+     "merge a wisdom file (-: stdin) and save; all or nothing"},
+    {"wisdom", "clear", "", 0, 0, wisdom_clear, "forget every remembered schedule and save"},
+};
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+/* The flags, for getopt_long and for --help; `help` is what usage() prints. */
+enum { OPT_WISDOM = 256, OPT_VERSION };
+static const struct flag {
+    struct option opt;
+    const char *form, *help;
+} flags[] = {
+    {{"wisdom", required_argument, NULL, OPT_WISDOM}, "    --wisdom PATH",
+     "the wisdom file (default: see the environment)"},
+    {{"help", no_argument, NULL, 'h'}, "-h, --help", "this text; `gridtune GROUP --help` for one group"},
+    {{"version", no_argument, NULL, OPT_VERSION}, "    --version", "print the version"},
+};
+#define NFLAGS (sizeof flags / sizeof flags[0])
+
+static const struct env_var {
+    const char *name, *help;
+} environment[] = {
+    {ENV_WISDOM, "the wisdom file, when --wisdom is not given"},
+    {"XDG_STATE_HOME", "else $XDG_STATE_HOME/gridtune/wisdom.json (when set to an absolute path)"},
+    {"HOME", "else $HOME/.local/state/gridtune/wisdom.json"},
+};
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs(PROG ": ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+static void print_commands(FILE *out, const char *group)
+{
+    int width = 0;
+    char form[128];
+    for (size_t pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < NCOMMANDS; i++) {
+            const command *c = &commands[i];
+            if (group && strcmp(c->group, group) != 0)
+                continue;
+            int n = snprintf(form, sizeof form, "%s %s%s%s", c->group, c->name, *c->args ? " " : "", c->args);
+            if (pass == 0 && n > width)
+                width = n;
+            if (pass == 1)
+                fprintf(out, "  %-*s  %s\n", width, form, c->summary);
+        }
+}
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: " PROG " [OPTIONS] COMMAND [ARGS]\n"
+                 "Inspects and edits what gridtune remembers: the wisdom, the schedule decided for each\n"
+                 "kernel, range, worker count and machine, which lets a repeated launch skip analysis.\n"
+                 "\noptions:\n");
+    for (size_t i = 0; i < NFLAGS; i++)
+        fprintf(out, "  %-18s  %s\n", flags[i].form, flags[i].help);
+    fprintf(out, "\ncommands:\n");
+    print_commands(out, NULL);
+    fprintf(out, "\nenvironment:\n");
+    for (size_t i = 0; i < sizeof environment / sizeof *environment; i++)
+        fprintf(out, "  %-18s  %s\n", environment[i].name, environment[i].help);
+    fprintf(out, "\nexit status: %d done, %d failed, %d wrong command line\n", EXIT_OK, EXIT_FAILED, EXIT_USAGE);
+}
+
+static int usage_error(const char *group, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int usage_error(const char *group, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs(PROG ": ", stderr);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nusage:\n");
+    if (group)
+        print_commands(stderr, group);
+    else
+        fprintf(stderr, "  " PROG " [OPTIONS] COMMAND [ARGS]; " PROG " --help lists them\n");
+    return EXIT_USAGE;
+}
+
+/* ---- wisdom ---- */
+
+static int resolve_path(const options *o, char *buf, size_t len)
+{
+    const char *path = o->wisdom;
+    if (!path) {
+        const char *env = getenv(ENV_WISDOM);
+        path = env && *env ? env : NULL;
+    }
+    if (path) {
+        if (snprintf(buf, len, "%s", path) >= (int)len) {
+            say("wisdom path \"%.64s...\" is too long", path);
+            return -ENAMETOOLONG;
+        }
+        return 0;
+    }
+    char err[256];
+    int rc = gt_wisdom_default_path(buf, len, err, sizeof err);
+    if (rc)
+        say("%s; set " ENV_WISDOM " or use --wisdom PATH", err);
+    return rc;
+}
+
+/* Opens the wisdom, printing the warning when its file was set aside. */
+static gt_wisdom *open_wisdom(const options *o)
+{
+    char path[PATH_MAX], err[1024];
+    if (resolve_path(o, path, sizeof path))
+        return NULL;
+    gt_wisdom *w = NULL;
+    if (gt_wisdom_open(path, &w, err, sizeof err) != 0) {
+        say("%s", err);
+        return NULL;
+    }
+    if (*gt_wisdom_warning(w))
+        say("warning: %s", gt_wisdom_warning(w));
+    return w;
+}
+
+static int save(gt_wisdom *w)
+{
+    char err[1024];
+    if (gt_wisdom_save(w, err, sizeof err) == 0)
+        return EXIT_OK;
+    say("%s", err);
+    return EXIT_FAILED;
+}
+
+enum { COL_KERNEL, COL_RANGE, COL_WORKERS, COL_SCHEDULE, COL_METRIC, COL_COST, COL_GAIN, COL_DECIDED, NCOLS };
+static const char *const column_names[NCOLS] = {"kernel", "range", "workers", "schedule",
+                                                "metric", "cost", "gain", "decided"};
+#define CELL_MAX GT_SCHEDULE_TEXT_MAX
+
+/* 8192x8192/16x16: global sizes / local sizes of the used dimensions. */
+static void format_range(const gt_range *r, char *buf, size_t len)
+{
+    int n = 0;
+    for (unsigned d = 0; d < r->dims; d++)
+        n += snprintf(buf + n, len - (size_t)n, "%s%zu", d ? "x" : "", r->global[d]);
+    for (unsigned d = 0; d < r->dims; d++)
+        n += snprintf(buf + n, len - (size_t)n, "%s%zu", d ? "x" : "/", r->local[d]);
+}
+
+static void format_row(const gt_wisdom_key *k, const gt_wisdom_entry *e, char cells[NCOLS][CELL_MAX])
+{
+    snprintf(cells[COL_KERNEL], CELL_MAX, "%s", k->kernel);
+    format_range(&k->range, cells[COL_RANGE], CELL_MAX);
+    snprintf(cells[COL_WORKERS], CELL_MAX, "%u", k->workers);
+    gt_schedule_format(&e->schedule, cells[COL_SCHEDULE], CELL_MAX);
+    snprintf(cells[COL_METRIC], CELL_MAX, "%s", e->metric);
+    snprintf(cells[COL_COST], CELL_MAX, "%.4g", e->cost);
+    if (isnan(e->gain))
+        snprintf(cells[COL_GAIN], CELL_MAX, "-");
+    else
+        snprintf(cells[COL_GAIN], CELL_MAX, "%+.1f%%", e->gain * 100);
+    time_t t = (time_t)e->decided;
+    struct tm tm;
+    if (gmtime_r(&t, &tm) && strftime(cells[COL_DECIDED], CELL_MAX, "%Y-%m-%dT%H:%M:%SZ", &tm) > 0)
+        return;
+    snprintf(cells[COL_DECIDED], CELL_MAX, "%" PRId64, e->decided);
+}
+
+static int wisdom_show(const options *o, int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    gt_wisdom *w = open_wisdom(o);
+    if (!w)
+        return EXIT_FAILED;
+    size_t n = gt_wisdom_count(w);
+    if (n == 0) {
+        printf("no entries in %s\n", gt_wisdom_path(w));
+        gt_wisdom_close(w);
+        return EXIT_OK;
+    }
+    char (*cells)[NCOLS][CELL_MAX] = calloc(n, sizeof *cells);
+    if (!cells) {
+        say("out of memory listing %zu entries", n);
+        gt_wisdom_close(w);
+        return EXIT_FAILED;
+    }
+    int width[NCOLS];
+    for (int c = 0; c < NCOLS; c++)
+        width[c] = (int)strlen(column_names[c]);
+    for (size_t i = 0; i < n; i++) {
+        gt_wisdom_key k;
+        gt_wisdom_entry e;
+        gt_wisdom_get(w, i, &k, &e);
+        format_row(&k, &e, cells[i]);
+        for (int c = 0; c < NCOLS; c++)
+            if ((int)strlen(cells[i][c]) > width[c])
+                width[c] = (int)strlen(cells[i][c]);
+    }
+    for (int c = 0; c < NCOLS; c++)
+        printf("%-*s%s", c + 1 < NCOLS ? width[c] : 0, column_names[c], c + 1 < NCOLS ? "  " : "\n");
+    for (size_t i = 0; i < n; i++)
+        for (int c = 0; c < NCOLS; c++)
+            printf("%-*s%s", c + 1 < NCOLS ? width[c] : 0, cells[i][c], c + 1 < NCOLS ? "  " : "\n");
+    free(cells);
+    gt_wisdom_close(w);
+    return fflush(stdout) == 0 ? EXIT_OK : EXIT_FAILED;
+}
+
+static int wisdom_path(const options *o, int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    char path[PATH_MAX];
+    if (resolve_path(o, path, sizeof path))
+        return EXIT_FAILED;
+    printf("%s\n", path);
+    return EXIT_OK;
+}
+
+static int wisdom_export(const options *o, int argc, char **argv)
+{
+    gt_wisdom *w = open_wisdom(o);
+    if (!w)
+        return EXIT_FAILED;
+    char err[1024];
+    int rc = gt_wisdom_export(w, argc ? argv[0] : "-", err, sizeof err);
+    if (rc)
+        say("%s", err);
+    gt_wisdom_close(w);
+    return rc ? EXIT_FAILED : EXIT_OK;
+}
+
+static int wisdom_import(const options *o, int argc, char **argv)
+{
+    (void)argc;
+    gt_wisdom *w = open_wisdom(o);
+    if (!w)
+        return EXIT_FAILED;
+    char err[1024];
+    size_t before = gt_wisdom_count(w), merged = 0;
+    int status = EXIT_FAILED;
+    if (gt_wisdom_import(w, argv[0], &merged, err, sizeof err) != 0)
+        say("%s", err);
+    else if ((status = save(w)) == EXIT_OK)
+        printf("imported %zu entr%s into %s: %zu new, %zu replaced\n", merged, merged == 1 ? "y" : "ies",
+               gt_wisdom_path(w), gt_wisdom_count(w) - before, merged - (gt_wisdom_count(w) - before));
+    gt_wisdom_close(w);
+    return status;
+}
+
+static int wisdom_clear(const options *o, int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    gt_wisdom *w = open_wisdom(o);
+    if (!w)
+        return EXIT_FAILED;
+    size_t n = gt_wisdom_count(w);
+    gt_wisdom_clear(w);
+    int status = save(w);
+    if (status == EXIT_OK)
+        printf("cleared %zu entr%s from %s\n", n, n == 1 ? "y" : "ies", gt_wisdom_path(w));
+    gt_wisdom_close(w);
+    return status;
+}
+
+/* ---- dispatch ---- */
+
+static bool is_help(const char *arg)
+{
+    return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
+}
+
+static bool group_exists(const char *group)
+{
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (strcmp(commands[i].group, group) == 0)
+            return true;
+    return false;
+}
+
+/* argv[0] is the group, argv[1] the verb, the rest its arguments. */
+static int dispatch(const options *o, int argc, char **argv)
+{
+    const char *group = argv[0];
+    if (!group_exists(group))
+        return usage_error(NULL, "unknown command \"%s\"", group);
+    if (argc < 2)
+        return usage_error(group, "%s needs a command", group);
+    if (is_help(argv[1])) {
+        printf("usage: " PROG " [OPTIONS] %s COMMAND [ARGS]\n", group);
+        print_commands(stdout, group);
+        return EXIT_OK;
+    }
+    const command *c = NULL;
+    for (size_t i = 0; i < NCOMMANDS && !c; i++)
+        if (strcmp(commands[i].group, group) == 0 && strcmp(commands[i].name, argv[1]) == 0)
+            c = &commands[i];
+    if (!c)
+        return usage_error(group, "unknown command \"%s %s\"", group, argv[1]);
+    int nargs = argc - 2;
+    char **args = argv + 2;
+    for (int i = 0; i < nargs; i++) {
+        if (is_help(args[i])) {
+            printf("usage: " PROG " [OPTIONS] %s %s %s\n  %s\n", c->group, c->name, c->args, c->summary);
+            return EXIT_OK;
+        }
+        if (strcmp(args[i], "--") == 0) { /* what follows is an argument, even "-x" */
+            memmove(&args[i], &args[i + 1], (size_t)(nargs - i - 1) * sizeof *args);
+            nargs--;
+            break;
+        }
+        if (args[i][0] == '-' && args[i][1])
+            return usage_error(group, "%s %s: unknown option \"%s\"", c->group, c->name, args[i]);
+    }
+    if (nargs < c->min_args || nargs > c->max_args)
+        return usage_error(group, "%s %s takes %s", c->group, c->name, *c->args ? c->args : "no arguments");
+    return c->run(o, nargs, args);
+}
+
+int main(int argc, char **argv)
+{
+    struct option longopts[NFLAGS + 1];
+    for (size_t i = 0; i < NFLAGS; i++)
+        longopts[i] = flags[i].opt;
+    longopts[NFLAGS] = (struct option){0};
+    options o = {0};
+    opterr = 0; /* our own messages, prefixed with PROG rather than argv[0] */
+    int c;
+    while ((c = getopt_long(argc, argv, "+:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case OPT_WISDOM:
+            if (!*optarg)
+                return usage_error(NULL, "--wisdom needs a path");
+            o.wisdom = optarg;
+            break;
+        case 'h':
+            usage(stdout);
+            return EXIT_OK;
+        case OPT_VERSION:
+            printf(PROG " %s\n", GT_VERSION);
+            return EXIT_OK;
+        case ':':
+            return usage_error(NULL, "%s needs a value", argv[optind - 1]);
+        default:
+            if (optopt > 0 && optopt < 256)
+                return usage_error(NULL, "unknown option \"-%c\"", optopt);
+            return usage_error(NULL, "unknown option \"%s\"", argv[optind - 1]);
+        }
+    }
+    if (optind == argc)
+        return usage_error(NULL, "no command given");
+    return dispatch(&o, argc - optind, argv + optind);
+}

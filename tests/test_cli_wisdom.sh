@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# test_cli_wisdom.sh: `gridtune wisdom` end to end, in a temporary XDG_STATE_HOME: empty show,
+# import of a hand-written file, show, export round trip, a refused import that changes
+# nothing, clear, a corrupt file set aside, and the exit statuses (0 done, 1 failed, 2 usage).
+# usage: test_cli_wisdom.sh GRIDTUNE [SAVED_COPY]
+#   SAVED_COPY: where to copy a wisdom file the tool saved, for the schema check.
+set -euo pipefail
+
+gridtune=$1
+saved_copy=${2:-}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_cli_wisdom-XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+export XDG_STATE_HOME=$tmp/state
+unset GRIDTUNE_WISDOM
+wisdom=$XDG_STATE_HOME/gridtune/wisdom.json
+
+failures=0
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+
+# run EXPECTED_STATUS ARGS...: runs gridtune, keeping stdout in $out and stderr in $err.
+run() {
+  local want=$1 got=0
+  shift
+  "$gridtune" "$@" >"$tmp/out" 2>"$tmp/err" || got=$?
+  out=$(cat "$tmp/out")
+  err=$(cat "$tmp/err")
+  if [ "$got" != "$want" ]; then
+    fail "gridtune $* exited $got, expected $want; stderr: $err"
+  fi
+}
+
+expect_in() { # TEXT NEEDLE WHAT
+  case "$1" in *"$2"*) ;; *) fail "$3: \"$2\" not in: $1" ;; esac
+}
+expect_not_in() {
+  case "$1" in *"$2"*) fail "$3: \"$2\" unexpectedly in: $1" ;; *) ;; esac
+}
+
+entry() { # KERNEL SCHEDULE GAIN WORKERS
+  cat <<EOF
+    {"kernel": "$1", "kernel_hash": "0123456789abcdef", "machine": "fedcba9876543210",
+     "range": {"dims": 2, "global": [8192, 8192, 1], "local": [16, 16, 1]},
+     "workers": $4, "schedule": "$2",
+     "metric": "time", "cost": 1.25, "gain": $3, "decided": 1795000000}
+EOF
+}
+
+cat >"$tmp/good.json" <<EOF
+{"format": "gridtune-wisdom", "version": 1, "entries": [
+$(entry transpose "item=tiled:4x4,assign=block" 0.31 2),
+$(entry matmul "group=hilbert,item=linear,assign=dynamic:8" null 4)
+]}
+EOF
+cat >"$tmp/bad.json" <<EOF
+{"format": "gridtune-wisdom", "version": 1, "entries": [
+$(entry copy "group=linear" 0.1 2),
+$(entry convolve "group=linear,item=tiled:0x4" 0.1 2)
+]}
+EOF
+
+# --- the empty wisdom ---
+run 0 wisdom path
+[ "$out" = "$wisdom" ] || fail "wisdom path printed \"$out\", expected $wisdom"
+run 0 wisdom show
+expect_in "$out" "no entries" "empty show"
+[ ! -e "$wisdom" ] || fail "show created $wisdom"
+
+# --- import, show ---
+run 0 wisdom import "$tmp/good.json"
+expect_in "$out" "imported 2 entries" "import"
+[ -f "$wisdom" ] || fail "import did not save $wisdom"
+run 0 wisdom show
+expect_in "$out" "kernel" "show header"
+expect_in "$out" "transpose" "show"
+expect_in "$out" "8192x8192/16x16" "show range"
+expect_in "$out" "group=linear,item=tiled:4x4,assign=block" "show canonical schedule"
+expect_in "$out" "group=hilbert,item=linear,assign=dynamic:8" "show"
+expect_in "$out" "+31.0%" "show gain"
+expect_in "$out" "2026-11-18T11:06:40Z" "show decided"
+[ "$(printf '%s\n' "$out" | wc -l)" = 3 ] || fail "show printed other than a header and 2 rows: $out"
+[ -z "$(ls "$XDG_STATE_HOME/gridtune" | grep -v '^wisdom.json$')" ] || fail "import left files beside the wisdom"
+[ "$(stat -c %a "$XDG_STATE_HOME/gridtune")" = 700 ] || fail "the wisdom directory is not private"
+
+# --- export round trip: to a file and to stdout, then into another wisdom ---
+run 0 wisdom export "$tmp/exported.json"
+cmp -s "$tmp/exported.json" "$wisdom" || fail "export differs from the saved file"
+run 0 wisdom export
+[ "$out" = "$(cat "$wisdom")" ] || fail "export to stdout differs from the saved file"
+run 0 wisdom export -
+[ "$out" = "$(cat "$wisdom")" ] || fail "export - differs from the saved file"
+run 0 --wisdom "$tmp/other/wisdom.json" wisdom import "$tmp/exported.json"
+cmp -s "$tmp/other/wisdom.json" "$wisdom" || fail "export then import does not give the same file"
+"$gridtune" --wisdom "$tmp/stdin.json" wisdom import - <"$tmp/exported.json" >/dev/null || fail "import - failed"
+cmp -s "$tmp/stdin.json" "$wisdom" || fail "import from stdin does not give the same file"
+GRIDTUNE_WISDOM=$tmp/env.json run 0 wisdom path
+[ "$out" = "$tmp/env.json" ] || fail "GRIDTUNE_WISDOM ignored: $out"
+GRIDTUNE_WISDOM=$tmp/env.json run 0 --wisdom "$tmp/flag.json" wisdom path
+[ "$out" = "$tmp/flag.json" ] || fail "--wisdom does not override GRIDTUNE_WISDOM: $out"
+if [ -n "$saved_copy" ]; then cp "$wisdom" "$saved_copy"; fi
+
+# --- a bad file is refused whole ---
+cp "$wisdom" "$tmp/before.json"
+run 1 wisdom import "$tmp/bad.json"
+expect_in "$err" "gridtune: " "refused import prefix"
+expect_in "$err" "entry 1: \"schedule\"" "refused import names the entry"
+expect_in "$err" "nothing was imported" "refused import"
+cmp -s "$wisdom" "$tmp/before.json" || fail "a refused import changed the wisdom file"
+run 1 wisdom import "$tmp/absent.json"
+expect_in "$err" "absent.json" "import of a missing file"
+
+# --- clear ---
+run 0 wisdom clear
+expect_in "$out" "cleared 2 entries" "clear"
+run 0 wisdom show
+expect_in "$out" "no entries" "show after clear"
+[ -f "$wisdom" ] || fail "clear removed the file instead of saving it empty"
+
+# --- a corrupt file is set aside with a warning ---
+printf 'not json' >"$wisdom"
+run 0 wisdom show
+expect_in "$err" "gridtune: warning: " "corrupt file warning"
+expect_in "$err" "is corrupt" "corrupt file warning"
+expect_in "$out" "no entries" "show of a corrupt file"
+ls "$wisdom".corrupt-* >/dev/null 2>&1 || fail "the corrupt file was not set aside"
+
+# --- usage ---
+run 2
+expect_in "$err" "no command" "no command"
+run 2 wisdom
+run 2 wisdom bogus
+expect_in "$err" "unknown command" "unknown verb"
+expect_in "$err" "wisdom show" "unknown verb lists the verbs"
+run 2 bogus
+run 2 --bogus wisdom show
+expect_in "$err" "gridtune: unknown option" "unknown flag"
+run 2 wisdom import
+expect_in "$err" "takes FILE|-" "missing argument"
+run 2 wisdom export a b
+run 2 wisdom show extra
+run 2 wisdom show --all
+run 2 --wisdom
+run 2 --wisdom "" wisdom show
+
+# --- help and version ---
+run 0 --help
+for word in --wisdom --help --version GRIDTUNE_WISDOM XDG_STATE_HOME HOME "wisdom show" "wisdom path" \
+            "wisdom export" "wisdom import" "wisdom clear"; do
+  expect_in "$out" "$word" "--help"
+done
+run 0 -h
+run 0 wisdom --help
+expect_in "$out" "wisdom import FILE|-" "wisdom --help"
+run 0 --version
+expect_in "$out" "gridtune " "--version"
+
+if [ "$failures" -ne 0 ]; then
+  echo "$failures failure(s)" >&2
+  exit 1
+fi
+echo "gridtune wisdom: all checks passed"

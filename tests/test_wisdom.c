@@ -1,0 +1,779 @@
+/* test_wisdom.c: the wisdom file: entries survive a save and a reopen, keys match on every
+ * field, saving is atomic and tidy, corrupt or unreadable files are set aside with a warning,
+ * the default path follows XDG, import is all or nothing; and the identities that key it. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "tuner/machine.h"
+#include "tuner/wisdom.h"
+
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <errno.h>
+#include <ftw.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+typedef struct fixture {
+    char dir[512];       /* the temporary directory, removed by teardown */
+    char path[PATH_MAX]; /* dir/state/gridtune/wisdom.json: its directories do not exist yet */
+    char err[1024];
+    gt_wisdom *w;
+} fixture;
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    const char *tmp = getenv("TMPDIR");
+    int n = snprintf(f->dir, sizeof f->dir, "%s/test_wisdom-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (n < 0 || (size_t)n >= sizeof f->dir || !mkdtemp(f->dir)) {
+        free(f);
+        return -1;
+    }
+    snprintf(f->path, sizeof f->path, "%s/state/gridtune/wisdom.json", f->dir);
+    *state = f;
+    return 0;
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    return remove(path);
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    gt_wisdom_close(f->w);
+    int rc = nftw(f->dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+    free(f);
+    return rc;
+}
+
+/* ---- Helpers ---- */
+
+static gt_wisdom_key key_of(const char *kernel, size_t gx, unsigned workers)
+{
+    gt_wisdom_key k = {.range = {.dims = 2, .global = {gx, 8192, 1}, .local = {16, 16, 1}}, .workers = workers};
+    snprintf(k.kernel, sizeof k.kernel, "%s", kernel);
+    snprintf(k.kernel_hash, sizeof k.kernel_hash, "0123456789abcdef");
+    snprintf(k.machine, sizeof k.machine, "fedcba9876543210");
+    return k;
+}
+
+static gt_wisdom_entry entry_of(const char *schedule, double cost, double gain)
+{
+    gt_wisdom_entry e = {.cost = cost, .gain = gain, .decided = 1795000000};
+    char err[256];
+    if (gt_schedule_parse(schedule, &e.schedule, err, sizeof err) != 0)
+        fail_msg("bad schedule in test: %s", err);
+    snprintf(e.metric, sizeof e.metric, "time");
+    return e;
+}
+
+static void assert_entries_equal(const gt_wisdom_entry *a, const gt_wisdom_entry *b)
+{
+    assert_true(gt_schedule_equal(&a->schedule, &b->schedule));
+    assert_string_equal(a->metric, b->metric);
+    assert_memory_equal(&a->cost, &b->cost, sizeof a->cost); /* bit-exact, not approximately */
+    if (isnan(a->gain))
+        assert_true(isnan(b->gain));
+    else
+        assert_memory_equal(&a->gain, &b->gain, sizeof a->gain);
+    assert_int_equal(a->decided, b->decided);
+}
+
+static gt_wisdom *open_ok(fixture *f, const char *path)
+{
+    gt_wisdom *w = NULL;
+    if (gt_wisdom_open(path, &w, f->err, sizeof f->err) != 0)
+        fail_msg("open %s: %s", path, f->err);
+    return w;
+}
+
+static void write_file(const char *path, const char *bytes, size_t len)
+{
+    FILE *fp = fopen(path, "wb");
+    assert_non_null(fp);
+    assert_int_equal(fwrite(bytes, 1, len, fp), len);
+    assert_int_equal(fclose(fp), 0);
+}
+
+/* The file's bytes, NUL-terminated; free() it. */
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *fp = fopen(path, "rb");
+    assert_non_null(fp);
+    char *buf = malloc(1 << 20);
+    *len = fread(buf, 1, (1 << 20) - 1, fp);
+    buf[*len] = '\0';
+    fclose(fp);
+    return buf;
+}
+
+static void make_parent(fixture *f)
+{
+    char p[PATH_MAX];
+    snprintf(p, sizeof p, "%s/state", f->dir);
+    assert_int_equal(mkdir(p, 0700), 0);
+    snprintf(p, sizeof p, "%s/state/gridtune", f->dir);
+    assert_int_equal(mkdir(p, 0700), 0);
+}
+
+/* How many names in dir start with prefix; the first one's path goes into first. */
+static size_t count_names(const char *dir, const char *prefix, char *first, size_t firstlen)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (strncmp(e->d_name, prefix, strlen(prefix)) == 0) {
+            if (n++ == 0 && first) {
+                int len = snprintf(first, firstlen, "%s/%s", dir, e->d_name);
+                assert_true(len > 0 && (size_t)len < firstlen);
+            }
+        }
+    closedir(d);
+    return n;
+}
+
+/* A wisdom document of one entry, with one field's JSON text replaced when field is set. */
+static void write_doc(const char *path, const char *field, const char *value)
+{
+    const char *names[] = {"kernel", "kernel_hash", "machine", "range", "workers",
+                           "schedule", "metric", "cost", "gain", "decided"};
+    const char *values[] = {"\"transpose\"", "\"0123456789abcdef\"", "\"fedcba9876543210\"",
+                            "{\"dims\": 2, \"global\": [8192, 8192, 1], \"local\": [16, 16, 1]}", "2",
+                            "\"group=linear,item=tiled:4x4,assign=block\"", "\"time\"", "1.25", "0.31",
+                            "1795000000"};
+    char doc[4096];
+    int n = snprintf(doc, sizeof doc, "{\"format\": \"gridtune-wisdom\", \"version\": 1, \"entries\": [{");
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        n += snprintf(doc + n, sizeof doc - (size_t)n, "%s\"%s\": %s", i ? ", " : "", names[i],
+                      field && strcmp(field, names[i]) == 0 ? value : values[i]);
+    snprintf(doc + n, sizeof doc - (size_t)n, "}]}\n");
+    write_file(path, doc, strlen(doc));
+}
+
+/* ---- Store, save, reopen, lookup ---- */
+
+static void stored_entries_survive_save_and_reopen(void **state)
+{
+    fixture *f = *state;
+    f->w = open_ok(f, f->path);
+    gt_wisdom_key k1 = key_of("transpose", 8192, 2), k2 = key_of("matmul", 1024, 4);
+    gt_wisdom_entry e1 = entry_of("group=linear,item=tiled:4x4,assign=block", 0.1 + 0.2, 0.31);
+    gt_wisdom_entry e2 = entry_of("group=hilbert,item=linear,assign=dynamic:8", 1e-9 / 3, NAN);
+    e2.decided = 0;
+    assert_int_equal(gt_wisdom_store(f->w, &k1, &e1), 0);
+    assert_int_equal(gt_wisdom_store(f->w, &k2, &e2), 0);
+    assert_int_equal(gt_wisdom_save(f->w, f->err, sizeof f->err), 0);
+    gt_wisdom_close(f->w);
+
+    f->w = open_ok(f, f->path);
+    assert_string_equal(gt_wisdom_warning(f->w), "");
+    assert_int_equal(gt_wisdom_count(f->w), 2);
+    gt_wisdom_entry got;
+    assert_true(gt_wisdom_lookup(f->w, &k1, &got));
+    assert_entries_equal(&got, &e1);
+    assert_true(gt_wisdom_lookup(f->w, &k2, &got));
+    assert_entries_equal(&got, &e2);
+}
+
+static void unknown_gain_is_saved_as_null(void **state)
+{
+    fixture *f = *state;
+    f->w = open_ok(f, f->path);
+    gt_wisdom_key k = key_of("transpose", 8192, 2);
+    gt_wisdom_entry e = entry_of("group=linear,item=linear,assign=block", 2.0, NAN);
+    assert_int_equal(gt_wisdom_store(f->w, &k, &e), 0);
+    assert_int_equal(gt_wisdom_save(f->w, f->err, sizeof f->err), 0);
+    size_t len;
+    char *text = read_file(f->path, &len);
+    cJSON *doc = cJSON_Parse(text);
+    assert_non_null(doc);
+    cJSON *entry = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "entries"), 0);
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(entry, "gain")));
+    cJSON_Delete(doc);
+    free(text);
+}
+
+static void keys_differing_in_one_field_do_not_match(void **state)
+{
+    fixture *f = *state;
+    f->w = open_ok(f, f->path);
+    gt_wisdom_key base = key_of("transpose", 8192, 2);
+    gt_wisdom_entry e = entry_of("group=linear,item=tiled:4x4,assign=block", 1, 0);
+    assert_int_equal(gt_wisdom_store(f->w, &base, &e), 0);
+    assert_true(gt_wisdom_lookup(f->w, &base, NULL));
+
+    gt_wisdom_key k[7];
+    for (int i = 0; i < 7; i++)
+        k[i] = base;
+    snprintf(k[0].kernel, sizeof k[0].kernel, "transpose2");
+    snprintf(k[1].kernel_hash, sizeof k[1].kernel_hash, "0123456789abcdee");
+    snprintf(k[2].machine, sizeof k[2].machine, "fedcba9876543211");
+    k[3].range.dims = 3;
+    k[4].range.global[0] = 4096;
+    k[5].range.local[1] = 8;
+    k[6].workers = 3;
+    for (int i = 0; i < 7; i++)
+        if (gt_wisdom_lookup(f->w, &k[i], NULL))
+            fail_msg("key variant %d matched the stored key", i);
+}
+
+static void unused_dimensions_do_not_matter(void **state)
+{
+    fixture *f = *state;
+    f->w = open_ok(f, f->path);
+    gt_wisdom_key k = key_of("transpose", 8192, 2);
+    gt_wisdom_entry e = entry_of("group=linear,item=tiled:4x4,assign=block", 1, 0);
+    assert_int_equal(gt_wisdom_store(f->w, &k, &e), 0);
+    k.range.global[2] = 7;
+    k.range.local[2] = 7;
+    assert_true(gt_wisdom_lookup(f->w, &k, NULL));
+}
+
+static void storing_a_key_again_replaces_it(void **state)
+{
+    fixture *f = *state;
+    f->w = open_ok(f, f->path);
+    gt_wisdom_key k = key_of("transpose", 8192, 2);
+    gt_wisdom_entry a = entry_of("group=linear,item=tiled:4x4,assign=block", 1, 0);
+    gt_wisdom_entry b = entry_of("group=zigzag,item=linear,assign=stealing", 0.5, 0.2);
+    assert_int_equal(gt_wisdom_store(f->w, &k, &a), 0);
+    assert_int_equal(gt_wisdom_store(f->w, &k, &b), 0);
+    assert_int_equal(gt_wisdom_count(f->w), 1);
+    gt_wisdom_entry got;
+    assert_true(gt_wisdom_lookup(f->w, &k, &got));
+    assert_entries_equal(&got, &b);
+}
+
+static void store_refuses_what_the_file_could_not_hold(void **state)
+{
+    fixture *f = *state;
+    f->w = open_ok(f, f->path);
+    gt_wisdom_key good = key_of("transpose", 8192, 2);
+    gt_wisdom_entry ok = entry_of("group=linear,item=linear,assign=block", 1, 0);
+    gt_wisdom_key k[4] = {good, good, good, good};
+    snprintf(k[0].kernel, sizeof k[0].kernel, "not a name");
+    snprintf(k[1].machine, sizeof k[1].machine, "FEDCBA9876543210");
+    k[2].range.global[0] = 8190; /* not a multiple of 16 */
+    k[3].workers = 0;
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(gt_wisdom_store(f->w, &k[i], &ok), -EINVAL);
+    gt_wisdom_entry e[3] = {ok, ok, ok};
+    snprintf(e[0].metric, sizeof e[0].metric, "speed");
+    e[1].cost = INFINITY;
+    e[2].decided = -1;
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(gt_wisdom_store(f->w, &good, &e[i]), -EINVAL);
+    assert_int_equal(gt_wisdom_count(f->w), 0);
+}
+
+/* ---- Saving ---- */
+
+static void save_creates_missing_directories_private(void **state)
+{
+    fixture *f = *state;
+    f->w = open_ok(f, f->path);
+    assert_int_equal(gt_wisdom_save(f->w, f->err, sizeof f->err), 0);
+    char dir[PATH_MAX];
+    struct stat st;
+    snprintf(dir, sizeof dir, "%s/state/gridtune", f->dir);
+    assert_int_equal(stat(dir, &st), 0);
+    assert_true(S_ISDIR(st.st_mode));
+    assert_int_equal(st.st_mode & 0777, 0700);
+    assert_int_equal(stat(f->path, &st), 0);
+    assert_true(S_ISREG(st.st_mode));
+}
+
+static void save_leaves_no_temporary_files(void **state)
+{
+    fixture *f = *state;
+    f->w = open_ok(f, f->path);
+    gt_wisdom_key k = key_of("transpose", 8192, 2);
+    gt_wisdom_entry e = entry_of("group=linear,item=tiled:4x4,assign=block", 1, 0);
+    assert_int_equal(gt_wisdom_store(f->w, &k, &e), 0);
+    assert_int_equal(gt_wisdom_save(f->w, f->err, sizeof f->err), 0);
+    assert_int_equal(gt_wisdom_save(f->w, f->err, sizeof f->err), 0); /* and over an old file */
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s/state/gridtune", f->dir);
+    assert_int_equal(count_names(dir, "", NULL, 0), 3); /* ".", ".." and the file */
+    assert_int_equal(count_names(dir, "wisdom.json", NULL, 0), 1);
+}
+
+static void saved_file_parses_as_the_format(void **state)
+{
+    fixture *f = *state;
+    f->w = open_ok(f, f->path);
+    gt_wisdom_key k = key_of("transpose", 8192, 2);
+    gt_wisdom_entry e = entry_of("group=linear,item=tiled:4x4,assign=block", 1.25, 0.31);
+    assert_int_equal(gt_wisdom_store(f->w, &k, &e), 0);
+    assert_int_equal(gt_wisdom_save(f->w, f->err, sizeof f->err), 0);
+    size_t len;
+    char *text = read_file(f->path, &len);
+    cJSON *doc = cJSON_Parse(text);
+    assert_non_null(doc);
+    assert_string_equal(cJSON_GetObjectItem(doc, "format")->valuestring, "gridtune-wisdom");
+    assert_int_equal(cJSON_GetObjectItem(doc, "version")->valueint, 1);
+    cJSON *entry = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "entries"), 0);
+    assert_string_equal(cJSON_GetObjectItem(entry, "schedule")->valuestring,
+                        "group=linear,item=tiled:4x4,assign=block");
+    assert_string_equal(cJSON_GetObjectItem(entry, "kernel")->valuestring, "transpose");
+    cJSON *global = cJSON_GetObjectItem(cJSON_GetObjectItem(entry, "range"), "global");
+    assert_int_equal(cJSON_GetArraySize(global), 3);
+    assert_int_equal(cJSON_GetArrayItem(global, 2)->valueint, 1);
+    assert_true(cJSON_GetObjectItem(entry, "cost")->valuedouble == 1.25);
+    assert_int_equal(cJSON_GetObjectItem(entry, "decided")->valuedouble, 1795000000);
+    assert_true(len > 0 && text[len - 1] == '\n');
+    cJSON_Delete(doc);
+    free(text);
+}
+
+static void failed_save_returns_errno_and_removes_temporary_file(void **state)
+{
+    fixture *f = *state;
+    make_parent(f);
+    f->w = open_ok(f, f->path);
+    assert_int_equal(mkdir(f->path, 0700), 0); /* a directory appears where the file goes */
+    f->err[0] = '\0';
+    assert_int_equal(gt_wisdom_save(f->w, f->err, sizeof f->err), -EISDIR);
+    assert_non_null(strstr(f->err, f->path));
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s/state/gridtune", f->dir);
+    assert_int_equal(count_names(dir, "wisdom.json.tmp-", NULL, 0), 0);
+}
+
+/* ---- Corrupt, unreadable and missing files ---- */
+
+/* Opens f->path holding bytes and checks: empty wisdom, a warning naming the path, the
+ * problem and the aside file, which holds the original bytes; nothing left at the path. */
+static void assert_set_aside(fixture *f, const char *bytes, size_t len, const char *problem)
+{
+    make_parent(f);
+    write_file(f->path, bytes, len);
+    f->w = open_ok(f, f->path);
+    assert_int_equal(gt_wisdom_count(f->w), 0);
+    const char *warning = gt_wisdom_warning(f->w);
+    if (!strstr(warning, problem) || !strstr(warning, f->path))
+        fail_msg("warning \"%s\" does not name \"%s\" and the path", warning, problem);
+    char dir[PATH_MAX], aside[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s/state/gridtune", f->dir);
+    assert_int_equal(count_names(dir, "wisdom.json.corrupt-", aside, sizeof aside), 1);
+    assert_non_null(strstr(warning, aside));
+    assert_int_equal(access(f->path, F_OK), -1);
+    size_t got_len;
+    char *got = read_file(aside, &got_len);
+    assert_int_equal(got_len, len);
+    assert_memory_equal(got, bytes, len);
+    free(got);
+}
+
+static void garbage_bytes_are_set_aside(void **state)
+{
+    const char bytes[] = "\x7f" "ELF\x02\x01\x01garbage{\xff";
+    assert_set_aside(*state, bytes, sizeof bytes - 1, "is corrupt: not valid JSON at line 1, column 1");
+}
+
+static void json_of_the_wrong_shape_is_set_aside(void **state)
+{
+    const char *bytes = "{\"format\": \"something-else\", \"version\": 1, \"entries\": []}";
+    assert_set_aside(*state, bytes, strlen(bytes), "\"format\" is not \"gridtune-wisdom\"");
+}
+
+static void file_text(fixture *f, const char *field, const char *value, char **text, size_t *len)
+{
+    char tmp[PATH_MAX];
+    snprintf(tmp, sizeof tmp, "%s/doc.json", f->dir);
+    write_doc(tmp, field, value);
+    *text = read_file(tmp, len);
+    unlink(tmp);
+}
+
+static void bad_schedule_text_is_set_aside(void **state)
+{
+    fixture *f = *state;
+    char *text;
+    size_t len;
+    file_text(f, "schedule", "\"group=linear,item=tiled:0x4,assign=block\"", &text, &len);
+    assert_set_aside(f, text, len, "entry 0: \"schedule\": order \"tiled:0x4\": tile width must be at least 1");
+    free(text);
+}
+
+static void bad_range_is_set_aside(void **state)
+{
+    fixture *f = *state;
+    char *text;
+    size_t len;
+    file_text(f, "range", "{\"dims\": 2, \"global\": [8190, 8192, 1], \"local\": [16, 16, 1]}", &text, &len);
+    assert_set_aside(f, text, len, "entry 0: \"range\": range dimension 0: global size 8190 is not a multiple");
+    free(text);
+}
+
+static void unknown_field_is_set_aside(void **state)
+{
+    fixture *f = *state;
+    char *text;
+    size_t len;
+    file_text(f, "metric", "\"time\", \"colour\": \"blue\"", &text, &len);
+    assert_set_aside(f, text, len, "entry 0: unknown field \"colour\"");
+    free(text);
+}
+
+static void directory_in_place_of_the_file_is_set_aside(void **state)
+{
+    fixture *f = *state;
+    make_parent(f);
+    assert_int_equal(mkdir(f->path, 0700), 0);
+    f->w = open_ok(f, f->path);
+    assert_int_equal(gt_wisdom_count(f->w), 0);
+    assert_non_null(strstr(gt_wisdom_warning(f->w), "is not a regular file"));
+    char dir[PATH_MAX], aside[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s/state/gridtune", f->dir);
+    assert_int_equal(count_names(dir, "wisdom.json.corrupt-", aside, sizeof aside), 1);
+    struct stat st;
+    assert_int_equal(stat(aside, &st), 0);
+    assert_true(S_ISDIR(st.st_mode));
+    assert_int_equal(gt_wisdom_save(f->w, f->err, sizeof f->err), 0); /* and the path is usable again */
+}
+
+static void second_corruption_in_a_second_keeps_the_first_aside(void **state)
+{
+    fixture *f = *state;
+    make_parent(f);
+    write_file(f->path, "first", 5);
+    f->w = open_ok(f, f->path);
+    gt_wisdom_close(f->w);
+    write_file(f->path, "second", 6);
+    f->w = open_ok(f, f->path);
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s/state/gridtune", f->dir);
+    /* Usually both land in one second and the second gets a ".1" suffix; either way two. */
+    assert_int_equal(count_names(dir, "wisdom.json.corrupt-", NULL, 0), 2);
+}
+
+static void missing_file_is_empty_without_warning(void **state)
+{
+    fixture *f = *state;
+    f->w = open_ok(f, f->path);
+    assert_int_equal(gt_wisdom_count(f->w), 0);
+    assert_string_equal(gt_wisdom_warning(f->w), "");
+    assert_string_equal(gt_wisdom_path(f->w), f->path);
+    assert_int_equal(access(f->path, F_OK), -1); /* opening creates nothing */
+}
+
+/* ---- The default path ---- */
+
+typedef struct saved_env {
+    char *xdg, *home;
+} saved_env;
+
+static char *dup_env(const char *name)
+{
+    const char *v = getenv(name);
+    return v ? strdup(v) : NULL;
+}
+
+static int env_setup(void **state)
+{
+    saved_env *s = calloc(1, sizeof *s);
+    s->xdg = dup_env("XDG_STATE_HOME");
+    s->home = dup_env("HOME");
+    *state = s;
+    return 0;
+}
+
+static void restore(const char *name, const char *value)
+{
+    if (value)
+        setenv(name, value, 1);
+    else
+        unsetenv(name);
+}
+
+static int env_teardown(void **state)
+{
+    saved_env *s = *state;
+    restore("XDG_STATE_HOME", s->xdg);
+    restore("HOME", s->home);
+    free(s->xdg);
+    free(s->home);
+    free(s);
+    return 0;
+}
+
+static void default_path_uses_xdg_state_home(void **state)
+{
+    (void)state;
+    char buf[PATH_MAX], err[256];
+    setenv("XDG_STATE_HOME", "/x/state", 1);
+    setenv("HOME", "/home/u", 1);
+    assert_int_equal(gt_wisdom_default_path(buf, sizeof buf, err, sizeof err), 0);
+    assert_string_equal(buf, "/x/state/gridtune/wisdom.json");
+}
+
+static void default_path_falls_back_to_home(void **state)
+{
+    (void)state;
+    char buf[PATH_MAX], err[256];
+    unsetenv("XDG_STATE_HOME");
+    setenv("HOME", "/home/u", 1);
+    assert_int_equal(gt_wisdom_default_path(buf, sizeof buf, err, sizeof err), 0);
+    assert_string_equal(buf, "/home/u/.local/state/gridtune/wisdom.json");
+}
+
+static void default_path_ignores_relative_or_empty_xdg_state_home(void **state)
+{
+    (void)state;
+    char buf[PATH_MAX], err[256];
+    setenv("HOME", "/home/u", 1);
+    setenv("XDG_STATE_HOME", "relative/state", 1);
+    assert_int_equal(gt_wisdom_default_path(buf, sizeof buf, err, sizeof err), 0);
+    assert_string_equal(buf, "/home/u/.local/state/gridtune/wisdom.json");
+    setenv("XDG_STATE_HOME", "", 1);
+    assert_int_equal(gt_wisdom_default_path(buf, sizeof buf, err, sizeof err), 0);
+    assert_string_equal(buf, "/home/u/.local/state/gridtune/wisdom.json");
+}
+
+static void default_path_without_home_is_an_error(void **state)
+{
+    (void)state;
+    char buf[PATH_MAX], err[256] = "";
+    unsetenv("XDG_STATE_HOME");
+    unsetenv("HOME");
+    assert_int_equal(gt_wisdom_default_path(buf, sizeof buf, err, sizeof err), -ENOENT);
+    assert_non_null(strstr(err, "HOME"));
+    gt_wisdom *w = NULL;
+    assert_int_equal(gt_wisdom_open(NULL, &w, err, sizeof err), -ENOENT);
+    assert_null(w);
+}
+
+static void default_path_too_long_for_the_buffer(void **state)
+{
+    (void)state;
+    char buf[16], err[256] = "";
+    setenv("XDG_STATE_HOME", "/x/state", 1);
+    assert_int_equal(gt_wisdom_default_path(buf, sizeof buf, err, sizeof err), -ENAMETOOLONG);
+}
+
+/* ---- Import, export, clear ---- */
+
+static void import_merges_and_replaces(void **state)
+{
+    fixture *f = *state;
+    f->w = open_ok(f, f->path);
+    gt_wisdom_key old = key_of("transpose", 8192, 2), other = key_of("matmul", 1024, 2);
+    gt_wisdom_entry e = entry_of("group=linear,item=linear,assign=block", 3, 0);
+    assert_int_equal(gt_wisdom_store(f->w, &old, &e), 0);
+    assert_int_equal(gt_wisdom_store(f->w, &other, &e), 0);
+    char in[PATH_MAX];
+    snprintf(in, sizeof in, "%s/in.json", f->dir);
+    write_doc(in, NULL, NULL); /* transpose 8192x8192/16x16, 2 workers: the same key as old */
+    size_t merged = 0;
+    assert_int_equal(gt_wisdom_import(f->w, in, &merged, f->err, sizeof f->err), 0);
+    assert_int_equal(merged, 1);
+    assert_int_equal(gt_wisdom_count(f->w), 2);
+    gt_wisdom_entry got, want = entry_of("group=linear,item=tiled:4x4,assign=block", 1.25, 0.31);
+    assert_true(gt_wisdom_lookup(f->w, &old, &got));
+    assert_entries_equal(&got, &want);
+    assert_true(gt_wisdom_lookup(f->w, &other, NULL));
+}
+
+static void import_of_a_bad_file_changes_nothing(void **state)
+{
+    fixture *f = *state;
+    f->w = open_ok(f, f->path);
+    gt_wisdom_key k = key_of("transpose", 8192, 2);
+    gt_wisdom_entry e = entry_of("group=linear,item=linear,assign=block", 3, 0);
+    assert_int_equal(gt_wisdom_store(f->w, &k, &e), 0);
+    /* entry 0 is good (and would replace k), entry 1 is not */
+    const char *doc =
+        "{\"format\": \"gridtune-wisdom\", \"version\": 1, \"entries\": ["
+        "{\"kernel\": \"transpose\", \"kernel_hash\": \"0123456789abcdef\", \"machine\": \"fedcba9876543210\","
+        " \"range\": {\"dims\": 2, \"global\": [8192, 8192, 1], \"local\": [16, 16, 1]}, \"workers\": 2,"
+        " \"schedule\": \"group=zigzag\", \"metric\": \"time\", \"cost\": 1, \"gain\": null, \"decided\": 1},"
+        "{\"kernel\": \"matmul\", \"kernel_hash\": \"0123456789abcdef\", \"machine\": \"fedcba9876543210\","
+        " \"range\": {\"dims\": 1, \"global\": [64, 1, 1], \"local\": [8, 1, 1]}, \"workers\": 0,"
+        " \"schedule\": \"group=linear\", \"metric\": \"time\", \"cost\": 1, \"gain\": null, \"decided\": 1}]}";
+    char in[PATH_MAX];
+    snprintf(in, sizeof in, "%s/bad.json", f->dir);
+    write_file(in, doc, strlen(doc));
+    size_t merged = 99;
+    f->err[0] = '\0';
+    assert_int_equal(gt_wisdom_import(f->w, in, &merged, f->err, sizeof f->err), -EINVAL);
+    assert_non_null(strstr(f->err, "entry 1: \"workers\""));
+    assert_non_null(strstr(f->err, in));
+    assert_int_equal(merged, 99);
+    assert_int_equal(gt_wisdom_count(f->w), 1);
+    gt_wisdom_entry got;
+    assert_true(gt_wisdom_lookup(f->w, &k, &got));
+    assert_entries_equal(&got, &e);
+    assert_int_equal(access(in, F_OK), 0); /* an import never sets its source aside */
+}
+
+static void export_then_import_round_trips(void **state)
+{
+    fixture *f = *state;
+    f->w = open_ok(f, f->path);
+    gt_wisdom_key k[3] = {key_of("transpose", 8192, 2), key_of("matmul", 1024, 2), key_of("copy", 4096, 1)};
+    gt_wisdom_entry e[3] = {entry_of("group=linear,item=tiled:4x4,assign=block", 0.1, 0.3),
+                            entry_of("group=hilbert,item=zigzag,assign=cyclic:3", 7.0 / 3, NAN),
+                            entry_of("group=strided:16/4,item=column,assign=stealing", 1e-12, -0.01)};
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(gt_wisdom_store(f->w, &k[i], &e[i]), 0);
+    char out[PATH_MAX], other[PATH_MAX];
+    snprintf(out, sizeof out, "%s/export.json", f->dir);
+    snprintf(other, sizeof other, "%s/other.json", f->dir);
+    assert_int_equal(gt_wisdom_export(f->w, out, f->err, sizeof f->err), 0);
+
+    gt_wisdom *w2 = open_ok(f, other);
+    size_t merged = 0;
+    assert_int_equal(gt_wisdom_import(w2, out, &merged, f->err, sizeof f->err), 0);
+    assert_int_equal(merged, 3);
+    assert_int_equal(gt_wisdom_count(w2), 3);
+    for (int i = 0; i < 3; i++) {
+        gt_wisdom_entry got;
+        assert_true(gt_wisdom_lookup(w2, &k[i], &got));
+        assert_entries_equal(&got, &e[i]);
+    }
+    /* The export is the file format itself: saving the import gives the same bytes. */
+    assert_int_equal(gt_wisdom_save(w2, f->err, sizeof f->err), 0);
+    size_t la, lb;
+    char *a = read_file(out, &la), *b = read_file(other, &lb);
+    assert_int_equal(la, lb);
+    assert_memory_equal(a, b, la);
+    free(a);
+    free(b);
+    gt_wisdom_close(w2);
+}
+
+static void clear_empties(void **state)
+{
+    fixture *f = *state;
+    f->w = open_ok(f, f->path);
+    gt_wisdom_key k = key_of("transpose", 8192, 2);
+    gt_wisdom_entry e = entry_of("group=linear,item=linear,assign=block", 3, 0);
+    assert_int_equal(gt_wisdom_store(f->w, &k, &e), 0);
+    assert_int_equal(gt_wisdom_save(f->w, f->err, sizeof f->err), 0);
+    gt_wisdom_clear(f->w);
+    assert_int_equal(gt_wisdom_count(f->w), 0);
+    assert_false(gt_wisdom_lookup(f->w, &k, NULL));
+    assert_int_equal(gt_wisdom_save(f->w, f->err, sizeof f->err), 0);
+    gt_wisdom_close(f->w);
+    f->w = open_ok(f, f->path);
+    assert_int_equal(gt_wisdom_count(f->w), 0);
+    assert_string_equal(gt_wisdom_warning(f->w), "");
+}
+
+/* ---- Identities ---- */
+
+static void fnv1a_matches_the_reference_values(void **state)
+{
+    (void)state;
+    assert_true(gt_hash_bytes(GT_HASH_SEED, "", 0) == 0xcbf29ce484222325ULL);
+    assert_true(gt_hash_bytes(GT_HASH_SEED, "a", 1) == 0xaf63dc4c8601ec8cULL);
+    assert_true(gt_hash_bytes(GT_HASH_SEED, "foobar", 6) == 0x85944171f73967e8ULL);
+    char text[GT_HASH_TEXT_MAX];
+    gt_hash_format(0xaf63dc4c8601ec8cULL, text);
+    assert_string_equal(text, "af63dc4c8601ec8c");
+    gt_hash_format(0x1, text);
+    assert_string_equal(text, "0000000000000001");
+}
+
+static void machine_signature_is_16_hex_digits_and_stable(void **state)
+{
+    (void)state;
+    char a[GT_HASH_TEXT_MAX], b[GT_HASH_TEXT_MAX], desc[256] = "";
+    gt_machine_signature(a, desc, sizeof desc);
+    gt_machine_signature(b, NULL, 0);
+    assert_int_equal(strlen(a), 16);
+    assert_int_equal(strspn(a, "0123456789abcdef"), 16);
+    assert_string_equal(a, b);
+    assert_non_null(strstr(desc, "CPU"));
+}
+
+static void kernel_identity_depends_on_name_and_content(void **state)
+{
+    fixture *f = *state;
+    char m1[PATH_MAX], m2[PATH_MAX];
+    snprintf(m1, sizeof m1, "%s/m1.so", f->dir);
+    snprintf(m2, sizeof m2, "%s/m2.so", f->dir);
+    /* Bigger than one read chunk, so the chunked read is exercised. */
+    size_t n = 200000;
+    char *bytes = malloc(n);
+    for (size_t i = 0; i < n; i++)
+        bytes[i] = (char)(i * 7);
+    write_file(m1, bytes, n);
+    bytes[n - 1] ^= 1;
+    write_file(m2, bytes, n);
+    free(bytes);
+    char a[GT_HASH_TEXT_MAX], a2[GT_HASH_TEXT_MAX], b[GT_HASH_TEXT_MAX], c[GT_HASH_TEXT_MAX];
+    assert_int_equal(gt_kernel_identity(m1, "transpose", a, f->err, sizeof f->err), 0);
+    assert_int_equal(gt_kernel_identity(m1, "transpose", a2, f->err, sizeof f->err), 0);
+    assert_int_equal(gt_kernel_identity(m1, "matmul", b, f->err, sizeof f->err), 0);
+    assert_int_equal(gt_kernel_identity(m2, "transpose", c, f->err, sizeof f->err), 0);
+    assert_string_equal(a, a2);
+    assert_string_not_equal(a, b);
+    assert_string_not_equal(a, c);
+    assert_int_equal(strspn(a, "0123456789abcdef"), 16);
+}
+
+static void kernel_identity_of_a_missing_module_is_an_error(void **state)
+{
+    fixture *f = *state;
+    char path[PATH_MAX], out[GT_HASH_TEXT_MAX];
+    snprintf(path, sizeof path, "%s/absent.so", f->dir);
+    f->err[0] = '\0';
+    assert_int_equal(gt_kernel_identity(path, "transpose", out, f->err, sizeof f->err), -ENOENT);
+    assert_non_null(strstr(f->err, path));
+}
+
+int main(void)
+{
+#define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+#define E(name) cmocka_unit_test_setup_teardown(name, env_setup, env_teardown)
+    const struct CMUnitTest tests[] = {
+        T(stored_entries_survive_save_and_reopen),
+        T(unknown_gain_is_saved_as_null),
+        T(keys_differing_in_one_field_do_not_match),
+        T(unused_dimensions_do_not_matter),
+        T(storing_a_key_again_replaces_it),
+        T(store_refuses_what_the_file_could_not_hold),
+        T(save_creates_missing_directories_private),
+        T(save_leaves_no_temporary_files),
+        T(saved_file_parses_as_the_format),
+        T(failed_save_returns_errno_and_removes_temporary_file),
+        T(garbage_bytes_are_set_aside),
+        T(json_of_the_wrong_shape_is_set_aside),
+        T(bad_schedule_text_is_set_aside),
+        T(bad_range_is_set_aside),
+        T(unknown_field_is_set_aside),
+        T(directory_in_place_of_the_file_is_set_aside),
+        T(second_corruption_in_a_second_keeps_the_first_aside),
+        T(missing_file_is_empty_without_warning),
+        E(default_path_uses_xdg_state_home),
+        E(default_path_falls_back_to_home),
+        E(default_path_ignores_relative_or_empty_xdg_state_home),
+        E(default_path_without_home_is_an_error),
+        E(default_path_too_long_for_the_buffer),
+        T(import_merges_and_replaces),
+        T(import_of_a_bad_file_changes_nothing),
+        T(export_then_import_round_trips),
+        T(clear_empties),
+        T(fnv1a_matches_the_reference_values),
+        T(machine_signature_is_16_hex_digits_and_stable),
+        T(kernel_identity_depends_on_name_and_content),
+        T(kernel_identity_of_a_missing_module_is_an_error),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

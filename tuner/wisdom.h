@@ -1,0 +1,88 @@
+/* wisdom.h: the remembered decisions, (kernel, range shape, workers, machine) -> schedule.
+ * Kept in memory and persisted as one JSON file (schemas/wisdom.schema.json), by default
+ * $XDG_STATE_HOME/gridtune/wisdom.json. Saving is atomic: a temporary file in the same
+ * directory, fsync, rename, fsync of the directory. A file that cannot be parsed or does not
+ * match the format is renamed aside (<path>.corrupt-<unix time>) with a warning, and the
+ * wisdom starts empty: a bad file never stops a launch. Not thread-safe: one owner. */
+#ifndef GT_WISDOM_H
+#define GT_WISDOM_H
+
+#include "schedule.h"
+
+#include <gridtune/range.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct gt_wisdom gt_wisdom;
+
+#define GT_WISDOM_TEXT_MAX 128
+
+typedef struct gt_wisdom_key {
+    char kernel[GT_WISDOM_TEXT_MAX];      /* kernel name */
+    char kernel_hash[GT_WISDOM_TEXT_MAX]; /* hex hash of the module's code and the name */
+    char machine[GT_WISDOM_TEXT_MAX];     /* hex machine signature */
+    gt_range range;                       /* normalized: unused dimensions are 1 */
+    unsigned workers;
+} gt_wisdom_key;
+
+typedef struct gt_wisdom_entry {
+    gt_schedule schedule;
+    char metric[16];  /* the metric it won on, gt_metric_name */
+    double cost;      /* the winner's median cost per work-item in that metric */
+    double gain;      /* estimated gain over the default when it was decided; NaN if unknown */
+    int64_t decided;  /* unix time of the decision */
+} gt_wisdom_entry;
+
+/* The default file: $XDG_STATE_HOME/gridtune/wisdom.json, else
+ * $HOME/.local/state/gridtune/wisdom.json. An empty or relative value counts as unset (the
+ * XDG base directory spec). -ENOENT with a sentence when neither is set, -ENAMETOOLONG when
+ * the path does not fit in len. */
+int gt_wisdom_default_path(char *buf, size_t len, char *err, size_t errlen);
+
+/* Loads path (NULL: the default). A missing file gives an empty wisdom; its directory is
+ * created on the first save. A file that is corrupt (bad JSON, a bad field anywhere) or
+ * unreadable (a directory in its place, EACCES) is moved aside and noted in
+ * gt_wisdom_warning; the wisdom then starts empty. Returns 0, or with a sentence: -ENOMEM,
+ * -ENAMETOOLONG, -ENOENT (no default path), -EINVAL (empty path), or -EMFILE and the like
+ * when the file could not be read for reasons that are not its own (it is left alone). */
+int gt_wisdom_open(const char *path, gt_wisdom **out, char *err, size_t errlen);
+/* Frees the wisdom without saving it; NULL is allowed. */
+void gt_wisdom_close(gt_wisdom *w);
+/* The file in use; the wisdom owns the string, valid until gt_wisdom_close. */
+const char *gt_wisdom_path(const gt_wisdom *w);
+/* "" or one sentence, such as why the file was set aside and where it went. */
+const char *gt_wisdom_warning(const gt_wisdom *w);
+
+/* Keys match on kernel, kernel_hash, machine, the normalized range (dims, global and local
+ * sizes) and workers. */
+bool gt_wisdom_lookup(const gt_wisdom *w, const gt_wisdom_key *key, gt_wisdom_entry *out);
+/* Adds or replaces the key's entry, in memory. The key's range is stored normalized.
+ * Returns 0, -ENOMEM, or -EINVAL for what the file could not hold and load again: a kernel
+ * that is not a C identifier, kernel_hash or machine not 16 lowercase hex digits (as
+ * gt_hash_format writes), a range gt_range_check refuses, 0 workers, a metric other than
+ * time, ipc, l1, l2 or energy, a negative or non-finite cost, an infinite gain, or a
+ * decided time outside 0..2^53-1. */
+int gt_wisdom_store(gt_wisdom *w, const gt_wisdom_key *key, const gt_wisdom_entry *entry);
+size_t gt_wisdom_count(const gt_wisdom *w);
+/* Copies the index-th entry and its key (either may be NULL), for listing: entries keep the
+ * order in which their keys were first stored. False when index >= gt_wisdom_count. */
+bool gt_wisdom_get(const gt_wisdom *w, size_t index, gt_wisdom_key *key, gt_wisdom_entry *entry);
+/* Forgets every entry, in memory; gt_wisdom_save makes it stick. */
+void gt_wisdom_clear(gt_wisdom *w);
+
+/* Writes the entries to the wisdom's own file, atomically, creating its directory (and the
+ * missing parents, mode 0700) first. Returns 0 or a negative errno with a sentence; a
+ * failed save leaves the old file and no temporary file behind. */
+int gt_wisdom_save(gt_wisdom *w, char *err, size_t errlen);
+/* Writes the entries, in the file format, to path ("-": stdout). A regular file is replaced
+ * atomically as by gt_wisdom_save (but no directory is created); a device or FIFO is
+ * written through. Returns 0 or a negative errno with a sentence. */
+int gt_wisdom_export(const gt_wisdom *w, const char *path, char *err, size_t errlen);
+/* Merges the entries of a wisdom file ("-": stdin) in memory; an imported entry replaces one
+ * with the same key, and *merged (may be NULL) is the number of entries read. A file that
+ * does not match the format is refused whole, with a sentence naming the first bad entry
+ * (numbered from 0, as in the file's array), and nothing is merged. */
+int gt_wisdom_import(gt_wisdom *w, const char *path, size_t *merged, char *err, size_t errlen);
+
+#endif
