@@ -2,7 +2,8 @@
  * Workers are created once, pinned round-robin to the CPUs the process may use, and park on a
  * condition variable between batches: an idle daemon costs no CPU. A batch is posted under the
  * pool's mutex (which also publishes the plan to the workers), every worker pulls runs of
- * positions from the assigner until it is dry, and the last one to finish wakes the caller. */
+ * positions from the assigner until it is dry, and the last one to finish wakes the caller.
+ * Each worker owns a counters slot and reads it once before and once after its share. */
 #include "pool.h"
 
 #include "assign.h"
@@ -23,18 +24,21 @@ typedef struct worker {
     unsigned index;
     int cpu; /* -1: unpinned */
     pthread_t thread;
+    int attach_rc; /* gt_counters_thread_attach's result, read by gt_pool_create */
     gt_worker_stats stats;
 } worker;
 
 struct gt_pool {
     unsigned nworkers;
     worker *workers;
+    gt_counters *counters; /* borrowed; NULL: none */
     pthread_mutex_t submit; /* one batch at a time */
 
     pthread_mutex_t lock;   /* guards everything below */
     pthread_cond_t wake;    /* workers wait here for a new generation */
-    pthread_cond_t done;    /* the submitter waits here for running == 0 */
+    pthread_cond_t done;    /* the creator waits here for starting == 0, a submitter for running == 0 */
     uint64_t generation;
+    unsigned starting; /* workers that have not yet attached their counters */
     unsigned running;
     bool stopping;
 
@@ -58,6 +62,9 @@ static void run_share(gt_pool *pool, worker *w)
     void *const *args = pool->batch->args;
     uint64_t groups = 0;
     uint32_t begin, end;
+    int64_t before[GT_COUNTERS_MAX] = {0}, after[GT_COUNTERS_MAX] = {0};
+    if (pool->counters)
+        gt_counters_thread_read(pool->counters, w->index, before);
     while (gt_assigner_next(&pool->assigner, w->index, &begin, &end)) {
         for (uint32_t p = begin; p < end; p++) {
             uint32_t c[3];
@@ -70,6 +77,11 @@ static void run_share(gt_pool *pool, worker *w)
         groups += end - begin;
     }
     w->stats = (gt_worker_stats){.elapsed_ns = gt_clock_ns() - pool->start_ns, .groups = groups};
+    if (pool->counters) {
+        gt_counters_thread_read(pool->counters, w->index, after);
+        for (unsigned i = 0; i < gt_counters_status(pool->counters)->nused; i++)
+            w->stats.counters[i] = after[i] - before[i];
+    }
 }
 
 static void pin(worker *w)
@@ -88,8 +100,13 @@ static void *worker_main(void *arg)
     worker *w = arg;
     gt_pool *pool = w->pool;
     pin(w);
+    /* here, on the worker: an event set counts the thread that starts it */
+    int rc = pool->counters ? gt_counters_thread_attach(pool->counters, w->index) : 0;
     uint64_t seen = 0;
     pthread_mutex_lock(&pool->lock);
+    w->attach_rc = rc;
+    if (--pool->starting == 0)
+        pthread_cond_signal(&pool->done);
     for (;;) {
         while (!pool->stopping && pool->generation == seen)
             pthread_cond_wait(&pool->wake, &pool->lock);
@@ -103,6 +120,8 @@ static void *worker_main(void *arg)
             pthread_cond_signal(&pool->done);
     }
     pthread_mutex_unlock(&pool->lock);
+    if (rc == 0 && pool->counters)
+        gt_counters_thread_detach(pool->counters, w->index);
     return NULL;
 }
 
@@ -129,6 +148,7 @@ static int start_workers(gt_pool *pool, bool no_pin, char *err, size_t errlen)
     pthread_sigmask(SIG_SETMASK, &all, &old);
     int rc = 0;
     unsigned i;
+    pool->starting = pool->nworkers; /* no worker runs yet: no lock needed */
     for (i = 0; i < pool->nworkers; i++) {
         worker *w = &pool->workers[i];
         *w = (worker){.pool = pool, .index = i, .cpu = no_pin || ncpus == 0 ? -1 : cpus[i % ncpus]};
@@ -139,9 +159,34 @@ static int start_workers(gt_pool *pool, bool no_pin, char *err, size_t errlen)
         }
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pthread_mutex_lock(&pool->lock);
+    pool->starting -= pool->nworkers - i; /* the ones that never started */
+    while (pool->starting > 0)
+        pthread_cond_wait(&pool->done, &pool->lock);
+    pthread_mutex_unlock(&pool->lock);
     if (rc) {
         pool->nworkers = i; /* let destroy join the ones that started */
         return -rc;
+    }
+    return 0;
+}
+
+/* The first worker whose counters did not attach, as a sentence. */
+static int check_counters(const gt_pool *pool, char *err, size_t errlen)
+{
+    for (unsigned i = 0; i < pool->nworkers; i++) {
+        int rc = pool->workers[i].attach_rc;
+        if (rc == -EINVAL)
+            snprintf(err, errlen, "the counters object refused slot %u: a pool of %u workers needs counters with "
+                     "at least %u slots, one per worker", i, pool->nworkers, pool->nworkers);
+        else if (rc == -EBUSY)
+            snprintf(err, errlen, "slot %u of the counters object is already attached by another thread; one "
+                     "counters object serves one pool", i);
+        else if (rc)
+            snprintf(err, errlen, "worker %u of %u cannot start its counters: %s", i + 1, pool->nworkers,
+                     strerror(-rc));
+        if (rc)
+            return rc;
     }
     return 0;
 }
@@ -170,11 +215,14 @@ int gt_pool_create(const gt_pool_config *cfg, gt_pool **out, char *err, size_t e
     }
     pool->nworkers = n;
     pool->workers = workers;
+    pool->counters = cfg ? cfg->counters : NULL;
     pthread_mutex_init(&pool->submit, NULL);
     pthread_mutex_init(&pool->lock, NULL);
     pthread_cond_init(&pool->wake, NULL);
     pthread_cond_init(&pool->done, NULL);
     int rc = start_workers(pool, cfg && cfg->no_pin, err, errlen);
+    if (rc == 0)
+        rc = check_counters(pool, err, errlen);
     if (rc) {
         gt_pool_destroy(pool);
         return rc;
@@ -211,9 +259,13 @@ static void collect(const gt_pool *pool, gt_batch_result *res)
     res->wall_ns = gt_clock_ns() - pool->start_ns;
     res->workers = pool->nworkers;
     res->groups = 0;
+    res->ncounters = pool->counters ? gt_counters_status(pool->counters)->nused : 0;
+    memset(res->counters, 0, sizeof res->counters);
     for (unsigned i = 0; i < pool->nworkers; i++) {
         res->worker[i] = pool->workers[i].stats;
         res->groups += pool->workers[i].stats.groups;
+        for (unsigned k = 0; k < res->ncounters; k++)
+            res->counters[k] += pool->workers[i].stats.counters[k];
     }
 }
 

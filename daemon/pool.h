@@ -7,6 +7,7 @@
 #ifndef GT_POOL_H
 #define GT_POOL_H
 
+#include "counters.h"
 #include "tuner/schedule.h"
 
 #include <gridtune/kernel.h>
@@ -22,10 +23,17 @@ typedef struct gt_pool gt_pool;
 typedef struct gt_pool_config {
     unsigned workers; /* 0: the number of online CPUs */
     bool no_pin;      /* true: leave workers unpinned */
+    /* NULL: no counters. Borrowed: it must outlive the pool, have a slot per worker and serve
+       no other pool; worker i attaches slot i. */
+    gt_counters *counters;
 } gt_pool_config;
 
-/* Workers are pinned round-robin to the CPUs the process may run on. Returns 0 or a negative
- * errno with a sentence in err. The caller owns the pool and frees it with gt_pool_destroy. */
+/* Workers are pinned round-robin to the CPUs the process may run on, and attach their counters
+ * before this returns. Returns 0 or a negative errno with a sentence in err: -EINVAL when the
+ * counters have fewer slots than workers, -EBUSY when a slot is already attached (the counters
+ * serve another pool), PAPI's failure as an errno when a worker's counters cannot start (rather
+ * than a sum that silently misses a worker). The caller owns the pool and frees it with
+ * gt_pool_destroy. */
 int gt_pool_create(const gt_pool_config *cfg, gt_pool **out, char *err, size_t errlen);
 /* Joins the workers. No gt_pool_run may be in progress. */
 void gt_pool_destroy(gt_pool *pool);
@@ -50,12 +58,18 @@ typedef struct gt_worker_stats {
     uint64_t elapsed_ns; /* from the batch's start to the end of this worker's last workgroup;
                             not timed per workgroup, which would cost more than tiny groups */
     uint64_t groups;     /* workgroups this worker ran */
+    /* The counters' change over the batch, read before this worker's first workgroup and after
+       its last one (even when it ran none), never per workgroup; in the order of the
+       counters' status->used, zeros past ncounters. */
+    int64_t counters[GT_COUNTERS_MAX];
 } gt_worker_stats;
 
 typedef struct gt_batch_result {
     uint64_t wall_ns; /* from posting the batch to the last worker finishing */
     uint64_t groups;  /* workgroups run in total */
     unsigned workers;
+    unsigned ncounters;                /* the counters' status->nused; 0 without counters */
+    int64_t counters[GT_COUNTERS_MAX]; /* the workers' counters summed; zeros past ncounters */
     gt_worker_stats worker[GT_POOL_MAX_WORKERS];
 } gt_batch_result;
 

@@ -1,0 +1,41 @@
+/* pool_executor.c: tuner batches onto the worker pool. */
+#include "pool_executor.h"
+
+#include <string.h>
+
+static int pool_executor_run(void *ctx, const gt_exec_batch *b, gt_exec_result *r, char *err, size_t errlen)
+{
+    gt_pool_executor *pe = ctx;
+    gt_batch batch = {
+        .run = pe->run,
+        .args = pe->args,
+        .range = pe->range,
+        .schedule = b->schedule,
+        .skip = b->skip,
+    };
+    memcpy(batch.box_origin, b->box_origin, sizeof batch.box_origin);
+    memcpy(batch.box_extent, b->box_extent, sizeof batch.box_extent);
+    int rc = gt_pool_run(pe->pool, &batch, &pe->last, err, errlen);
+    if (rc < 0)
+        return rc;
+    memset(r, 0, sizeof *r);
+    r->wall_ns = pe->last.wall_ns;
+    r->groups = pe->last.groups;
+    memcpy(r->counters, pe->last.counters, sizeof r->counters);
+    return 0;
+}
+
+void gt_pool_executor_init(gt_pool_executor *pe, gt_pool *pool, const gt_counters *counters, gt_workgroup_fn *run,
+                           void *const *args, const gt_range *range, gt_executor *exec)
+{
+    pe->pool = pool;
+    pe->run = run;
+    pe->args = args;
+    pe->range = *range;
+    *exec = (gt_executor){
+        .run = pool_executor_run,
+        .ctx = pe,
+        .workers = gt_pool_workers(pool),
+        .counters = counters ? gt_counters_status(counters) : NULL,
+    };
+}

@@ -1,0 +1,25 @@
+/* pool_executor.h: the tuner's executor interface, served by the worker pool.
+ * It binds one launch (workgroup function, bound arguments, range) to a pool, so that the
+ * tuner's batches of that launch run on the pool's workers and come back with the wall
+ * time and the workers' counters summed. */
+#ifndef GT_POOL_EXECUTOR_H
+#define GT_POOL_EXECUTOR_H
+
+#include "pool.h"
+#include "tuner/executor.h"
+
+typedef struct gt_pool_executor {
+    gt_pool *pool;
+    gt_workgroup_fn *run;
+    void *const *args;
+    gt_range range;
+    gt_batch_result last; /* the pool's full result of the latest batch, per worker */
+} gt_pool_executor;
+
+/* Fills pe and exec so that exec runs batches of this launch on pool. pool, args and
+ * counters (may be NULL) are borrowed and must outlive every use of exec; counters must be
+ * the ones the pool was created with. */
+void gt_pool_executor_init(gt_pool_executor *pe, gt_pool *pool, const gt_counters *counters, gt_workgroup_fn *run,
+                           void *const *args, const gt_range *range, gt_executor *exec);
+
+#endif
