@@ -1,0 +1,314 @@
+/* report.c: turns one launch's tuning result into the JSON report dashboards read.
+ * The layout is schemas/report.schema.json; this file only translates, it decides nothing.
+ * Every section is one short function, and every value goes through a helper that keeps the
+ * printed JSON valid (null for NaN and infinities) and exact (large integers). */
+#include "report.h"
+
+#include "grid.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define REPORT_FORMAT "gridtune-report"
+#define REPORT_VERSION 1
+
+/* cJSON stores numbers as doubles and prints them with "%1.15g", falling back to "%1.17g"
+ * only when a loose comparison says the short form lost too much. Integers of up to 15 digits
+ * therefore print exactly; longer ones (counter values, in principle) would print rounded or
+ * with an exponent, so those are stored as raw number text instead. */
+#define EXACT_INTEGER_LIMIT 1000000000000000LL /* 10^15 */
+
+/* Room for the longest fixed-size text field of the inputs (gt_tune_result.reason). */
+#define TEXT_MAX 256
+
+/* Adds item under key, or appends it to the array obj when key is NULL; the add_* helpers
+ * below all follow that convention. An item that could not be added is freed here. */
+static bool add_item(cJSON *obj, const char *key, cJSON *item)
+{
+    if (!item)
+        return false;
+    if (key ? cJSON_AddItemToObject(obj, key, item) : cJSON_AddItemToArray(obj, item))
+        return true;
+    cJSON_Delete(item);
+    return false;
+}
+
+static bool add_int(cJSON *obj, const char *key, int64_t v)
+{
+    if (v > -EXACT_INTEGER_LIMIT && v < EXACT_INTEGER_LIMIT)
+        return add_item(obj, key, cJSON_CreateNumber((double)v));
+    char text[24];
+    snprintf(text, sizeof text, "%" PRId64, v);
+    return add_item(obj, key, cJSON_CreateRaw(text));
+}
+
+static bool add_uint(cJSON *obj, const char *key, uint64_t v)
+{
+    if (v < (uint64_t)EXACT_INTEGER_LIMIT)
+        return add_item(obj, key, cJSON_CreateNumber((double)v));
+    char text[24];
+    snprintf(text, sizeof text, "%" PRIu64, v);
+    return add_item(obj, key, cJSON_CreateRaw(text));
+}
+
+/* JSON has no NaN or infinity. The tree says null itself rather than relying on the printer:
+ * only recent cJSON versions print a non-finite number as null, and whoever reads the tree
+ * before printing it should see the same null. */
+static bool add_real(cJSON *obj, const char *key, double v)
+{
+    return add_item(obj, key, isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull());
+}
+
+static bool add_bool(cJSON *obj, const char *key, bool v)
+{
+    return add_item(obj, key, cJSON_CreateBool(v));
+}
+
+/* Text from a fixed-size field of cap bytes, read no further than cap even if unterminated. */
+static bool add_text(cJSON *obj, const char *key, const char *s, size_t cap)
+{
+    char text[TEXT_MAX];
+    size_t n = s ? strnlen(s, cap < sizeof text ? cap : sizeof text - 1) : 0;
+    memcpy(text, s ? s : "", n);
+    text[n] = '\0';
+    return add_item(obj, key, cJSON_CreateString(text));
+}
+
+/* A caller's C string; NULL (not given) becomes "". */
+static bool add_string(cJSON *obj, const char *key, const char *s)
+{
+    return add_item(obj, key, cJSON_CreateString(s ? s : ""));
+}
+
+/* A name from one of the *_name functions; an unknown value (NULL) becomes null, which the
+ * schema then rejects, so the bug shows in validation instead of in a missing report. */
+static bool add_name(cJSON *obj, const char *key, const char *name)
+{
+    return add_item(obj, key, name ? cJSON_CreateString(name) : cJSON_CreateNull());
+}
+
+static bool add_triple(cJSON *obj, const char *key, const uint64_t v[3])
+{
+    cJSON *arr = cJSON_AddArrayToObject(obj, key);
+    return arr && add_uint(arr, NULL, v[0]) && add_uint(arr, NULL, v[1]) && add_uint(arr, NULL, v[2]);
+}
+
+static bool add_box(cJSON *obj, const char *key, const uint32_t v[3])
+{
+    const uint64_t wide[3] = {v[0], v[1], v[2]};
+    return add_triple(obj, key, wide);
+}
+
+static bool add_schedule(cJSON *obj, const char *key, const gt_schedule *s)
+{
+    char text[GT_SCHEDULE_TEXT_MAX];
+    gt_schedule_format(s, text, sizeof text);
+    return add_item(obj, key, cJSON_CreateString(text));
+}
+
+/* Counter values keyed by the names of the counters read, in counters->used order. */
+static bool add_counter_values(cJSON *obj, const char *key, const gt_counter_status *counters,
+                               const int64_t values[GT_COUNTERS_MAX])
+{
+    cJSON *map = cJSON_AddObjectToObject(obj, key);
+    if (!map)
+        return false;
+    unsigned n = counters ? counters->nused : 0;
+    for (unsigned i = 0; i < n && i < GT_COUNTERS_MAX; i++) {
+        char name[GT_COUNTER_NAME_MAX];
+        snprintf(name, sizeof name, "%.*s", GT_COUNTER_NAME_MAX - 1, counters->used[i]);
+        if (!add_int(map, name, values[i]))
+            return false;
+    }
+    return true;
+}
+
+/* ---- sections ---------------------------------------------------------------------------- */
+
+static bool add_header(cJSON *root, const gt_report_input *in)
+{
+    return add_string(root, "format", REPORT_FORMAT) &&
+           add_int(root, "version", REPORT_VERSION) &&
+           (!in->id || add_string(root, "id", in->id)) && add_int(root, "started", in->started);
+}
+
+static bool add_launch(cJSON *root, const gt_report_input *in)
+{
+    const gt_tune_launch *l = in->launch;
+    gt_range r = gt_range_normalized(&l->range);
+    const uint64_t global[3] = {r.global[0], r.global[1], r.global[2]};
+    const uint64_t local[3] = {r.local[0], r.local[1], r.local[2]};
+    cJSON *range;
+    return add_string(root, "kernel", l->kernel) && add_string(root, "kernel_hash", l->kernel_hash) &&
+           add_string(root, "machine", l->machine) && (range = cJSON_AddObjectToObject(root, "range")) &&
+           add_uint(range, "dims", r.dims) && add_triple(range, "global", global) &&
+           add_triple(range, "local", local) && add_uint(root, "groups_total", in->result->groups_total) &&
+           add_uint(root, "items_per_group", in->result->items_per_group) && add_uint(root, "workers", in->workers);
+}
+
+static bool add_unavailable(cJSON *list, const gt_counter_status *c)
+{
+    for (unsigned i = 0; i < c->nunavailable && i < GT_COUNTERS_UNAVAILABLE_MAX; i++) {
+        cJSON *entry = cJSON_CreateObject();
+        if (!add_item(list, NULL, entry) ||
+            !add_text(entry, "name", c->unavailable[i].name, sizeof c->unavailable[i].name) ||
+            !add_text(entry, "reason", c->unavailable[i].reason, sizeof c->unavailable[i].reason))
+            return false;
+    }
+    return true;
+}
+
+/* Without a counter status nothing was counted: the costs come from the clock alone. */
+static bool add_counters(cJSON *root, const gt_counter_status *c)
+{
+    cJSON *obj = cJSON_AddObjectToObject(root, "counters"), *used, *unavailable;
+    if (!obj)
+        return false;
+    if (!c)
+        return add_name(obj, "mode", gt_counter_mode_name(GT_COUNTERS_NONE)) && cJSON_AddArrayToObject(obj, "used") &&
+               cJSON_AddArrayToObject(obj, "unavailable") &&
+               add_string(obj, "note", "No counters were read; costs come from the wall clock alone.");
+    if (!add_name(obj, "mode", gt_counter_mode_name(c->mode)) || !(used = cJSON_AddArrayToObject(obj, "used")))
+        return false;
+    for (unsigned i = 0; i < c->nused && i < GT_COUNTERS_MAX; i++)
+        if (!add_text(used, NULL, c->used[i], sizeof c->used[i]))
+            return false;
+    return (unavailable = cJSON_AddArrayToObject(obj, "unavailable")) && add_unavailable(unavailable, c) &&
+           add_text(obj, "note", c->note, sizeof c->note);
+}
+
+static bool add_metric(cJSON *root, const gt_report_input *in)
+{
+    cJSON *obj = cJSON_AddObjectToObject(root, "metric");
+    return obj && add_name(obj, "asked", gt_metric_name(in->config->metric)) &&
+           add_name(obj, "used", gt_metric_name(in->result->metric)) &&
+           add_name(obj, "unit", gt_metric_unit(in->result->metric)) &&
+           add_text(obj, "note", in->result->metric_note, sizeof in->result->metric_note);
+}
+
+static bool add_style_names(cJSON *styles, gt_axis axis, uint32_t mask)
+{
+    cJSON *list = cJSON_AddArrayToObject(styles, gt_axis_name(axis));
+    if (!list)
+        return false;
+    unsigned kinds = axis == GT_AXIS_ASSIGN ? GT_ASSIGN_KINDS : GT_ORDER_KINDS;
+    for (unsigned k = 0; k < kinds; k++) {
+        if (!(mask & (1u << k)))
+            continue;
+        const char *name = axis == GT_AXIS_ASSIGN ? gt_assign_kind_name((gt_assign_kind)k)
+                                                  : gt_order_kind_name((gt_order_kind)k);
+        if (!add_name(list, NULL, name))
+            return false;
+    }
+    return true;
+}
+
+/* The candidate space: the axes analysis explores, in exploration order, and the styles of
+ * every axis (also of an axis switched off, so a dashboard can show what was configured). */
+static bool add_space(cJSON *tuning, const gt_space_config *s)
+{
+    cJSON *series = cJSON_AddObjectToObject(tuning, "series"), *axes, *styles;
+    if (!series || !add_uint(series, "start", s->series.start) || !add_uint(series, "ratio", s->series.ratio) ||
+        !add_uint(series, "limit", s->series.limit) || !(axes = cJSON_AddArrayToObject(tuning, "axes")))
+        return false;
+    for (unsigned a = 0; a < GT_AXIS_COUNT; a++)
+        if ((s->axes & (1u << a)) && !add_name(axes, NULL, gt_axis_name((gt_axis)a)))
+            return false;
+    return (styles = cJSON_AddObjectToObject(tuning, "styles")) &&
+           add_style_names(styles, GT_AXIS_ASSIGN, s->assign_styles) &&
+           add_style_names(styles, GT_AXIS_ITEM, s->item_styles) &&
+           add_style_names(styles, GT_AXIS_GROUP, s->group_styles);
+}
+
+static bool add_tuning(cJSON *root, const gt_tune_config *cfg)
+{
+    cJSON *obj = cJSON_AddObjectToObject(root, "tuning");
+    return obj && add_name(obj, "mode", gt_tune_mode_name(cfg->mode)) &&
+           add_name(obj, "strategy", gt_strategy_name(cfg->strategy)) && add_real(obj, "budget", cfg->budget) &&
+           add_real(obj, "min_gain", cfg->min_gain) && add_uint(obj, "sample_ns", cfg->sample_ns) &&
+           add_uint(obj, "min_samples", cfg->min_samples) && add_space(obj, &cfg->space);
+}
+
+static bool add_sample(cJSON *list, const gt_sample *s, const gt_counter_status *counters)
+{
+    cJSON *obj = cJSON_CreateObject();
+    return add_item(list, NULL, obj) && add_box(obj, "box_origin", s->box_origin) &&
+           add_box(obj, "box_extent", s->box_extent) && add_uint(obj, "round", s->round) &&
+           add_uint(obj, "groups", s->groups) && add_uint(obj, "items", s->items) &&
+           add_uint(obj, "wall_ns", s->wall_ns) && add_real(obj, "cost_per_item", s->cost) &&
+           add_bool(obj, "used", s->used) && add_counter_values(obj, "counters", counters, s->counters);
+}
+
+static bool add_summary(cJSON *cand, const gt_candidate *c)
+{
+    uint64_t used = 0;
+    for (size_t i = 0; i < c->nsamples; i++)
+        used += c->samples[i].used;
+    cJSON *obj = cJSON_AddObjectToObject(cand, "summary");
+    return obj && add_uint(obj, "samples_used", used) && add_real(obj, "median", c->median) &&
+           add_real(obj, "min", c->min) && add_real(obj, "max", c->max);
+}
+
+static bool add_candidate(cJSON *list, const gt_candidate *c, const gt_counter_status *counters)
+{
+    cJSON *obj = cJSON_CreateObject(), *samples;
+    if (!add_item(list, NULL, obj) || !add_schedule(obj, "schedule", &c->schedule) ||
+        !add_text(obj, "style", c->style, sizeof c->style) || !add_name(obj, "axis", gt_axis_name((gt_axis)c->phase)) ||
+        !add_bool(obj, "eliminated", c->eliminated) || !(samples = cJSON_AddArrayToObject(obj, "samples")))
+        return false;
+    for (size_t i = 0; i < c->nsamples; i++)
+        if (!add_sample(samples, &c->samples[i], counters))
+            return false;
+    return add_summary(obj, c);
+}
+
+static bool add_candidates(cJSON *root, const gt_report_input *in)
+{
+    cJSON *list = cJSON_AddArrayToObject(root, "candidates");
+    if (!list)
+        return false;
+    for (size_t i = 0; i < in->result->ncandidates; i++)
+        if (!add_candidate(list, &in->result->candidates[i], in->counters))
+            return false;
+    return true;
+}
+
+static bool add_decision(cJSON *root, const gt_tune_result *r)
+{
+    cJSON *obj = cJSON_AddObjectToObject(root, "decision");
+    return obj && add_schedule(obj, "winner", &r->winner) &&
+           add_name(obj, "source", gt_decision_source_name(r->source)) &&
+           add_text(obj, "reason", r->reason, sizeof r->reason);
+}
+
+static bool add_phases(cJSON *root, const gt_report_input *in)
+{
+    const gt_tune_result *r = in->result;
+    /* A checked range has at least one workgroup; 0 only guards the division. */
+    double fraction = r->groups_total ? (double)r->groups_analysis / (double)r->groups_total : 0.0;
+    cJSON *obj = cJSON_AddObjectToObject(root, "phases");
+    return obj && add_uint(obj, "groups_analysis", r->groups_analysis) &&
+           add_uint(obj, "groups_remainder", r->groups_remainder) && add_real(obj, "analysis_fraction", fraction) &&
+           add_uint(obj, "analysis_ns", r->analysis_ns) && add_uint(obj, "remainder_ns", r->remainder_ns) &&
+           add_uint(obj, "total_ns", r->total_ns) &&
+           add_counter_values(obj, "remainder_counters", in->counters, r->remainder_counters);
+}
+
+cJSON *gt_report_build(const gt_report_input *in)
+{
+    if (!in || !in->config || !in->launch || !in->result)
+        return NULL;
+    cJSON *root = cJSON_CreateObject();
+    if (!root)
+        return NULL;
+    if (!add_header(root, in) || !add_launch(root, in) || !add_counters(root, in->counters) ||
+        !add_metric(root, in) || !add_tuning(root, in->config) || !add_candidates(root, in) ||
+        !add_decision(root, in->result) || !add_phases(root, in) ||
+        !add_real(root, "estimated_gain", in->result->estimated_gain)) {
+        cJSON_Delete(root);
+        return NULL;
+    }
+    return root;
+}
