@@ -1,0 +1,224 @@
+/* bench_common.c: the pieces both benchmark drivers need, written once.
+ * The module paths come from the build (GT_SEEDS_BUILD_PATH, GT_SEEDS_INSTALL_PATH), so a
+ * driver run from the build tree finds the module it was built with. */
+#include "bench_common.h"
+
+#include "daemon/pool.h"
+#include "tuner/number.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char *gt_bench_module_default(void)
+{
+    const char *env = getenv(GT_BENCH_MODULE_ENV);
+    if (env && *env)
+        return env;
+    return access(GT_SEEDS_BUILD_PATH, R_OK) == 0 ? GT_SEEDS_BUILD_PATH : GT_SEEDS_INSTALL_PATH;
+}
+
+int gt_bench_number_parse(const char *prog, const char *flag, const char *text, uint32_t min, uint32_t max,
+                          uint32_t *out)
+{
+    if (gt_parse_u32(text, strlen(text), min, max, out) == 0)
+        return 0;
+    fprintf(stderr, "%s: %s \"%s\": expected a whole number from %u to %u\n", prog, flag, text, min, max);
+    return -1;
+}
+
+/* The shared flags: 0 taken, -1 a bad value (printed), 1 not one of them. */
+static int shared_flag(const char *prog, int c, const char *arg, gt_bench_flags *f)
+{
+    uint32_t v;
+    switch (c) {
+    case 'm':
+        f->module = arg;
+        return 0;
+    case 'j':
+        f->json = arg;
+        return 0;
+    case 'w':
+        return gt_bench_number_parse(prog, "--workers", arg, 1, GT_POOL_MAX_WORKERS, &f->workers);
+    case 'r':
+        return gt_bench_number_parse(prog, "--reps", arg, 1, GT_BENCH_MAX_REPS, &f->reps);
+    case 'n':
+        if (gt_bench_number_parse(prog, "--size", arg, 1, GT_BENCH_MAX_SIZE, &v))
+            return -1;
+        f->size = v;
+        return 0;
+    default:
+        return 1;
+    }
+}
+
+int gt_bench_cli_parse(const gt_bench_cli *cli, int argc, char **argv, gt_bench_flags *f, void *ctx)
+{
+    static const struct option shared[] = {
+        {"module", required_argument, 0, 'm'}, {"workers", required_argument, 0, 'w'},
+        {"reps", required_argument, 0, 'r'},   {"size", required_argument, 0, 'n'},
+        {"json", required_argument, 0, 'j'},   {"list", no_argument, 0, 'l'},
+        {"help", no_argument, 0, 'h'},
+    };
+    struct option all[GT_BENCH_MAX_OPTIONS + 1];
+    size_t n = 0;
+    for (; n < sizeof shared / sizeof *shared; n++)
+        all[n] = shared[n];
+    for (const struct option *o = cli->options; o && o->name && n < GT_BENCH_MAX_OPTIONS; o++)
+        all[n++] = *o;
+    all[n] = (struct option){0};
+    char letters[128];
+    snprintf(letters, sizeof letters, "m:w:r:n:j:lh%s", cli->letters ? cli->letters : "");
+    int c;
+    while ((c = getopt_long(argc, argv, letters, all, NULL)) != -1) {
+        if (c == 'h' || c == 'l') {
+            (c == 'h' ? cli->usage : cli->list)(stdout);
+            return 1;
+        }
+        if (c == '?') { /* getopt has said what was wrong */
+            cli->usage(stderr);
+            return -1;
+        }
+        int rc = shared_flag(cli->prog, c, optarg, f);
+        if (rc == 1)
+            rc = cli->flag(c, optarg, ctx);
+        if (rc)
+            return -1;
+    }
+    if (!f->module)
+        f->module = gt_bench_module_default();
+    return 0;
+}
+
+void gt_bench_flags_help(FILE *out, const char *reps_text, unsigned default_reps)
+{
+    fprintf(out,
+            "  -m, --module PATH     seeds kernel module (default: $" GT_BENCH_MODULE_ENV ", else\n"
+            "                        the build tree's, else %s)\n"
+            "  -w, --workers N       worker threads (default: the CPUs this process may use)\n"
+            "  -r, --reps N          %s (default %u)\n"
+            "  -n, --size N          problem size for every benchmark (default: each one's own)\n"
+            "  -j, --json FILE       also write the results as JSON\n",
+            GT_SEEDS_INSTALL_PATH, reps_text, default_reps);
+}
+
+int gt_bench_add(const char *prog, const char *name, const gt_seed_bench **list, unsigned *n)
+{
+    const gt_seed_bench *b = gt_seed_bench_find(name);
+    if (!b) {
+        fprintf(stderr, "%s: no benchmark \"%s\" (--list shows them)\n", prog, name);
+        return -1;
+    }
+    if (*n == GT_BENCH_MAX_BENCHES) {
+        fprintf(stderr, "%s: at most %d benchmarks at once\n", prog, GT_BENCH_MAX_BENCHES);
+        return -1;
+    }
+    list[(*n)++] = b;
+    return 0;
+}
+
+void gt_bench_add_all(const gt_seed_bench **list, unsigned *n)
+{
+    size_t nall;
+    const gt_seed_bench *all = gt_seed_benches(&nall);
+    *n = 0;
+    for (size_t i = 0; i < nall && i < GT_BENCH_MAX_BENCHES; i++)
+        list[(*n)++] = &all[i];
+}
+
+void gt_bench_list(FILE *out)
+{
+    size_t n;
+    const gt_seed_bench *b = gt_seed_benches(&n);
+    fprintf(out, "benchmarks:\n");
+    for (size_t i = 0; i < n; i++)
+        fprintf(out, "  %-14s n=%-6zu %s\n", b[i].name, b[i].default_n, b[i].summary);
+}
+
+int gt_bench_case_prepare(const char *prog, const gt_module *m, const char *module_path, const gt_seed_bench *b,
+                          size_t n, gt_bench_case *out)
+{
+    char err[512];
+    *out = (gt_bench_case){.kernel = gt_module_find(m, b->kernel)};
+    if (!out->kernel) {
+        fprintf(stderr, "%s: module %s has no kernel %s\n", prog, module_path, b->kernel);
+        return -1;
+    }
+    if (gt_seed_case_create(b, n, &out->seed, err, sizeof err) != 0) {
+        fprintf(stderr, "%s: %s\n", prog, err);
+        return -1;
+    }
+    if (gt_args_check(out->kernel, out->seed->args, out->seed->nargs, err, sizeof err) != 0) {
+        fprintf(stderr, "%s: %s\n", prog, err);
+        gt_seed_case_destroy(out->seed);
+        out->seed = NULL;
+        return -1;
+    }
+    gt_args_bind(out->seed->args, out->seed->nargs, out->slots);
+    return 0;
+}
+
+void gt_bench_case_destroy(gt_bench_case *bc)
+{
+    gt_seed_case_destroy(bc->seed);
+    bc->seed = NULL;
+}
+
+static int compare_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+void gt_bench_times_summarise(gt_bench_times *t)
+{
+    if (t->n == 0) {
+        t->median_ns = t->min_ns = t->max_ns = 0;
+        return;
+    }
+    uint64_t sorted[GT_BENCH_MAX_REPS];
+    memcpy(sorted, t->ns, t->n * sizeof *sorted);
+    qsort(sorted, t->n, sizeof *sorted, compare_u64);
+    t->min_ns = sorted[0];
+    t->max_ns = sorted[t->n - 1];
+    t->median_ns = t->n % 2 ? sorted[t->n / 2] : (sorted[t->n / 2 - 1] + sorted[t->n / 2]) / 2;
+}
+
+void gt_bench_times_rank(gt_bench_times *first, size_t stride, size_t n, size_t *best, size_t *worst)
+{
+    *best = *worst = 0;
+    for (size_t i = 0; i < n; i++) {
+        gt_bench_times *t = (gt_bench_times *)((char *)first + i * stride);
+        gt_bench_times_summarise(t);
+        if (t->median_ns < ((gt_bench_times *)((char *)first + *best * stride))->median_ns)
+            *best = i;
+        if (t->median_ns > ((gt_bench_times *)((char *)first + *worst * stride))->median_ns)
+            *worst = i;
+    }
+}
+
+void gt_bench_times_json(cJSON *obj, const gt_bench_times *t)
+{
+    cJSON_AddNumberToObject(obj, "median_ns", (double)t->median_ns);
+    cJSON_AddNumberToObject(obj, "min_ns", (double)t->min_ns);
+    cJSON_AddNumberToObject(obj, "max_ns", (double)t->max_ns);
+    cJSON *runs = cJSON_AddArrayToObject(obj, "runs_ns");
+    for (unsigned k = 0; k < t->n; k++)
+        cJSON_AddItemToArray(runs, cJSON_CreateNumber((double)t->ns[k]));
+}
+
+int gt_bench_json_write(const char *prog, cJSON *root, const char *path)
+{
+    char *text = cJSON_Print(root);
+    cJSON_Delete(root);
+    errno = ENOMEM; /* what a failed print leaves to say */
+    FILE *f = text ? fopen(path, "w") : NULL;
+    int rc = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF ? 0 : -1;
+    if (f && fclose(f) != 0)
+        rc = -1;
+    if (rc)
+        fprintf(stderr, "%s: cannot write %s: %s\n", prog, path, strerror(errno));
+    cJSON_free(text);
+    return rc;
+}

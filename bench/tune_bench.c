@@ -1,0 +1,1017 @@
+/* tune_bench.c: gridtune-tune-bench, the evidence for the tuner.
+ * For each seed benchmark it measures in one run, side by side: the oracle (every candidate
+ * schedule the tuner considered, each run on the whole launch), the cold tuned launch
+ * (analysis included), the warm tuned launch (from wisdom) and the default schedule, and
+ * reports tuned/oracle, default/tuned and the analysis fraction of workgroups.
+ *
+ * Method:
+ * - One pool, with counters, serves the whole run. The wisdom lives in a temporary file
+ *   (mkdtemp under /tmp, removed at exit) unless --wisdom names one, so the user's own wisdom
+ *   is never touched by default.
+ * - Round 0 of a benchmark warms up and discovers: a default run, then a cold tuned run, each
+ *   with its output poisoned before and checked against the reference after. That proves the
+ *   tuner's analysis plus remainder runs every workgroup exactly once on real kernels. The
+ *   cold run's candidates, without repeats, are the oracle's candidate set (the winner is
+ *   among them).
+ * - Then --reps timed rounds. In each, every contender runs once: the default, the cold and
+ *   warm pair, and each oracle candidate. Cold clears the wisdom and tunes (mode auto); warm
+ *   tunes again straight after and must be a wisdom hit, else the run fails. The order of the
+ *   contenders rotates by a 1/reps share each round, so each runs early, midway and late, and
+ *   drift hits all alike. The default and the oracle's candidates are forced schedules through
+ *   gt_tune_run, so every contender takes the same path, and each is timed end to end around
+ *   gt_tune_run: analysis, planning and remainder included.
+ * - Figures are medians (and minima) per contender. The oracle best is the candidate with the
+ *   lowest median, and the ratios are of medians. The analysis fraction is groups_analysis /
+ *   groups_total of the timed cold runs, their median. Targets are printed beside the figures
+ *   and never change the measurement. */
+#include "bench_common.h"
+#include "daemon/clock.h"
+#include "daemon/counters.h"
+#include "daemon/module.h"
+#include "daemon/pool.h"
+#include "daemon/pool_executor.h"
+#include "kernels/seedbench.h"
+#include "tuner/machine.h"
+#include "tuner/report.h"
+#include "tuner/space.h"
+#include "tuner/tune.h"
+#include "tuner/wisdom.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PROG "gridtune-tune-bench"
+#define DEFAULT_REPS 3
+#define MAX_SAMPLE_US 10000000u /* 10 s, the most gt_tune_config_check takes */
+#define TMPDIR_TEMPLATE "/tmp/gridtune-tune-bench.XXXXXX"
+#define WISDOM_FILE "wisdom.json"
+
+/* What the tuner is aiming for; printed next to the figures, never fed back into them. */
+#define TARGET_COLD_OVER_ORACLE 1.10
+#define TARGET_WARM_OVER_ORACLE 1.03
+#define TARGET_ANALYSIS_FRACTION 0.10
+
+/* ---- options ------------------------------------------------------------------------------ */
+
+typedef struct options {
+    gt_bench_flags flags;
+    const char *wisdom;  /* NULL: a temporary file */
+    const char *reports; /* NULL: no reports */
+    gt_tune_config cfg;
+    unsigned nevents; /* 0: the counters' default events */
+    const char *events[GT_COUNTERS_MAX];
+    char events_text[GT_COUNTERS_MAX * GT_COUNTER_NAME_MAX];
+    unsigned nbenches;
+    const gt_seed_bench *benches[GT_BENCH_MAX_BENCHES];
+} options;
+
+enum long_only {
+    OPT_BUDGET = 256,
+    OPT_STRATEGY,
+    OPT_METRIC,
+    OPT_SAMPLE_US,
+    OPT_STYLES,
+    OPT_SERIES,
+    OPT_EVENTS,
+    OPT_WISDOM,
+    OPT_REPORTS,
+};
+
+static void usage(FILE *out)
+{
+    gt_tune_config d = gt_tune_config_default();
+    fprintf(out,
+            "usage: " PROG " [OPTIONS]\n"
+            "Measures the tuner against the oracle on the seed benchmarks, all in one run: every\n"
+            "candidate schedule the tuner considered (the oracle), the cold tuned launch (analysis\n"
+            "included), the warm tuned launch (from wisdom) and the default schedule. Prints each\n"
+            "benchmark's medians and the ratios tuned/oracle and default/tuned, with the targets\n"
+            "cold <= %.2fx oracle best, warm <= %.2fx, analysis <= %.0f%% of the workgroups.\n"
+            "\n",
+            TARGET_COLD_OVER_ORACLE, TARGET_WARM_OVER_ORACLE, TARGET_ANALYSIS_FRACTION * 100);
+    gt_bench_flags_help(out, "timed rounds after the checked warm-up round", DEFAULT_REPS);
+    fprintf(out,
+            "  -b, --bench NAME      a benchmark to run; repeatable (default: all seven)\n"
+            "      --budget F        analysis budget, a fraction of the workgroups (default %g)\n"
+            "      --strategy S      racing or nested (default %s)\n"
+            "      --metric M        time, ipc, l1, l2 or energy (default %s)\n"
+            "      --sample-us N     length of one analysis sample in microseconds (default %llu)\n"
+            "      --styles TEXT     candidate styles, e.g. group=linear+tiled,item=linear,assign=block+dynamic\n"
+            "                        (default: every style of the tuner's space)\n"
+            "      --series S:R:L    parameter series start:ratio:limit, limit 0 = the grid (default %u:%u:%u)\n"
+            "      --events LIST     comma-separated PAPI event names (default:",
+            d.budget, gt_strategy_name(d.strategy), gt_metric_name(d.metric),
+            (unsigned long long)(d.sample_ns / 1000), d.space.series.start, d.space.series.ratio,
+            d.space.series.limit);
+    for (unsigned i = 0; i < gt_counters_default_nevents; i++)
+        fprintf(out, "%s%s", i ? "," : " ", gt_counters_default_events[i]);
+    fprintf(out,
+            ")\n"
+            "      --wisdom PATH     keep the wisdom in PATH instead of a temporary file; every cold run\n"
+            "                        clears it, and after each benchmark PATH holds this run's decisions\n"
+            "      --reports DIR     write the report of every cold and warm launch as\n"
+            "                        DIR/<bench>-<round>-<cold|warm>.json\n"
+            "  -l, --list            list the benchmarks and exit\n"
+            "  -h, --help            this text\n"
+            "Exit status: 0 done, 1 a failure (printed), 2 bad usage.\n");
+}
+
+static int parse_budget(const char *text, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (end == text || *end || errno || !isfinite(v)) {
+        fprintf(stderr, PROG ": --budget \"%s\": expected a fraction of the workgroups, such as 0.1\n", text);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+/* Splits a copy of text at commas into o->events; gt_counters_create checks the names. */
+static int parse_events(const char *text, options *o)
+{
+    size_t len = strlen(text);
+    if (len >= sizeof o->events_text) {
+        fprintf(stderr, PROG ": --events: a list of %zu characters; at most %zu\n", len, sizeof o->events_text - 1);
+        return -1;
+    }
+    memcpy(o->events_text, text, len + 1);
+    o->nevents = 0;
+    for (char *p = o->events_text;;) {
+        char *comma = strchr(p, ',');
+        if (comma)
+            *comma = '\0';
+        if (!*p) {
+            fprintf(stderr, PROG ": --events \"%s\": an empty name; expected names such as PAPI_TOT_CYC,PAPI_L1_DCM\n",
+                    text);
+            return -1;
+        }
+        if (o->nevents == GT_COUNTERS_MAX) {
+            fprintf(stderr, PROG ": --events \"%s\": at most %d events\n", text, GT_COUNTERS_MAX);
+            return -1;
+        }
+        o->events[o->nevents++] = p;
+        if (!comma)
+            return 0;
+        p = comma + 1;
+    }
+}
+
+static int bad_value(const char *flag, const char *text, const char *why)
+{
+    fprintf(stderr, PROG ": %s \"%s\": %s\n", flag, text, why);
+    return -1;
+}
+
+static int parse_flag(int c, const char *arg, void *ctx)
+{
+    options *o = ctx;
+    uint32_t v;
+    char err[256];
+    switch (c) {
+    case 'b':
+        return gt_bench_add(PROG, arg, o->benches, &o->nbenches);
+    case OPT_BUDGET:
+        return parse_budget(arg, &o->cfg.budget);
+    case OPT_SAMPLE_US:
+        if (gt_bench_number_parse(PROG, "--sample-us", arg, 1, MAX_SAMPLE_US, &v))
+            return -1;
+        o->cfg.sample_ns = (uint64_t)v * 1000;
+        return 0;
+    case OPT_STRATEGY:
+        return gt_strategy_parse(arg, &o->cfg.strategy) ? bad_value("--strategy", arg, "expected racing or nested") : 0;
+    case OPT_METRIC:
+        return gt_metric_parse(arg, &o->cfg.metric) ? bad_value("--metric", arg, "expected time, ipc, l1, l2 or energy")
+                                                     : 0;
+    case OPT_STYLES:
+        return gt_space_styles_parse(arg, &o->cfg.space, err, sizeof err) ? bad_value("--styles", arg, err) : 0;
+    case OPT_SERIES:
+        return gt_series_parse(arg, &o->cfg.space.series, err, sizeof err) ? bad_value("--series", arg, err) : 0;
+    case OPT_EVENTS:
+        return parse_events(arg, o);
+    case OPT_WISDOM:
+        o->wisdom = arg;
+        return 0;
+    case OPT_REPORTS:
+        o->reports = arg;
+        return 0;
+    default:
+        fprintf(stderr, PROG ": option %d has no handler\n", c);
+        return -1;
+    }
+}
+
+static const struct option own_options[] = {
+    {"bench", required_argument, 0, 'b'},
+    {"budget", required_argument, 0, OPT_BUDGET},
+    {"strategy", required_argument, 0, OPT_STRATEGY},
+    {"metric", required_argument, 0, OPT_METRIC},
+    {"sample-us", required_argument, 0, OPT_SAMPLE_US},
+    {"styles", required_argument, 0, OPT_STYLES},
+    {"series", required_argument, 0, OPT_SERIES},
+    {"events", required_argument, 0, OPT_EVENTS},
+    {"wisdom", required_argument, 0, OPT_WISDOM},
+    {"reports", required_argument, 0, OPT_REPORTS},
+    {0, 0, 0, 0},
+};
+
+/* Returns 0, 1 when --help or --list was printed, -1 on bad usage. */
+static int parse_options(int argc, char **argv, options *o)
+{
+    const gt_bench_cli cli = {.prog = PROG,
+                              .letters = "b:",
+                              .options = own_options,
+                              .flag = parse_flag,
+                              .usage = usage,
+                              .list = gt_bench_list};
+    *o = (options){.flags.reps = DEFAULT_REPS, .cfg = gt_tune_config_default()};
+    int rc = gt_bench_cli_parse(&cli, argc, argv, &o->flags, o);
+    if (rc != 0)
+        return rc;
+    if (optind < argc) {
+        fprintf(stderr, PROG ": unexpected argument \"%s\"; benchmarks are chosen with --bench NAME\n", argv[optind]);
+        return -1;
+    }
+    char err[256];
+    if (gt_tune_config_check(&o->cfg, err, sizeof err) != 0) {
+        fprintf(stderr, PROG ": %s\n", err);
+        return -1;
+    }
+    if (o->nbenches == 0)
+        gt_bench_add_all(o->benches, &o->nbenches);
+    return 0;
+}
+
+/* ---- stopping early ------------------------------------------------------------------------ */
+
+/* A run takes minutes: a signal stops it between two launches, so that the temporary wisdom
+ * is still removed. */
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+    stop_signal = sig;
+}
+
+static void catch_signals(void)
+{
+    static const int signals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+    struct sigaction sa = {.sa_handler = on_signal};
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof signals / sizeof *signals; i++)
+        sigaction(signals[i], &sa, NULL);
+}
+
+/* -1 after saying so when a signal asked the run to stop. */
+static int stopped(void)
+{
+    if (!stop_signal)
+        return 0;
+    fprintf(stderr, PROG ": stopped by %s\n", strsignal(stop_signal));
+    return -1;
+}
+
+/* ---- the session: what the whole run shares ---------------------------------------------- */
+
+typedef struct session {
+    const options *o;
+    gt_module *module;
+    gt_counters *counters;
+    const gt_counter_status *status;
+    gt_pool *pool;
+    unsigned workers;
+    gt_wisdom *wisdom;
+    char tmpdir[sizeof TMPDIR_TEMPLATE]; /* "" when --wisdom names the file */
+    char machine[GT_HASH_TEXT_MAX];
+    char machine_desc[256];
+    /* Every benchmark's decision so far, put back into the wisdom after each cold run
+       cleared it, so the saved file holds them all. */
+    unsigned ndecisions;
+    gt_wisdom_key decision_key[GT_BENCH_MAX_BENCHES];
+    gt_wisdom_entry decision[GT_BENCH_MAX_BENCHES];
+} session;
+
+/* The workers the pool will have, known before it exists so the counters get a slot each. */
+static unsigned pool_workers(unsigned asked)
+{
+    cpu_set_t set;
+    if (asked)
+        return asked;
+    if (sched_getaffinity(0, sizeof set, &set) != 0 || CPU_COUNT(&set) < 1)
+        return 1;
+    return (unsigned)CPU_COUNT(&set);
+}
+
+static int open_wisdom(session *s, char *err, size_t errlen)
+{
+    char path[sizeof TMPDIR_TEMPLATE + sizeof WISDOM_FILE];
+    const char *file = s->o->wisdom;
+    if (!file) {
+        memcpy(s->tmpdir, TMPDIR_TEMPLATE, sizeof TMPDIR_TEMPLATE);
+        if (!mkdtemp(s->tmpdir)) {
+            snprintf(err, errlen, "cannot make a temporary directory for the wisdom (%s): %s", TMPDIR_TEMPLATE,
+                     strerror(errno));
+            s->tmpdir[0] = '\0';
+            return -1;
+        }
+        snprintf(path, sizeof path, "%s/%s", s->tmpdir, WISDOM_FILE);
+        file = path;
+    }
+    if (gt_wisdom_open(file, &s->wisdom, err, errlen) != 0)
+        return -1;
+    if (*gt_wisdom_warning(s->wisdom))
+        fprintf(stderr, PROG ": %s\n", gt_wisdom_warning(s->wisdom));
+    return 0;
+}
+
+/* Returns 0, -1 after printing why, or -2 when the --events list was refused (bad usage). */
+static int session_open(session *s, const options *o)
+{
+    char err[512];
+    *s = (session){.o = o, .workers = pool_workers(o->flags.workers)};
+    gt_machine_signature(s->machine, s->machine_desc, sizeof s->machine_desc);
+    int counted = gt_counters_create(o->nevents ? o->events : NULL, o->nevents, s->workers, &s->counters, err,
+                                     sizeof err);
+    if (counted == -EINVAL && o->nevents) {
+        fprintf(stderr, PROG ": --events: %s\n", err);
+        return -2;
+    }
+    if (counted != 0 || gt_module_open(o->flags.module, &s->module, err, sizeof err) != 0 ||
+        gt_pool_create(&(gt_pool_config){.workers = s->workers, .counters = s->counters}, &s->pool, err,
+                       sizeof err) ||
+        open_wisdom(s, err, sizeof err)) {
+        fprintf(stderr, PROG ": %s\n", err);
+        return -1;
+    }
+    s->status = gt_counters_status(s->counters);
+    s->workers = gt_pool_workers(s->pool);
+    if (o->reports && mkdir(o->reports, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, PROG ": --reports %s: cannot make the directory: %s\n", o->reports, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static void session_close(session *s)
+{
+    const char *path = s->wisdom ? gt_wisdom_path(s->wisdom) : NULL;
+    if (s->tmpdir[0] && path && unlink(path) != 0 && errno != ENOENT)
+        fprintf(stderr, PROG ": cannot remove %s: %s\n", path, strerror(errno));
+    if (s->tmpdir[0] && rmdir(s->tmpdir) != 0)
+        fprintf(stderr, PROG ": cannot remove %s: %s\n", s->tmpdir, strerror(errno));
+    gt_wisdom_close(s->wisdom);
+    if (s->pool)
+        gt_pool_destroy(s->pool);
+    if (s->counters)
+        gt_counters_destroy(s->counters);
+    if (s->module)
+        gt_module_close(s->module);
+}
+
+/* ---- one benchmark's launch --------------------------------------------------------------- */
+
+typedef struct launch {
+    session *s;
+    const gt_seed_bench *bench;
+    gt_bench_case bc;
+    gt_pool_executor pe;
+    gt_executor exec;
+    char kernel_hash[GT_HASH_TEXT_MAX];
+    gt_tune_launch tl;
+} launch;
+
+static int launch_open(session *s, const gt_seed_bench *b, launch *l)
+{
+    char err[512];
+    *l = (launch){.s = s, .bench = b};
+    if (gt_bench_case_prepare(PROG, s->module, s->o->flags.module, b, s->o->flags.size, &l->bc))
+        return -1;
+    if (gt_kernel_identity(s->o->flags.module, b->kernel, l->kernel_hash, err, sizeof err) != 0) {
+        fprintf(stderr, PROG ": %s\n", err);
+        gt_bench_case_destroy(&l->bc);
+        return -1;
+    }
+    gt_pool_executor_init(&l->pe, s->pool, s->counters, l->bc.kernel->run, l->bc.slots, &l->bc.seed->range, &l->exec);
+    l->tl = (gt_tune_launch){
+        .kernel = b->kernel, .kernel_hash = l->kernel_hash, .machine = s->machine, .range = l->bc.seed->range};
+    return 0;
+}
+
+/* The wisdom's key for this launch, as the tuner files it. */
+static gt_wisdom_key launch_key(const launch *l)
+{
+    gt_wisdom_key key = {.range = l->tl.range, .workers = l->exec.workers};
+    snprintf(key.kernel, sizeof key.kernel, "%s", l->tl.kernel);
+    snprintf(key.kernel_hash, sizeof key.kernel_hash, "%s", l->tl.kernel_hash);
+    snprintf(key.machine, sizeof key.machine, "%s", l->tl.machine);
+    return key;
+}
+
+static int64_t unix_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* One launch through the tuner, timed around the whole call. The caller frees *r, also after a
+ * failure, which is printed here. */
+static int tune_timed(launch *l, const gt_tune_config *cfg, gt_tune_result *r, uint64_t *ns, int64_t *started)
+{
+    char err[512];
+    *started = unix_ms();
+    uint64_t t0 = gt_clock_ns();
+    int rc = gt_tune_run(cfg, &l->tl, &l->exec, l->s->wisdom, r, err, sizeof err);
+    *ns = gt_clock_ns() - t0;
+    if (rc != 0)
+        fprintf(stderr, PROG ": %s: the launch failed: %s\n", l->bench->name, err);
+    return rc;
+}
+
+static void poison(launch *l, bool check)
+{
+    if (check)
+        gt_seed_case_poison_output(l->bc.seed);
+}
+
+static int verify(launch *l, bool check, const char *what)
+{
+    char err[512];
+    if (!check || gt_seed_case_verify(l->bc.seed, err, sizeof err) == 0)
+        return 0;
+    fprintf(stderr, PROG ": %s, %s: wrong output: %s\n", l->bench->name, what, err);
+    return -1;
+}
+
+static int write_report(launch *l, const gt_tune_result *r, unsigned round, const char *kind, int64_t started)
+{
+    const options *o = l->s->o;
+    if (!o->reports)
+        return 0;
+    char id[128], path[4096];
+    snprintf(id, sizeof id, "%s-%u-%s", l->bench->name, round, kind);
+    if ((size_t)snprintf(path, sizeof path, "%s/%s.json", o->reports, id) >= sizeof path) {
+        fprintf(stderr, PROG ": --reports %s: the path is too long\n", o->reports);
+        return -1;
+    }
+    gt_report_input in = {.config = &o->cfg, .launch = &l->tl, .result = r, .counters = l->s->status,
+                          .workers = l->exec.workers, .id = id, .started = started};
+    cJSON *report = gt_report_build(&in);
+    if (!report) {
+        fprintf(stderr, PROG ": out of memory building the report %s\n", id);
+        return -1;
+    }
+    return gt_bench_json_write(PROG, report, path);
+}
+
+/* The default or an oracle candidate: a forced schedule on the whole launch. */
+static int run_forced(launch *l, const gt_schedule *schedule, bool check, uint64_t *ns)
+{
+    gt_tune_config cfg = l->s->o->cfg;
+    cfg.forced = true;
+    cfg.schedule = *schedule;
+    gt_tune_result r;
+    int64_t started;
+    poison(l, check);
+    int rc = tune_timed(l, &cfg, &r, ns, &started);
+    gt_tune_result_free(&r);
+    return rc ? rc : verify(l, check, "forced schedule");
+}
+
+/* A cold tuned launch: the wisdom cleared, then analysis. The caller frees *r. */
+static int run_cold(launch *l, unsigned round, bool check, gt_tune_result *r, uint64_t *ns)
+{
+    int64_t started;
+    gt_wisdom_clear(l->s->wisdom);
+    poison(l, check);
+    int rc = tune_timed(l, &l->s->o->cfg, r, ns, &started);
+    if (rc == 0)
+        rc = verify(l, check, "cold tuned launch");
+    return rc ? rc : write_report(l, r, round, "cold", started);
+}
+
+/* A warm tuned launch, straight after the cold one: it must come from the wisdom. */
+static int run_warm(launch *l, unsigned round, const gt_tune_result *cold, gt_tune_result *r, uint64_t *ns)
+{
+    int64_t started;
+    int rc = tune_timed(l, &l->s->o->cfg, r, ns, &started);
+    if (rc == 0 && r->source != GT_SOURCE_WISDOM) {
+        fprintf(stderr,
+                PROG ": %s, round %u: the warm launch was not a wisdom hit (source %s: %s); the cold launch "
+                     "before it: source %s: %s\n",
+                l->bench->name, round, gt_decision_source_name(r->source), r->reason,
+                gt_decision_source_name(cold->source), cold->reason);
+        rc = -1;
+    }
+    return rc ? rc : write_report(l, r, round, "warm", started);
+}
+
+/* ---- one benchmark's measurement ---------------------------------------------------------- */
+
+typedef struct contender {
+    gt_schedule schedule; /* the default's and the oracle candidates' */
+    char text[GT_SCHEDULE_TEXT_MAX];
+    gt_bench_times times;
+} contender;
+
+typedef struct cold_run {
+    gt_schedule winner;
+    gt_decision_source source;
+    double analysis_fraction;
+} cold_run;
+
+typedef struct bench_result {
+    const gt_seed_bench *bench;
+    size_t n;
+    uint64_t work_items;
+    uint64_t groups_total;
+    contender def, cold, warm;
+    contender *oracle; /* the round-0 cold run's candidates */
+    size_t noracle;
+    size_t best, worst; /* into oracle, by median */
+    cold_run discovery; /* round 0's cold run */
+    char discovery_reason[256];
+    char metric_note[160];
+    cold_run cold_runs[GT_BENCH_MAX_REPS];
+    gt_schedule warm_winners[GT_BENCH_MAX_REPS];
+    double analysis_fraction; /* median over cold_runs */
+} bench_result;
+
+static void contender_set(contender *c, const gt_schedule *s)
+{
+    c->schedule = *s;
+    gt_schedule_format(s, c->text, sizeof c->text);
+}
+
+static bool in_oracle(const bench_result *br, const gt_schedule *s)
+{
+    for (size_t i = 0; i < br->noracle; i++)
+        if (gt_schedule_equal(&br->oracle[i].schedule, s))
+            return true;
+    return false;
+}
+
+/* The oracle's candidates: those the cold run considered, and its winner (a launch too
+ * small to analyse has no candidates, but still a schedule). */
+static int oracle_from(bench_result *br, const gt_tune_result *r)
+{
+    br->oracle = calloc(r->ncandidates + 1, sizeof *br->oracle);
+    if (!br->oracle) {
+        fprintf(stderr, PROG ": out of memory for %zu oracle candidates\n", r->ncandidates + 1);
+        return -1;
+    }
+    for (size_t i = 0; i < r->ncandidates; i++)
+        if (!in_oracle(br, &r->candidates[i].schedule))
+            contender_set(&br->oracle[br->noracle++], &r->candidates[i].schedule);
+    if (!in_oracle(br, &r->winner))
+        contender_set(&br->oracle[br->noracle++], &r->winner);
+    return 0;
+}
+
+static cold_run cold_run_of(const gt_tune_result *r)
+{
+    return (cold_run){.winner = r->winner,
+                      .source = r->source,
+                      .analysis_fraction = r->groups_total ? (double)r->groups_analysis / (double)r->groups_total : 0};
+}
+
+/* Round 0: checked default and cold runs; the cold run names the oracle's candidates and must
+ * leave a decision in the wisdom, or no warm run can follow. */
+static int discover(launch *l, bench_result *br)
+{
+    uint64_t ns;
+    gt_tune_result r;
+    if (run_forced(l, &gt_schedule_default, true, &ns))
+        return -1;
+    int rc = run_cold(l, 0, true, &r, &ns);
+    if (rc == 0) {
+        br->discovery = cold_run_of(&r);
+        br->groups_total = r.groups_total;
+        snprintf(br->discovery_reason, sizeof br->discovery_reason, "%s", r.reason);
+        snprintf(br->metric_note, sizeof br->metric_note, "%s", r.metric_note);
+        rc = oracle_from(br, &r);
+    }
+    if (rc == 0) {
+        char text[GT_SCHEDULE_TEXT_MAX];
+        gt_schedule_format(&r.winner, text, sizeof text);
+        fprintf(stderr, PROG ": %s  round 0: cold winner %s (%s, analysis %.1f%%), %zu oracle candidates\n",
+                l->bench->name, text, gt_decision_source_name(r.source), br->discovery.analysis_fraction * 100,
+                br->noracle);
+    }
+    gt_wisdom_key key = launch_key(l);
+    if (rc == 0 && !gt_wisdom_lookup(l->s->wisdom, &key, NULL)) {
+        fprintf(stderr, PROG ": %s: the cold launch left no decision in the wisdom, so no warm launch can follow "
+                        "(source %s: %s); a larger --size gives the analysis room\n",
+                l->bench->name, gt_decision_source_name(r.source), r.reason);
+        rc = -1;
+    }
+    gt_tune_result_free(&r);
+    return rc;
+}
+
+/* The cold and warm pair of one timed round. */
+static int run_tuned_pair(launch *l, bench_result *br, unsigned round)
+{
+    gt_tune_result cold, warm;
+    uint64_t ns;
+    int rc = run_cold(l, round, false, &cold, &ns);
+    if (rc == 0) {
+        br->cold.times.ns[br->cold.times.n++] = ns;
+        br->cold_runs[round - 1] = cold_run_of(&cold);
+        rc = run_warm(l, round, &cold, &warm, &ns);
+        if (rc == 0) {
+            br->warm.times.ns[br->warm.times.n++] = ns;
+            br->warm_winners[round - 1] = warm.winner;
+        }
+        gt_tune_result_free(&warm);
+    }
+    gt_tune_result_free(&cold);
+    return rc;
+}
+
+/* Contender k of a round: 0 the default, 1 the cold and warm pair, 2 + i oracle candidate i. */
+static int run_contender(launch *l, bench_result *br, unsigned round, size_t k)
+{
+    uint64_t ns;
+    if (k == 1)
+        return run_tuned_pair(l, br, round);
+    contender *c = k == 0 ? &br->def : &br->oracle[k - 2];
+    if (run_forced(l, &c->schedule, false, &ns))
+        return -1;
+    c->times.ns[c->times.n++] = ns;
+    return 0;
+}
+
+static int timed_round(launch *l, bench_result *br, unsigned round)
+{
+    size_t count = 2 + br->noracle;
+    /* Round r starts a (r-1)/reps share of the way into the list, so every contender takes
+       early, middle and late places across the rounds. */
+    size_t shift = (size_t)(round - 1) * count / l->s->o->flags.reps;
+    fprintf(stderr, PROG ": %s  round %u/%u: %zu contenders\n", br->bench->name, round, l->s->o->flags.reps, count);
+    for (size_t k = 0; k < count; k++)
+        if (stopped() || run_contender(l, br, round, (k + shift) % count))
+            return -1;
+    return 0;
+}
+
+static int compare_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void summarise(bench_result *br, unsigned reps)
+{
+    gt_bench_times_summarise(&br->def.times);
+    gt_bench_times_summarise(&br->cold.times);
+    gt_bench_times_summarise(&br->warm.times);
+    gt_bench_times_rank(&br->oracle[0].times, sizeof br->oracle[0], br->noracle, &br->best, &br->worst);
+    double f[GT_BENCH_MAX_REPS];
+    for (unsigned i = 0; i < reps; i++)
+        f[i] = br->cold_runs[i].analysis_fraction;
+    qsort(f, reps, sizeof *f, compare_double);
+    br->analysis_fraction = reps % 2 ? f[reps / 2] : (f[reps / 2 - 1] + f[reps / 2]) / 2;
+}
+
+/* Puts every benchmark's decision back into the wisdom (the cold runs cleared it) and saves
+ * it, so the file holds all of them after each benchmark. */
+static int keep_decision(session *s, launch *l)
+{
+    char err[512];
+    gt_wisdom_key key = launch_key(l);
+    if (s->ndecisions < GT_BENCH_MAX_BENCHES && gt_wisdom_lookup(s->wisdom, &key, &s->decision[s->ndecisions]))
+        s->decision_key[s->ndecisions++] = key;
+    gt_wisdom_clear(s->wisdom);
+    for (unsigned i = 0; i < s->ndecisions; i++)
+        if (gt_wisdom_store(s->wisdom, &s->decision_key[i], &s->decision[i]) != 0) {
+            fprintf(stderr, PROG ": cannot keep the decision for %s in the wisdom\n", s->decision_key[i].kernel);
+            return -1;
+        }
+    if (gt_wisdom_save(s->wisdom, err, sizeof err) != 0) {
+        fprintf(stderr, PROG ": %s\n", err);
+        return -1;
+    }
+    return 0;
+}
+
+static int run_bench(session *s, const gt_seed_bench *b, bench_result *br)
+{
+    launch l;
+    if (launch_open(s, b, &l))
+        return -1;
+    *br = (bench_result){.bench = b, .n = l.bc.seed->n, .work_items = l.bc.seed->work_items};
+    contender_set(&br->def, &gt_schedule_default);
+    fprintf(stderr, PROG ": %s  n=%zu  round 0: checked default and cold runs\n", b->name, br->n);
+    int rc = discover(&l, br);
+    for (unsigned round = 1; round <= s->o->flags.reps && rc == 0; round++)
+        rc = timed_round(&l, br, round);
+    if (rc == 0)
+        rc = keep_decision(s, &l);
+    gt_bench_case_destroy(&l.bc);
+    if (rc == 0)
+        summarise(br, s->o->flags.reps);
+    return rc;
+}
+
+/* ---- printing ------------------------------------------------------------------------------ */
+
+static double ratio(uint64_t a, uint64_t b)
+{
+    return b ? (double)a / (double)b : NAN;
+}
+
+static const char *mark(bool met)
+{
+    return met ? "met" : "MISSED";
+}
+
+static void print_header(const session *s)
+{
+    const options *o = s->o;
+    const gt_counter_status *cs = s->status;
+    printf(PROG ": %u benchmark%s, %u workers, %u timed round%s after a checked warm-up round\n", o->nbenches,
+           o->nbenches == 1 ? "" : "s", s->workers, o->flags.reps, o->flags.reps == 1 ? "" : "s");
+    printf("machine:  %s (signature %s)\n", s->machine_desc, s->machine);
+    printf("counters: %s (", gt_counter_mode_name(cs->mode));
+    for (unsigned i = 0; i < cs->nused; i++)
+        printf("%s%s", i ? ", " : "", cs->used[i]);
+    printf("%s)%s%s\n", cs->nused ? "" : "none", *cs->note ? ": " : "", cs->note);
+    for (unsigned i = 0; i < cs->nunavailable; i++)
+        printf("          not counted: %s (%s)\n", cs->unavailable[i].name, cs->unavailable[i].reason);
+    printf("tuner:    strategy %s, metric %s, budget %.0f%%, minimum gain %.0f%%, samples of %.0f us\n",
+           gt_strategy_name(o->cfg.strategy), gt_metric_name(o->cfg.metric), o->cfg.budget * 100,
+           o->cfg.min_gain * 100, (double)o->cfg.sample_ns / 1e3);
+    printf("wisdom:   %s%s\n", gt_wisdom_path(s->wisdom), s->tmpdir[0] ? " (temporary)" : "");
+    printf("targets:  cold <= %.2fx oracle best, warm <= %.2fx oracle best, analysis <= %.0f%% of the workgroups\n",
+           TARGET_COLD_OVER_ORACLE, TARGET_WARM_OVER_ORACLE, TARGET_ANALYSIS_FRACTION * 100);
+}
+
+static void print_row(const char *label, const char *what, const gt_bench_times *t, uint64_t best)
+{
+    printf("  %-13s %-52s %10.2f %10.2f %8.2fx\n", label, what, gt_bench_ms(t->median_ns), gt_bench_ms(t->min_ns),
+           ratio(t->median_ns, best));
+}
+
+/* The cold runs' winners: each distinct schedule once, with how often it won. */
+static void print_cold_winners(const bench_result *br, unsigned reps)
+{
+    for (unsigned i = 0; i < reps; i++) {
+        unsigned count = 0, first = reps;
+        for (unsigned j = 0; j < reps; j++)
+            if (gt_schedule_equal(&br->cold_runs[j].winner, &br->cold_runs[i].winner)) {
+                count++;
+                first = j < first ? j : first;
+            }
+        if (first != i)
+            continue;
+        char text[GT_SCHEDULE_TEXT_MAX];
+        gt_schedule_format(&br->cold_runs[i].winner, text, sizeof text);
+        printf("  %-13s %ux %s (%s)%s\n", i == 0 ? "cold winners" : "", count, text,
+               gt_decision_source_name(br->cold_runs[i].source),
+               in_oracle(br, &br->cold_runs[i].winner) ? "" : "  not an oracle candidate");
+    }
+}
+
+static void print_bench(const options *o, const bench_result *br)
+{
+    const contender *best = &br->oracle[br->best], *worst = &br->oracle[br->worst];
+    uint64_t b = best->times.median_ns;
+    char warm[GT_SCHEDULE_TEXT_MAX];
+    gt_schedule_format(&br->warm_winners[o->flags.reps - 1], warm, sizeof warm);
+    printf("\n%s  n=%zu  (%s)  %llu workgroups\n", br->bench->name, br->n, br->bench->summary,
+           (unsigned long long)br->groups_total);
+    printf("  %-13s %-52s %10s %10s %9s\n", "contender", "schedule", "median ms", "min ms", "vs oracle");
+    print_row("default", br->def.text, &br->def.times, b);
+    print_row("cold tuned", "wisdom cleared, analysis included", &br->cold.times, b);
+    print_row("warm tuned", "from the wisdom", &br->warm.times, b);
+    print_row("oracle best", best->text, &best->times, b);
+    print_row("oracle worst", worst->text, &worst->times, b);
+    printf("  %-13s %zu candidates, those of the round-0 cold run (%s)\n", "oracle", br->noracle,
+           gt_decision_source_name(br->discovery.source));
+    print_cold_winners(br, o->flags.reps);
+    printf("  %-13s %s (last round)\n", "warm winner", warm);
+    if (*br->metric_note)
+        printf("  %-13s %s\n", "metric", br->metric_note);
+    double cold = ratio(br->cold.times.median_ns, b), hot = ratio(br->warm.times.median_ns, b);
+    printf("  cold/oracle %.2fx (target <= %.2fx: %s), warm/oracle %.2fx (target <= %.2fx: %s), "
+           "analysis %.1f%% (target <= %.0f%%: %s)\n",
+           cold, TARGET_COLD_OVER_ORACLE, mark(cold <= TARGET_COLD_OVER_ORACLE), hot, TARGET_WARM_OVER_ORACLE,
+           mark(hot <= TARGET_WARM_OVER_ORACLE), br->analysis_fraction * 100, TARGET_ANALYSIS_FRACTION * 100,
+           mark(br->analysis_fraction <= TARGET_ANALYSIS_FRACTION));
+    printf("  default/cold %.2fx, default/warm %.2fx, default/oracle best %.2fx, oracle worst/best %.2fx\n",
+           ratio(br->def.times.median_ns, br->cold.times.median_ns),
+           ratio(br->def.times.median_ns, br->warm.times.median_ns), ratio(br->def.times.median_ns, b),
+           ratio(worst->times.median_ns, b));
+}
+
+static void print_summary(const session *s, const bench_result *r, unsigned n)
+{
+    unsigned met_cold = 0, met_warm = 0, met_analysis = 0;
+    printf("\nsummary: medians of %u timed round%s, %u workers; targets cold <= %.2fx, warm <= %.2fx oracle best, "
+           "analysis <= %.0f%%\n",
+           s->o->flags.reps, s->o->flags.reps == 1 ? "" : "s", s->workers, TARGET_COLD_OVER_ORACLE,
+           TARGET_WARM_OVER_ORACLE, TARGET_ANALYSIS_FRACTION * 100);
+    printf("  %-14s %10s %10s %10s %10s %12s %12s %9s %9s %10s\n", "benchmark", "default ms", "oracle ms", "cold ms",
+           "warm ms", "cold/oracle", "warm/oracle", "def/cold", "def/warm", "analysis");
+    for (unsigned i = 0; i < n; i++) {
+        const bench_result *br = &r[i];
+        uint64_t b = br->oracle[br->best].times.median_ns;
+        double cold = ratio(br->cold.times.median_ns, b), hot = ratio(br->warm.times.median_ns, b);
+        bool ok_cold = cold <= TARGET_COLD_OVER_ORACLE, ok_warm = hot <= TARGET_WARM_OVER_ORACLE,
+             ok_analysis = br->analysis_fraction <= TARGET_ANALYSIS_FRACTION;
+        met_cold += ok_cold;
+        met_warm += ok_warm;
+        met_analysis += ok_analysis;
+        printf("  %-14s %10.2f %10.2f %10.2f %10.2f %7.2fx %-4s %7.2fx %-4s %8.2fx %8.2fx %5.1f%% %s\n",
+               br->bench->name, gt_bench_ms(br->def.times.median_ns), gt_bench_ms(b),
+               gt_bench_ms(br->cold.times.median_ns), gt_bench_ms(br->warm.times.median_ns), cold,
+               ok_cold ? "ok" : "MISS", hot, ok_warm ? "ok" : "MISS",
+               ratio(br->def.times.median_ns, br->cold.times.median_ns),
+               ratio(br->def.times.median_ns, br->warm.times.median_ns), br->analysis_fraction * 100,
+               ok_analysis ? "ok" : "MISS");
+    }
+    printf("  targets met: cold %u/%u, warm %u/%u, analysis %u/%u\n", met_cold, n, met_warm, n, met_analysis, n);
+}
+
+/* ---- JSON ---------------------------------------------------------------------------------- */
+
+static void add_ratio(cJSON *obj, const char *key, double v)
+{
+    cJSON_AddItemToObject(obj, key, isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull());
+}
+
+static cJSON *contender_json(const char *key, const char *schedule, const gt_bench_times *t)
+{
+    cJSON *j = cJSON_CreateObject();
+    if (schedule)
+        cJSON_AddStringToObject(j, key, schedule);
+    gt_bench_times_json(j, t);
+    return j;
+}
+
+static void add_schedule(cJSON *list, const gt_schedule *s)
+{
+    char text[GT_SCHEDULE_TEXT_MAX];
+    gt_schedule_format(s, text, sizeof text);
+    cJSON_AddItemToArray(list, cJSON_CreateString(text));
+}
+
+static cJSON *cold_json(const bench_result *br, unsigned reps)
+{
+    cJSON *j = contender_json(NULL, NULL, &br->cold.times);
+    cJSON *winners = cJSON_AddArrayToObject(j, "winners"), *sources = cJSON_AddArrayToObject(j, "sources"),
+          *fractions = cJSON_AddArrayToObject(j, "analysis_fractions"),
+          *outside = cJSON_AddArrayToObject(j, "winners_not_in_oracle");
+    for (unsigned i = 0; i < reps; i++) {
+        add_schedule(winners, &br->cold_runs[i].winner);
+        cJSON_AddItemToArray(sources, cJSON_CreateString(gt_decision_source_name(br->cold_runs[i].source)));
+        cJSON_AddItemToArray(fractions, cJSON_CreateNumber(br->cold_runs[i].analysis_fraction));
+        if (!in_oracle(br, &br->cold_runs[i].winner))
+            add_schedule(outside, &br->cold_runs[i].winner);
+    }
+    cJSON_AddNumberToObject(j, "analysis_fraction_median", br->analysis_fraction);
+    return j;
+}
+
+static cJSON *oracle_json(const bench_result *br)
+{
+    cJSON *j = cJSON_CreateObject();
+    cJSON *d = cJSON_AddObjectToObject(j, "discovery");
+    char text[GT_SCHEDULE_TEXT_MAX];
+    gt_schedule_format(&br->discovery.winner, text, sizeof text);
+    cJSON_AddStringToObject(d, "winner", text);
+    cJSON_AddStringToObject(d, "source", gt_decision_source_name(br->discovery.source));
+    cJSON_AddStringToObject(d, "reason", br->discovery_reason);
+    cJSON_AddNumberToObject(d, "analysis_fraction", br->discovery.analysis_fraction);
+    cJSON *list = cJSON_AddArrayToObject(j, "candidates");
+    for (size_t i = 0; i < br->noracle; i++)
+        cJSON_AddItemToArray(list, contender_json("schedule", br->oracle[i].text, &br->oracle[i].times));
+    const contender *best = &br->oracle[br->best], *worst = &br->oracle[br->worst];
+    cJSON_AddItemToObject(j, "best", contender_json("schedule", best->text, &best->times));
+    cJSON_AddItemToObject(j, "worst", contender_json("schedule", worst->text, &worst->times));
+    return j;
+}
+
+static cJSON *bench_json(const bench_result *br, unsigned reps)
+{
+    cJSON *j = cJSON_CreateObject();
+    uint64_t b = br->oracle[br->best].times.median_ns;
+    double cold = ratio(br->cold.times.median_ns, b), hot = ratio(br->warm.times.median_ns, b);
+    cJSON_AddStringToObject(j, "benchmark", br->bench->name);
+    cJSON_AddNumberToObject(j, "n", (double)br->n);
+    cJSON_AddNumberToObject(j, "work_items", (double)br->work_items);
+    cJSON_AddNumberToObject(j, "groups_total", (double)br->groups_total);
+    cJSON_AddItemToObject(j, "default", contender_json("schedule", br->def.text, &br->def.times));
+    cJSON_AddItemToObject(j, "cold", cold_json(br, reps));
+    cJSON *warm = contender_json(NULL, NULL, &br->warm.times), *winners = cJSON_AddArrayToObject(warm, "winners");
+    for (unsigned i = 0; i < reps; i++)
+        add_schedule(winners, &br->warm_winners[i]);
+    cJSON_AddItemToObject(j, "warm", warm);
+    cJSON_AddItemToObject(j, "oracle", oracle_json(br));
+    cJSON *ratios = cJSON_AddObjectToObject(j, "ratios");
+    add_ratio(ratios, "cold_over_oracle_best", cold);
+    add_ratio(ratios, "warm_over_oracle_best", hot);
+    add_ratio(ratios, "default_over_cold", ratio(br->def.times.median_ns, br->cold.times.median_ns));
+    add_ratio(ratios, "default_over_warm", ratio(br->def.times.median_ns, br->warm.times.median_ns));
+    add_ratio(ratios, "default_over_oracle_best", ratio(br->def.times.median_ns, b));
+    add_ratio(ratios, "oracle_worst_over_best", ratio(br->oracle[br->worst].times.median_ns, b));
+    add_ratio(ratios, "analysis_fraction", br->analysis_fraction);
+    cJSON *met = cJSON_AddObjectToObject(j, "targets_met");
+    cJSON_AddBoolToObject(met, "cold", cold <= TARGET_COLD_OVER_ORACLE);
+    cJSON_AddBoolToObject(met, "warm", hot <= TARGET_WARM_OVER_ORACLE);
+    cJSON_AddBoolToObject(met, "analysis_fraction", br->analysis_fraction <= TARGET_ANALYSIS_FRACTION);
+    return j;
+}
+
+static cJSON *setup_json(const session *s)
+{
+    const options *o = s->o;
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddNumberToObject(root, "workers", s->workers);
+    cJSON_AddNumberToObject(root, "reps", o->flags.reps);
+    cJSON *m = cJSON_AddObjectToObject(root, "machine");
+    cJSON_AddStringToObject(m, "signature", s->machine);
+    cJSON_AddStringToObject(m, "description", s->machine_desc);
+    cJSON *c = cJSON_AddObjectToObject(root, "counters");
+    cJSON_AddStringToObject(c, "mode", gt_counter_mode_name(s->status->mode));
+    cJSON_AddStringToObject(c, "note", s->status->note);
+    cJSON *used = cJSON_AddArrayToObject(c, "used");
+    for (unsigned i = 0; i < s->status->nused; i++)
+        cJSON_AddItemToArray(used, cJSON_CreateString(s->status->used[i]));
+    cJSON *unavailable = cJSON_AddArrayToObject(c, "unavailable");
+    for (unsigned i = 0; i < s->status->nunavailable; i++) {
+        cJSON *u = cJSON_CreateObject();
+        cJSON_AddStringToObject(u, "name", s->status->unavailable[i].name);
+        cJSON_AddStringToObject(u, "reason", s->status->unavailable[i].reason);
+        cJSON_AddItemToArray(unavailable, u);
+    }
+    cJSON *t = cJSON_AddObjectToObject(root, "tuning");
+    cJSON_AddStringToObject(t, "strategy", gt_strategy_name(o->cfg.strategy));
+    cJSON_AddStringToObject(t, "metric", gt_metric_name(o->cfg.metric));
+    cJSON_AddNumberToObject(t, "budget", o->cfg.budget);
+    cJSON_AddNumberToObject(t, "min_gain", o->cfg.min_gain);
+    cJSON_AddNumberToObject(t, "sample_ns", (double)o->cfg.sample_ns);
+    cJSON *targets = cJSON_AddObjectToObject(root, "targets");
+    cJSON_AddNumberToObject(targets, "cold_over_oracle_best", TARGET_COLD_OVER_ORACLE);
+    cJSON_AddNumberToObject(targets, "warm_over_oracle_best", TARGET_WARM_OVER_ORACLE);
+    cJSON_AddNumberToObject(targets, "analysis_fraction", TARGET_ANALYSIS_FRACTION);
+    return root;
+}
+
+static int write_json(const session *s, const bench_result *r, unsigned n)
+{
+    cJSON *root = setup_json(s);
+    cJSON *list = cJSON_AddArrayToObject(root, "benchmarks");
+    for (unsigned i = 0; i < n; i++)
+        cJSON_AddItemToArray(list, bench_json(&r[i], s->o->flags.reps));
+    return gt_bench_json_write(PROG, root, s->o->flags.json);
+}
+
+/* The header, each benchmark's block as soon as it is measured, the summary and the JSON. */
+static int run_all(session *s, bench_result *results)
+{
+    const options *o = s->o;
+    print_header(s);
+    fflush(stdout);
+    for (unsigned i = 0; i < o->nbenches; i++) {
+        if (run_bench(s, o->benches[i], &results[i]) != 0)
+            return -1;
+        print_bench(o, &results[i]);
+        fflush(stdout);
+    }
+    print_summary(s, results, o->nbenches);
+    return o->flags.json ? write_json(s, results, o->nbenches) : 0;
+}
+
+/* ---- main ---------------------------------------------------------------------------------- */
+
+int main(int argc, char **argv)
+{
+    options o;
+    int parsed = parse_options(argc, argv, &o);
+    if (parsed)
+        return parsed > 0 ? 0 : 2;
+    session s;
+    static bench_result results[GT_BENCH_MAX_BENCHES];
+    catch_signals();
+    int rc = session_open(&s, &o);
+    if (rc == 0)
+        rc = run_all(&s, results);
+    for (unsigned i = 0; i < o.nbenches; i++)
+        free(results[i].oracle);
+    session_close(&s);
+    return rc == -2 ? 2 : rc ? 1 : 0;
+}
