@@ -7,6 +7,7 @@
 
 #include "grid.h"
 #include "machine.h"
+#include "tune.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -37,10 +38,6 @@
 /* Tries of <path>.corrupt-<time>.N when files were set aside more than once in a second. */
 #define ASIDE_TRIES 100
 
-/* The names of gt_metric (tune.h). The wisdom keeps its own copy so that the file format does
- * not depend on the analysis code; the schema lists the same names. */
-static const char *const metric_names[] = {"time", "ipc", "l1", "l2", "energy"};
-#define NMETRICS (sizeof metric_names / sizeof metric_names[0])
 
 typedef struct record {
     gt_wisdom_key key;
@@ -112,12 +109,13 @@ static int check_key(const gt_wisdom_key *k, char *err, size_t errlen)
     return 0;
 }
 
+/* The metric names are gt_metric's (tune.h); the schema lists the same names. */
 static int metric_index(const char *name, size_t size)
 {
-    for (size_t i = 0; i < NMETRICS; i++)
-        if (strncmp(name, metric_names[i], size) == 0)
-            return (int)i;
-    return -1;
+    gt_metric m;
+    if (!memchr(name, '\0', size) || gt_metric_parse(name, &m) < 0)
+        return -1;
+    return (int)m;
 }
 
 static int check_entry(const gt_wisdom_entry *e, char *err, size_t errlen)
