@@ -5,20 +5,14 @@
 #include "report.h"
 
 #include "grid.h"
+#include "json.h"
 
-#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #define REPORT_FORMAT "gridtune-report"
 #define REPORT_VERSION 1
-
-/* cJSON stores numbers as doubles and prints them with "%1.15g", falling back to "%1.17g"
- * only when a loose comparison says the short form lost too much. Integers of up to 15 digits
- * therefore print exactly; longer ones (counter values, in principle) would print rounded or
- * with an exponent, so those are stored as raw number text instead. */
-#define EXACT_INTEGER_LIMIT 1000000000000000LL /* 10^15 */
 
 /* Room for the longest fixed-size text field of the inputs (gt_tune_result.reason). */
 #define TEXT_MAX 256
@@ -35,30 +29,21 @@ static bool add_item(cJSON *obj, const char *key, cJSON *item)
     return false;
 }
 
+/* Every number goes through json.h: exact integers, null for NaN and infinities, in the tree
+   itself, so whoever reads the tree before printing it sees the same values. */
 static bool add_int(cJSON *obj, const char *key, int64_t v)
 {
-    if (v > -EXACT_INTEGER_LIMIT && v < EXACT_INTEGER_LIMIT)
-        return add_item(obj, key, cJSON_CreateNumber((double)v));
-    char text[24];
-    snprintf(text, sizeof text, "%" PRId64, v);
-    return add_item(obj, key, cJSON_CreateRaw(text));
+    return add_item(obj, key, gt_json_int(v));
 }
 
 static bool add_uint(cJSON *obj, const char *key, uint64_t v)
 {
-    if (v < (uint64_t)EXACT_INTEGER_LIMIT)
-        return add_item(obj, key, cJSON_CreateNumber((double)v));
-    char text[24];
-    snprintf(text, sizeof text, "%" PRIu64, v);
-    return add_item(obj, key, cJSON_CreateRaw(text));
+    return add_item(obj, key, gt_json_uint(v));
 }
 
-/* JSON has no NaN or infinity. The tree says null itself rather than relying on the printer:
- * only recent cJSON versions print a non-finite number as null, and whoever reads the tree
- * before printing it should see the same null. */
 static bool add_real(cJSON *obj, const char *key, double v)
 {
-    return add_item(obj, key, isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull());
+    return add_item(obj, key, gt_json_real(v));
 }
 
 static bool add_bool(cJSON *obj, const char *key, bool v)

@@ -49,30 +49,25 @@ int gt_assign_parse(const char *text, size_t len, gt_assign *out, char *err, siz
 {
     const char *colon = memchr(text, ':', len);
     size_t name_len = colon ? (size_t)(colon - text) : len;
-    for (size_t k = 0; k < sizeof assign_names / sizeof assign_names[0]; k++) {
-        if (strlen(assign_names[k]) != name_len || memcmp(text, assign_names[k], name_len) != 0)
-            continue;
-        gt_assign a = {(gt_assign_kind)k, 0};
-        if (!gt_assign_has_chunk(a.kind)) {
-            if (colon)
-                break;
-            *out = a;
-            return 0;
-        }
-        if (!colon)
-            break;
+    gt_assign a = {GT_ASSIGN_BLOCK, 0};
+    bool known = gt_assign_kind_parse(text, name_len, &a.kind) == 0;
+    if (known && gt_assign_has_chunk(a.kind) != !!colon)
+        known = false; /* a chunk where none belongs, or none where one must be */
+    if (!known) {
+        snprintf(err, errlen, "unknown assignment \"%.*s\"; expected block, cyclic:C, dynamic:C or stealing",
+                 (int)len, text);
+        return -EINVAL;
+    }
+    if (colon) {
         const char *num = colon + 1;
         if (gt_parse_u32(num, (size_t)(text + len - num), 1, UINT32_MAX, &a.chunk) != 0) {
             snprintf(err, errlen, "assignment \"%.*s\": the chunk must be a whole number from 1 to %u", (int)len,
                      text, UINT32_MAX);
             return -EINVAL;
         }
-        *out = a;
-        return 0;
     }
-    snprintf(err, errlen, "unknown assignment \"%.*s\"; expected block, cyclic:C, dynamic:C or stealing", (int)len,
-             text);
-    return -EINVAL;
+    *out = a;
+    return 0;
 }
 
 int gt_assign_format(const gt_assign *a, char *buf, size_t len)

@@ -4,6 +4,7 @@
  * tile as large as the box is no tile at all. Measuring such twins would only spend budget. */
 #include "space.h"
 
+#include "machine.h"
 #include "number.h"
 
 #include <errno.h>
@@ -146,15 +147,6 @@ typedef struct entry_list {
     bool failed;
 } entry_list;
 
-static uint64_t hash_perm(const uint32_t *p, size_t n)
-{
-    uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a */
-    const unsigned char *b = (const unsigned char *)p;
-    for (size_t i = 0; i < n * sizeof *p; i++)
-        h = (h ^ b[i]) * 0x100000001b3ULL;
-    return h;
-}
-
 static bool list_push(entry_list *l, const gt_schedule *s, const char *axis, const char *style, uint64_t hash)
 {
     if (l->n == l->cap) {
@@ -189,7 +181,7 @@ static void add_order(entry_list *l, gt_axis axis, const gt_schedule *base, gt_o
 {
     if (l->failed || gt_order_fill(&o, shape, scratch) < 0)
         return;
-    uint64_t h = hash_perm(scratch, cells_of(shape));
+    uint64_t h = gt_hash_bytes(GT_HASH_SEED, scratch, cells_of(shape) * sizeof *scratch);
     for (size_t i = 0; i < l->n; i++)
         if (l->perm_hash[i] == h)
             return;

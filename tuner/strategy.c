@@ -11,13 +11,13 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 typedef struct axis_run {
     const gt_tune_config *cfg;
     gt_sampler *s;
     gt_tune_result *r;
-    size_t *field; /* candidate indices of this axis, best first after ranking */
+    size_t *listed; /* candidate indices of this axis in nested order: styles, then parameters */
+    size_t *field;  /* the same indices, best first after ranking; racing's survivors lead */
     size_t n;
     size_t incumbent;
     size_t slots; /* samples this axis may spend */
@@ -79,16 +79,16 @@ static bool flat(const axis_run *a, size_t n)
     return has_incumbent && hi <= lo * (1 + a->cfg->min_gain);
 }
 
-/* One round: a sample of each of the first n candidates, starting at an offset that rotates
-   with the round so that no candidate always runs first. Returns -ENOSPC when the budget
-   ran out. */
-static int run_round(axis_run *a, size_t n, bool rotate, size_t *spent)
+/* One round: a sample of each of the first n candidates of list, starting at an offset that
+   rotates with the round when asked, so that no candidate always runs first. Returns -ENOSPC
+   when the budget ran out. */
+static int run_round(axis_run *a, const size_t *list, size_t n, bool rotate, size_t *spent)
 {
     unsigned round = gt_sampler_next_round(a->s);
     for (size_t j = 0; j < n; j++) {
         if (*spent >= a->slots)
             return -ENOSPC;
-        size_t c = a->field[rotate ? (j + round) % n : j];
+        size_t c = list[rotate ? (j + round) % n : j];
         int rc = gt_sampler_run(a->s, c, round, a->err, a->errlen);
         if (rc < 0)
             return rc;
@@ -110,7 +110,7 @@ static int race(axis_run *a)
         size_t per = stage_slots / alive ? stage_slots / alive : 1;
         int rc = 0;
         for (size_t k = 0; k < per && rc == 0; k++)
-            rc = run_round(a, alive, true, &spent);
+            rc = run_round(a, a->field, alive, true, &spent);
         rank(a, alive);
         if (rc == -ENOSPC)
             return 0;
@@ -133,23 +133,15 @@ static int nested(axis_run *a)
     size_t spent = 0;
     size_t rounds = a->slots / a->n ? a->slots / a->n : 1;
     for (size_t k = 0; k < rounds; k++) {
-        int rc = run_round(a, a->n, false, &spent);
+        int rc = run_round(a, a->listed, a->n, false, &spent);
+        rank(a, a->n);
         if (rc == -ENOSPC)
             break;
         if (rc < 0)
             return rc;
-        size_t *order = malloc(a->n * sizeof *order);
-        if (!order)
-            return -ENOMEM;
-        memcpy(order, a->field, a->n * sizeof *order);
-        rank(a, a->n);
-        bool done = k + 1 >= a->cfg->min_samples && (clear_winner(a, a->n) || flat(a, a->n));
-        memcpy(a->field, order, a->n * sizeof *order); /* keep the style-major order */
-        free(order);
-        if (done)
+        if (k + 1 >= a->cfg->min_samples && (clear_winner(a, a->n) || flat(a, a->n)))
             break;
     }
-    rank(a, a->n);
     return 0;
 }
 
@@ -162,12 +154,15 @@ static int axis_field(axis_run *a, gt_axis axis)
                            gt_sampler_item_shape(a->s), gt_sampler_box(a->s), gt_sampler_workers(a->s), &entries, &n);
     if (rc < 0)
         return rc;
+    a->listed = calloc(n ? n : 1, sizeof *a->listed);
     a->field = calloc(n ? n : 1, sizeof *a->field);
-    for (size_t i = 0; a->field && i < n && rc == 0; i++)
-        rc = gt_sampler_candidate(a->s, &entries[i], (unsigned)axis, &a->field[i]);
+    for (size_t i = 0; a->listed && a->field && i < n && rc == 0; i++) {
+        rc = gt_sampler_candidate(a->s, &entries[i], (unsigned)axis, &a->listed[i]);
+        a->field[i] = a->listed[i];
+    }
     free(entries);
     a->n = n;
-    return !a->field ? -ENOMEM : rc;
+    return !a->listed || !a->field ? -ENOMEM : rc;
 }
 
 static size_t axis_size(const gt_tune_config *cfg, gt_sampler *s, gt_axis axis)
@@ -235,8 +230,9 @@ int gt_strategy_run(const gt_tune_config *cfg, gt_sampler *s, gt_tune_result *r,
             if (a.field[0] != a.incumbent && best * (1 + cfg->min_gain) < held)
                 a.incumbent = a.field[0];
         }
+        free(a.listed);
         free(a.field);
-        a.field = NULL;
+        a.listed = a.field = NULL;
         if (rc < 0) {
             if (rc == -ENOMEM)
                 snprintf(err, errlen, "out of memory during the analysis");

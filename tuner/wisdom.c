@@ -6,6 +6,7 @@
 #include "wisdom.h"
 
 #include "grid.h"
+#include "json.h"
 #include "machine.h"
 #include "tune.h"
 
@@ -14,7 +15,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <locale.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -438,31 +438,6 @@ static int parse_document(const char *text, size_t len, records *out, char *err,
 
 /* ---- Records to JSON ---- */
 
-/* Numbers are printed here rather than by cJSON: its printer may drop the last bit of a
- * double, and prints integers above 2^31 in exponent form. This gives the shortest text
- * that reads back to the same double, with a '.' whatever the locale. */
-static cJSON *number_node(double d)
-{
-    char text[40];
-    for (int digits = 15; digits <= 17; digits++) {
-        snprintf(text, sizeof text, "%.*g", digits, d);
-        if (strtod(text, NULL) == d)
-            break;
-    }
-    const char *point = localeconv()->decimal_point;
-    char *p = point && point[0] && point[0] != '.' && !point[1] ? strchr(text, point[0]) : NULL;
-    if (p)
-        *p = '.';
-    return cJSON_CreateRaw(text);
-}
-
-static cJSON *integer_node(uint64_t v)
-{
-    char text[24];
-    snprintf(text, sizeof text, "%" PRIu64, v);
-    return cJSON_CreateRaw(text);
-}
-
 /* Adds item to obj (an object if name is set, else an array); false when out of memory. */
 static bool add(cJSON *obj, const char *name, cJSON *item)
 {
@@ -478,7 +453,7 @@ static cJSON *sizes_node(const size_t v[3])
 {
     cJSON *a = cJSON_CreateArray();
     for (int d = 0; a && d < 3; d++)
-        if (!add(a, NULL, integer_node(v[d]))) {
+        if (!add(a, NULL, gt_json_uint(v[d]))) {
             cJSON_Delete(a);
             return NULL;
         }
@@ -492,7 +467,7 @@ static cJSON *entry_node(const record *r)
     char schedule[GT_SCHEDULE_TEXT_MAX];
     gt_schedule_format(&e->schedule, schedule, sizeof schedule);
     cJSON *o = cJSON_CreateObject(), *range = cJSON_CreateObject();
-    bool ok = o && range && add(range, "dims", integer_node(k->range.dims)) &&
+    bool ok = o && range && add(range, "dims", gt_json_uint(k->range.dims)) &&
               add(range, "global", sizes_node(k->range.global)) && add(range, "local", sizes_node(k->range.local));
     ok = ok && add(o, "kernel", cJSON_CreateString(k->kernel)) &&
          add(o, "kernel_hash", cJSON_CreateString(k->kernel_hash)) &&
@@ -501,10 +476,10 @@ static cJSON *entry_node(const record *r)
         ok = add(o, "range", range);
         range = NULL; /* owned by o now, or freed by add */
     }
-    ok = ok && add(o, "workers", integer_node(k->workers)) && add(o, "schedule", cJSON_CreateString(schedule)) &&
-         add(o, "metric", cJSON_CreateString(e->metric)) && add(o, "cost", number_node(e->cost)) &&
-         add(o, "gain", isnan(e->gain) ? cJSON_CreateNull() : number_node(e->gain)) &&
-         add(o, "decided", integer_node((uint64_t)e->decided));
+    ok = ok && add(o, "workers", gt_json_uint(k->workers)) && add(o, "schedule", cJSON_CreateString(schedule)) &&
+         add(o, "metric", cJSON_CreateString(e->metric)) && add(o, "cost", gt_json_real(e->cost)) &&
+         add(o, "gain", gt_json_real(e->gain)) &&
+         add(o, "decided", gt_json_uint((uint64_t)e->decided));
     cJSON_Delete(range);
     if (!ok) {
         cJSON_Delete(o);
@@ -518,7 +493,7 @@ static char *document_text(const records *r)
 {
     cJSON *doc = cJSON_CreateObject(), *entries = cJSON_CreateArray();
     bool ok = doc && entries && add(doc, "format", cJSON_CreateString(FORMAT_NAME)) &&
-              add(doc, "version", integer_node(FORMAT_VERSION));
+              add(doc, "version", gt_json_uint(FORMAT_VERSION));
     cJSON *list = entries;
     if (ok) {
         ok = add(doc, "entries", entries);
