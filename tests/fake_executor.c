@@ -76,7 +76,6 @@ static int fake_run(void *ctx, const gt_exec_batch *b, gt_exec_result *r, char *
 void fake_executor_init(fake_executor *f, const gt_range *range, unsigned workers, gt_executor *exec)
 {
     memset(f, 0, sizeof *f);
-    f->range = *range;
     gt_range_groups(range, f->grid);
     f->groups = gt_range_group_count(range);
     f->base_ns = 1000;

@@ -20,7 +20,6 @@ typedef struct fake_factor {
 } fake_factor;
 
 typedef struct fake_executor {
-    gt_range range;
     uint32_t grid[3];
     uint64_t groups;
     unsigned workers;
