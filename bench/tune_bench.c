@@ -8,11 +8,12 @@
  * - One pool, with counters, serves the whole run. The wisdom lives in a temporary file
  *   (mkdtemp under /tmp, removed at exit) unless --wisdom names one, so the user's own wisdom
  *   is never touched by default.
- * - Round 0 of a benchmark warms up and discovers: a default run, then a cold tuned run, each
- *   with its output poisoned before and checked against the reference after. That proves the
- *   tuner's analysis plus remainder runs every workgroup exactly once on real kernels. The
- *   cold run's candidates, without repeats, are the oracle's candidate set (the winner is
- *   among them).
+ * - Round 0 of a benchmark warms up and discovers: a default run, then --oracle-runs cold tuned
+ *   runs, each with the wisdom cleared first and its output poisoned before and checked against
+ *   the reference after. That proves the tuner's analysis plus remainder runs every workgroup
+ *   exactly once on real kernels. The union of the candidates those cold runs considered, and
+ *   of their winners, without repeats, is the oracle's candidate set. Several runs, because
+ *   the analysis is noisy and a later cold run may pick a winner one run alone never tried.
  * - Then --reps timed rounds. In each, every contender runs once: the default, the cold and
  *   warm pair, and each oracle candidate. Cold clears the wisdom and tunes (mode auto); warm
  *   tunes again straight after and must be a wisdom hit, else the run fails. The order of the
@@ -52,6 +53,8 @@
 
 #define PROG "gridtune-tune-bench"
 #define DEFAULT_REPS 3
+#define DEFAULT_ORACLE_RUNS 3
+#define MAX_ORACLE_RUNS 100
 #define MAX_SAMPLE_US 10000000u /* 10 s, the most gt_tune_config_check takes */
 #define TMPDIR_TEMPLATE "/tmp/gridtune-tune-bench.XXXXXX"
 #define WISDOM_FILE "wisdom.json"
@@ -68,6 +71,7 @@ typedef struct options {
     const char *wisdom;  /* NULL: a temporary file */
     const char *reports; /* NULL: no reports */
     gt_tune_config cfg;
+    unsigned oracle_runs; /* round 0's cold runs, whose candidates are the oracle's */
     unsigned nevents; /* 0: the counters' default events */
     const char *events[GT_COUNTERS_MAX];
     char events_text[GT_COUNTERS_MAX * GT_COUNTER_NAME_MAX];
@@ -85,6 +89,7 @@ enum long_only {
     OPT_EVENTS,
     OPT_WISDOM,
     OPT_REPORTS,
+    OPT_ORACLE_RUNS,
 };
 
 static void usage(FILE *out)
@@ -93,15 +98,18 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: " PROG " [OPTIONS]\n"
             "Measures the tuner against the oracle on the seed benchmarks, all in one run: every\n"
-            "candidate schedule the tuner considered (the oracle), the cold tuned launch (analysis\n"
-            "included), the warm tuned launch (from wisdom) and the default schedule. Prints each\n"
-            "benchmark's medians and the ratios tuned/oracle and default/tuned, with the targets\n"
-            "cold <= %.2fx oracle best, warm <= %.2fx, analysis <= %.0f%% of the workgroups.\n"
+            "candidate schedule the tuner considered in the warm-up round's cold runs, and their\n"
+            "winners (the oracle), the cold tuned launch (analysis included), the warm tuned launch\n"
+            "(from wisdom) and the default schedule. Prints each benchmark's medians and the ratios\n"
+            "tuned/oracle and default/tuned, with the targets cold <= %.2fx oracle best,\n"
+            "warm <= %.2fx, analysis <= %.0f%% of the workgroups.\n"
             "\n",
             TARGET_COLD_OVER_ORACLE, TARGET_WARM_OVER_ORACLE, TARGET_ANALYSIS_FRACTION * 100);
     gt_bench_flags_help(out, "timed rounds after the checked warm-up round", DEFAULT_REPS);
     fprintf(out,
             "  -b, --bench NAME      a benchmark to run; repeatable (default: all seven)\n"
+            "      --oracle-runs N   cold runs in the warm-up round, 1 to %u; the oracle is the union of\n"
+            "                        their candidates and winners (default %u)\n"
             "      --budget F        analysis budget, a fraction of the workgroups (default %g)\n"
             "      --strategy S      racing or nested (default %s)\n"
             "      --metric M        time, ipc, l1, l2 or energy (default %s)\n"
@@ -110,7 +118,7 @@ static void usage(FILE *out)
             "                        (default: every style of the tuner's space)\n"
             "      --series S:R:L    parameter series start:ratio:limit, limit 0 = the grid (default %u:%u:%u)\n"
             "      --events LIST     comma-separated PAPI event names (default:",
-            d.budget, gt_strategy_name(d.strategy), gt_metric_name(d.metric),
+            MAX_ORACLE_RUNS, DEFAULT_ORACLE_RUNS, d.budget, gt_strategy_name(d.strategy), gt_metric_name(d.metric),
             (unsigned long long)(d.sample_ns / 1000), d.space.series.start, d.space.series.ratio,
             d.space.series.limit);
     for (unsigned i = 0; i < gt_counters_default_nevents; i++)
@@ -120,7 +128,8 @@ static void usage(FILE *out)
             "      --wisdom PATH     keep the wisdom in PATH instead of a temporary file; every cold run\n"
             "                        clears it, and after each benchmark PATH holds this run's decisions\n"
             "      --reports DIR     write the report of every cold and warm launch as\n"
-            "                        DIR/<bench>-<round>-<cold|warm>.json\n"
+            "                        DIR/<bench>-<round>-<cold|warm>.json; the warm-up round's cold\n"
+            "                        runs after its first as DIR/<bench>-0-cold-<k>.json, k from 2\n"
             "  -l, --list            list the benchmarks and exit\n"
             "  -h, --help            this text\n"
             "Exit status: 0 done, 1 a failure (printed), 2 bad usage.\n");
@@ -207,6 +216,11 @@ static int parse_flag(int c, const char *arg, void *ctx)
     case OPT_REPORTS:
         o->reports = arg;
         return 0;
+    case OPT_ORACLE_RUNS:
+        if (gt_bench_number_parse(PROG, "--oracle-runs", arg, 1, MAX_ORACLE_RUNS, &v))
+            return -1;
+        o->oracle_runs = v;
+        return 0;
     default:
         fprintf(stderr, PROG ": option %d has no handler\n", c);
         return -1;
@@ -224,6 +238,7 @@ static const struct option own_options[] = {
     {"events", required_argument, 0, OPT_EVENTS},
     {"wisdom", required_argument, 0, OPT_WISDOM},
     {"reports", required_argument, 0, OPT_REPORTS},
+    {"oracle-runs", required_argument, 0, OPT_ORACLE_RUNS},
     {0, 0, 0, 0},
 };
 
@@ -236,7 +251,7 @@ static int parse_options(int argc, char **argv, options *o)
                               .flag = parse_flag,
                               .usage = usage,
                               .list = gt_bench_list};
-    *o = (options){.flags.reps = DEFAULT_REPS, .cfg = gt_tune_config_default()};
+    *o = (options){.flags.reps = DEFAULT_REPS, .cfg = gt_tune_config_default(), .oracle_runs = DEFAULT_ORACLE_RUNS};
     int rc = gt_bench_cli_parse(&cli, argc, argv, &o->flags, o);
     if (rc != 0)
         return rc;
@@ -490,8 +505,9 @@ static int run_forced(launch *l, const gt_schedule *schedule, bool check, uint64
     return rc ? rc : verify(l, check, "forced schedule");
 }
 
-/* A cold tuned launch: the wisdom cleared, then analysis. The caller frees *r. */
-static int run_cold(launch *l, unsigned round, bool check, gt_tune_result *r, uint64_t *ns)
+/* A cold tuned launch: the wisdom cleared, then analysis. kind names its report. The caller
+ * frees *r. */
+static int run_cold(launch *l, unsigned round, const char *kind, bool check, gt_tune_result *r, uint64_t *ns)
 {
     int64_t started;
     gt_wisdom_clear(l->s->wisdom);
@@ -499,7 +515,7 @@ static int run_cold(launch *l, unsigned round, bool check, gt_tune_result *r, ui
     int rc = tune_timed(l, &l->s->o->cfg, r, ns, &started);
     if (rc == 0)
         rc = verify(l, check, "cold tuned launch");
-    return rc ? rc : write_report(l, r, round, "cold", started);
+    return rc ? rc : write_report(l, r, round, kind, started);
 }
 
 /* A warm tuned launch, straight after the cold one: it must come from the wisdom. */
@@ -538,11 +554,12 @@ typedef struct bench_result {
     uint64_t work_items;
     uint64_t groups_total;
     contender def, cold, warm;
-    contender *oracle; /* the round-0 cold run's candidates */
+    contender *oracle; /* the candidates of round 0's cold runs, and their winners */
     size_t noracle;
     size_t best, worst; /* into oracle, by median */
-    cold_run discovery; /* round 0's cold run */
-    char discovery_reason[256];
+    unsigned ndiscovery; /* round 0's cold runs */
+    cold_run discovery[MAX_ORACLE_RUNS];
+    char discovery_reason[MAX_ORACLE_RUNS][256];
     char metric_note[160];
     cold_run cold_runs[GT_BENCH_MAX_REPS];
     gt_schedule warm_winners[GT_BENCH_MAX_REPS];
@@ -563,15 +580,18 @@ static bool in_oracle(const bench_result *br, const gt_schedule *s)
     return false;
 }
 
-/* The oracle's candidates: those the cold run considered, and its winner (a launch too
- * small to analyse has no candidates, but still a schedule). */
-static int oracle_from(bench_result *br, const gt_tune_result *r)
+/* Adds to the oracle's candidates those a cold run considered, and its winner (a launch too
+ * small to analyse has no candidates, but still a schedule), each schedule once. */
+static int oracle_add(bench_result *br, const gt_tune_result *r)
 {
-    br->oracle = calloc(r->ncandidates + 1, sizeof *br->oracle);
-    if (!br->oracle) {
-        fprintf(stderr, PROG ": out of memory for %zu oracle candidates\n", r->ncandidates + 1);
+    size_t most = br->noracle + r->ncandidates + 1;
+    contender *grown = realloc(br->oracle, most * sizeof *grown);
+    if (!grown) {
+        fprintf(stderr, PROG ": out of memory for %zu oracle candidates\n", most);
         return -1;
     }
+    br->oracle = grown;
+    memset(br->oracle + br->noracle, 0, (most - br->noracle) * sizeof *grown);
     for (size_t i = 0; i < r->ncandidates; i++)
         if (!in_oracle(br, &r->candidates[i].schedule))
             contender_set(&br->oracle[br->noracle++], &r->candidates[i].schedule);
@@ -587,28 +607,52 @@ static cold_run cold_run_of(const gt_tune_result *r)
                       .analysis_fraction = r->groups_total ? (double)r->groups_analysis / (double)r->groups_total : 0};
 }
 
-/* Round 0: checked default and cold runs; the cold run names the oracle's candidates and must
- * leave a decision in the wisdom, or no warm run can follow. */
-static int discover(launch *l, bench_result *br)
+/* Prints each distinct winner of runs once, with how often it won and the source of its first
+ * win, one a line under label or after one another behind sep; flags those outside the
+ * oracle. */
+static void print_winners(FILE *out, const bench_result *br, const char *label, const cold_run *runs, unsigned n,
+                          const char *sep)
+{
+    for (unsigned i = 0, printed = 0; i < n; i++) {
+        unsigned count = 0, first = n;
+        for (unsigned j = 0; j < n; j++)
+            if (gt_schedule_equal(&runs[j].winner, &runs[i].winner)) {
+                count++;
+                first = j < first ? j : first;
+            }
+        if (first != i)
+            continue;
+        char text[GT_SCHEDULE_TEXT_MAX];
+        gt_schedule_format(&runs[i].winner, text, sizeof text);
+        if (label)
+            fprintf(out, "  %-13s ", printed ? "" : label);
+        else if (printed)
+            fputs(sep, out);
+        fprintf(out, "%ux %s (%s)%s%s", count, text, gt_decision_source_name(runs[i].source),
+                in_oracle(br, &runs[i].winner) ? "" : "  not an oracle candidate", label ? "\n" : "");
+        printed++;
+    }
+}
+
+/* Round 0's cold run k, checked: what it considered joins the oracle's candidates, and it must
+ * leave a decision in the wisdom, or no warm run can follow. The first run's report is the
+ * round's cold one, the others are numbered from 2. */
+static int discover_cold(launch *l, bench_result *br, unsigned k)
 {
     uint64_t ns;
     gt_tune_result r;
-    if (run_forced(l, &gt_schedule_default, true, &ns))
-        return -1;
-    int rc = run_cold(l, 0, true, &r, &ns);
+    char kind[32] = "cold";
+    if (k)
+        snprintf(kind, sizeof kind, "cold-%u", k + 1);
+    int rc = run_cold(l, 0, kind, true, &r, &ns);
     if (rc == 0) {
-        br->discovery = cold_run_of(&r);
+        br->discovery[k] = cold_run_of(&r);
+        br->ndiscovery = k + 1;
         br->groups_total = r.groups_total;
-        snprintf(br->discovery_reason, sizeof br->discovery_reason, "%s", r.reason);
-        snprintf(br->metric_note, sizeof br->metric_note, "%s", r.metric_note);
-        rc = oracle_from(br, &r);
-    }
-    if (rc == 0) {
-        char text[GT_SCHEDULE_TEXT_MAX];
-        gt_schedule_format(&r.winner, text, sizeof text);
-        fprintf(stderr, PROG ": %s  round 0: cold winner %s (%s, analysis %.1f%%), %zu oracle candidates\n",
-                l->bench->name, text, gt_decision_source_name(r.source), br->discovery.analysis_fraction * 100,
-                br->noracle);
+        snprintf(br->discovery_reason[k], sizeof br->discovery_reason[k], "%s", r.reason);
+        if (!*br->metric_note)
+            snprintf(br->metric_note, sizeof br->metric_note, "%s", r.metric_note);
+        rc = oracle_add(br, &r);
     }
     gt_wisdom_key key = launch_key(l);
     if (rc == 0 && !gt_wisdom_lookup(l->s->wisdom, &key, NULL)) {
@@ -621,12 +665,30 @@ static int discover(launch *l, bench_result *br)
     return rc;
 }
 
+/* Round 0: a checked default run, then --oracle-runs checked cold runs, each with the wisdom
+ * cleared first; the union of what they considered is the oracle's candidates. */
+static int discover(launch *l, bench_result *br)
+{
+    uint64_t ns;
+    unsigned runs = l->s->o->oracle_runs;
+    if (run_forced(l, &gt_schedule_default, true, &ns))
+        return -1;
+    for (unsigned k = 0; k < runs; k++)
+        if (stopped() || discover_cold(l, br, k))
+            return -1;
+    fprintf(stderr, PROG ": %s  round 0: %u cold run%s, %zu oracle candidates, winners ", l->bench->name, runs,
+            runs == 1 ? "" : "s", br->noracle);
+    print_winners(stderr, br, NULL, br->discovery, br->ndiscovery, "; ");
+    fputc('\n', stderr);
+    return 0;
+}
+
 /* The cold and warm pair of one timed round. */
 static int run_tuned_pair(launch *l, bench_result *br, unsigned round)
 {
     gt_tune_result cold, warm;
     uint64_t ns;
-    int rc = run_cold(l, round, false, &cold, &ns);
+    int rc = run_cold(l, round, "cold", false, &cold, &ns);
     if (rc == 0) {
         br->cold.times.ns[br->cold.times.n++] = ns;
         br->cold_runs[round - 1] = cold_run_of(&cold);
@@ -714,7 +776,8 @@ static int run_bench(session *s, const gt_seed_bench *b, bench_result *br)
         return -1;
     *br = (bench_result){.bench = b, .n = l.bc.seed->n, .work_items = l.bc.seed->work_items};
     contender_set(&br->def, &gt_schedule_default);
-    fprintf(stderr, PROG ": %s  n=%zu  round 0: checked default and cold runs\n", b->name, br->n);
+    fprintf(stderr, PROG ": %s  n=%zu  round 0: checked default and %u cold run%s\n", b->name, br->n,
+            s->o->oracle_runs, s->o->oracle_runs == 1 ? "" : "s");
     int rc = discover(&l, br);
     for (unsigned round = 1; round <= s->o->flags.reps && rc == 0; round++)
         rc = timed_round(&l, br, round);
@@ -742,8 +805,9 @@ static void print_header(const session *s)
 {
     const options *o = s->o;
     const gt_counter_status *cs = s->status;
-    printf(PROG ": %u benchmark%s, %u workers, %u timed round%s after a checked warm-up round\n", o->nbenches,
-           o->nbenches == 1 ? "" : "s", s->workers, o->flags.reps, o->flags.reps == 1 ? "" : "s");
+    printf(PROG ": %u benchmark%s, %u workers, %u timed round%s after a checked warm-up round of %u cold run%s\n",
+           o->nbenches, o->nbenches == 1 ? "" : "s", s->workers, o->flags.reps, o->flags.reps == 1 ? "" : "s",
+           o->oracle_runs, o->oracle_runs == 1 ? "" : "s");
     printf("machine:  %s (signature %s)\n", s->machine_desc, s->machine);
     printf("counters: %s (", gt_counter_mode_name(cs->mode));
     for (unsigned i = 0; i < cs->nused; i++)
@@ -765,26 +829,6 @@ static void print_row(const char *label, const char *what, const gt_bench_times 
            ratio(t->median_ns, best));
 }
 
-/* The cold runs' winners: each distinct schedule once, with how often it won. */
-static void print_cold_winners(const bench_result *br, unsigned reps)
-{
-    for (unsigned i = 0; i < reps; i++) {
-        unsigned count = 0, first = reps;
-        for (unsigned j = 0; j < reps; j++)
-            if (gt_schedule_equal(&br->cold_runs[j].winner, &br->cold_runs[i].winner)) {
-                count++;
-                first = j < first ? j : first;
-            }
-        if (first != i)
-            continue;
-        char text[GT_SCHEDULE_TEXT_MAX];
-        gt_schedule_format(&br->cold_runs[i].winner, text, sizeof text);
-        printf("  %-13s %ux %s (%s)%s\n", i == 0 ? "cold winners" : "", count, text,
-               gt_decision_source_name(br->cold_runs[i].source),
-               in_oracle(br, &br->cold_runs[i].winner) ? "" : "  not an oracle candidate");
-    }
-}
-
 static void print_bench(const options *o, const bench_result *br)
 {
     const contender *best = &br->oracle[br->best], *worst = &br->oracle[br->worst];
@@ -799,9 +843,10 @@ static void print_bench(const options *o, const bench_result *br)
     print_row("warm tuned", "from the wisdom", &br->warm.times, b);
     print_row("oracle best", best->text, &best->times, b);
     print_row("oracle worst", worst->text, &worst->times, b);
-    printf("  %-13s %zu candidates, those of the round-0 cold run (%s)\n", "oracle", br->noracle,
-           gt_decision_source_name(br->discovery.source));
-    print_cold_winners(br, o->flags.reps);
+    printf("  %-13s %zu candidates, the union of the %u warm-up cold run%s of round 0, which picked:\n", "oracle",
+           br->noracle, br->ndiscovery, br->ndiscovery == 1 ? "" : "s");
+    print_winners(stdout, br, "", br->discovery, br->ndiscovery, NULL);
+    print_winners(stdout, br, "cold winners", br->cold_runs, o->flags.reps, NULL);
     printf("  %-13s %s (last round)\n", "warm winner", warm);
     if (*br->metric_note)
         printf("  %-13s %s\n", "metric", br->metric_note);
@@ -886,16 +931,28 @@ static cJSON *cold_json(const bench_result *br, unsigned reps)
     return j;
 }
 
+/* Round 0's cold runs, one entry each in every list, in the order they ran. */
+static cJSON *discovery_json(const bench_result *br)
+{
+    cJSON *j = cJSON_CreateObject();
+    cJSON *winners = cJSON_AddArrayToObject(j, "winners"), *sources = cJSON_AddArrayToObject(j, "sources"),
+          *reasons = cJSON_AddArrayToObject(j, "reasons"),
+          *fractions = cJSON_AddArrayToObject(j, "analysis_fractions");
+    for (unsigned i = 0; i < br->ndiscovery; i++) {
+        add_schedule(winners, &br->discovery[i].winner);
+        cJSON_AddItemToArray(sources, cJSON_CreateString(gt_decision_source_name(br->discovery[i].source)));
+        cJSON_AddItemToArray(reasons, cJSON_CreateString(br->discovery_reason[i]));
+        cJSON_AddItemToArray(fractions, cJSON_CreateNumber(br->discovery[i].analysis_fraction));
+    }
+    return j;
+}
+
 static cJSON *oracle_json(const bench_result *br)
 {
     cJSON *j = cJSON_CreateObject();
-    cJSON *d = cJSON_AddObjectToObject(j, "discovery");
-    char text[GT_SCHEDULE_TEXT_MAX];
-    gt_schedule_format(&br->discovery.winner, text, sizeof text);
-    cJSON_AddStringToObject(d, "winner", text);
-    cJSON_AddStringToObject(d, "source", gt_decision_source_name(br->discovery.source));
-    cJSON_AddStringToObject(d, "reason", br->discovery_reason);
-    cJSON_AddNumberToObject(d, "analysis_fraction", br->discovery.analysis_fraction);
+    cJSON_AddItemToObject(j, "discovery", discovery_json(br));
+    /* The candidates are the union of what these warm-up cold runs considered, and their winners. */
+    cJSON_AddNumberToObject(j, "oracle_runs", br->ndiscovery);
     cJSON *list = cJSON_AddArrayToObject(j, "candidates");
     for (size_t i = 0; i < br->noracle; i++)
         cJSON_AddItemToArray(list, contender_json("schedule", br->oracle[i].text, &br->oracle[i].times));
