@@ -203,7 +203,10 @@ static void format_row(const gt_wisdom_key *k, const gt_wisdom_entry *e, char ce
     snprintf(cells[COL_WORKERS], CELL_MAX, "%u", k->workers);
     gt_schedule_format(&e->schedule, cells[COL_SCHEDULE], CELL_MAX);
     snprintf(cells[COL_METRIC], CELL_MAX, "%s", e->metric);
-    snprintf(cells[COL_COST], CELL_MAX, "%.4g", e->cost);
+    if (isnan(e->cost))
+        snprintf(cells[COL_COST], CELL_MAX, "-");
+    else
+        snprintf(cells[COL_COST], CELL_MAX, "%.4g", e->cost);
     if (isnan(e->gain))
         snprintf(cells[COL_GAIN], CELL_MAX, "-");
     else

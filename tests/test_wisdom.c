@@ -189,12 +189,12 @@ static void stored_entries_survive_save_and_reopen(void **state)
     assert_entries_equal(&got, &e2);
 }
 
-static void unknown_gain_is_saved_as_null(void **state)
+static void unknown_cost_and_gain_are_saved_as_null_and_read_back(void **state)
 {
     fixture *f = *state;
     f->w = open_ok(f, f->path);
     gt_wisdom_key k = key_of("transpose", 8192, 2);
-    gt_wisdom_entry e = entry_of("group=linear,item=linear,assign=block", 2.0, NAN);
+    gt_wisdom_entry e = entry_of("group=linear,item=linear,assign=block", NAN, NAN);
     assert_int_equal(gt_wisdom_store(f->w, &k, &e), 0);
     assert_int_equal(gt_wisdom_save(f->w, f->err, sizeof f->err), 0);
     size_t len;
@@ -202,9 +202,16 @@ static void unknown_gain_is_saved_as_null(void **state)
     cJSON *doc = cJSON_Parse(text);
     assert_non_null(doc);
     cJSON *entry = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "entries"), 0);
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(entry, "cost")));
     assert_true(cJSON_IsNull(cJSON_GetObjectItem(entry, "gain")));
     cJSON_Delete(doc);
     free(text);
+    gt_wisdom_close(f->w);
+    f->w = open_ok(f, f->path);
+    gt_wisdom_entry back;
+    assert_true(gt_wisdom_get(f->w, 0, NULL, &back));
+    assert_true(isnan(back.cost));
+    assert_true(isnan(back.gain));
 }
 
 static void keys_differing_in_one_field_do_not_match(void **state)
@@ -744,7 +751,7 @@ int main(void)
 #define E(name) cmocka_unit_test_setup_teardown(name, env_setup, env_teardown)
     const struct CMUnitTest tests[] = {
         T(stored_entries_survive_save_and_reopen),
-        T(unknown_gain_is_saved_as_null),
+        T(unknown_cost_and_gain_are_saved_as_null_and_read_back),
         T(keys_differing_in_one_field_do_not_match),
         T(unused_dimensions_do_not_matter),
         T(storing_a_key_again_replaces_it),

@@ -265,7 +265,8 @@ static bool add_decision(cJSON *root, const gt_tune_result *r)
     cJSON *obj = cJSON_AddObjectToObject(root, "decision");
     return obj && add_schedule(obj, "winner", &r->winner) &&
            add_name(obj, "source", gt_decision_source_name(r->source)) &&
-           add_text(obj, "reason", r->reason, sizeof r->reason);
+           add_text(obj, "reason", r->reason, sizeof r->reason) &&
+           add_text(obj, "wisdom_note", r->wisdom_note, sizeof r->wisdom_note);
 }
 
 static bool add_phases(cJSON *root, const gt_report_input *in)

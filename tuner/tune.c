@@ -203,14 +203,18 @@ static void wisdom_key(const gt_tune_launch *l, unsigned workers, gt_wisdom_key 
     k->workers = workers;
 }
 
-static void record_wisdom(gt_wisdom *w, const gt_wisdom_key *key, const gt_tune_result *r)
+/* A launch whose decision cannot be remembered still succeeded: its report says why. */
+static void record_wisdom(gt_wisdom *w, const gt_wisdom_key *key, gt_tune_result *r)
 {
     gt_wisdom_entry e = {.schedule = r->winner, .cost = NAN, .gain = r->estimated_gain, .decided = (int64_t)time(NULL)};
     snprintf(e.metric, sizeof e.metric, "%s", gt_metric_name(r->metric));
     for (size_t i = 0; i < r->ncandidates; i++)
         if (gt_schedule_equal(&r->candidates[i].schedule, &r->winner))
             e.cost = r->candidates[i].median;
-    gt_wisdom_store(w, key, &e);
+    int rc = gt_wisdom_store(w, key, &e);
+    if (rc < 0)
+        snprintf(r->wisdom_note, sizeof r->wisdom_note, "the decision was not remembered: %s",
+                 rc == -ENOMEM ? "out of memory" : "the wisdom refused the entry");
 }
 
 static int analyse_and_dispatch(const gt_tune_config *cfg, const gt_tune_launch *launch, const gt_executor *exec,

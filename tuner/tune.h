@@ -110,6 +110,7 @@ typedef struct gt_tune_result {
     gt_schedule winner;
     gt_metric metric;   /* the metric actually used (time when the asked one was not counted) */
     char metric_note[160]; /* why the asked metric was replaced, or "" */
+    char wisdom_note[160]; /* why the decision could not be remembered, or "" */
     gt_candidate *candidates;
     size_t ncandidates;
     uint64_t groups_total;

@@ -132,8 +132,9 @@ static int check_entry(const gt_wisdom_entry *e, char *err, size_t errlen)
     if (metric_index(e->metric, sizeof e->metric) < 0)
         return fail(err, errlen, -EINVAL, "\"metric\": unknown metric \"%.*s\"; expected time, ipc, l1, l2 or energy",
                     (int)sizeof e->metric - 1, e->metric);
-    if (!isfinite(e->cost) || e->cost < 0)
-        return fail(err, errlen, -EINVAL, "\"cost\": %g is not a finite cost of at least 0", e->cost);
+    if (isinf(e->cost) || e->cost < 0)
+        return fail(err, errlen, -EINVAL, "\"cost\": %g is not a finite cost of at least 0 (NaN stands for unknown)",
+                    e->cost);
     if (isinf(e->gain))
         return fail(err, errlen, -EINVAL, "\"gain\": %g is not finite (NaN stands for unknown)", e->gain);
     if (e->decided < 0 || (double)e->decided > JSON_INT_MAX)
@@ -301,9 +302,9 @@ static int read_field(int f, const cJSON *v, record *r, char *err, size_t errlen
     case F_METRIC:
         return read_text(v, e->metric, sizeof e->metric, err, errlen);
     case F_COST:
-        if (!cJSON_IsNumber(v))
-            return fail(err, errlen, -EINVAL, "must be a number");
-        e->cost = v->valuedouble;
+        if (!cJSON_IsNumber(v) && !cJSON_IsNull(v))
+            return fail(err, errlen, -EINVAL, "must be a number or null");
+        e->cost = cJSON_IsNull(v) ? NAN : v->valuedouble;
         return 0;
     case F_GAIN:
         if (!cJSON_IsNumber(v) && !cJSON_IsNull(v))

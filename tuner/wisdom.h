@@ -29,7 +29,7 @@ typedef struct gt_wisdom_key {
 typedef struct gt_wisdom_entry {
     gt_schedule schedule;
     char metric[16];  /* the metric it won on, gt_metric_name */
-    double cost;      /* the winner's median cost per work-item in that metric */
+    double cost;      /* the winner's median cost per work-item in that metric; NaN if unknown */
     double gain;      /* estimated gain over the default when it was decided; NaN if unknown */
     int64_t decided;  /* unix time of the decision */
 } gt_wisdom_entry;
