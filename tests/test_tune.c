@@ -112,6 +112,25 @@ static void test_nested_finds_the_best_too(void **state)
     fixture_fini(&fx);
 }
 
+/* Block assignment only pays once the item order is column: the assignment axis, decided
+   first under the linear item order, is visited again after the orders moved. */
+static void test_assignment_is_revisited_after_the_orders_move(void **state)
+{
+    (void)state;
+    for (int strategy = 0; strategy < 2; strategy++) {
+        fixture fx;
+        fixture_init(&fx, &square);
+        fx.cfg.strategy = (gt_strategy)strategy;
+        fake_executor_factor(&fx.fake, "item=column", 0.5, 0);
+        fake_executor_factor(&fx.fake, "item=column,assign=block", 0.6, 0);
+        assert_int_equal(tune(&fx, NULL), 0);
+        assert_winner(&fx.result, "group=linear,item=column,assign=block");
+        assert_true(fx.result.groups_analysis <= budget_groups(&fx));
+        assert_launch_complete(&fx);
+        fixture_fini(&fx);
+    }
+}
+
 /* A model where every schedule part costs something different, fixed by a seed. */
 static void scramble(fixture *fx, unsigned seed)
 {
@@ -440,6 +459,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_best_candidate_wins),
         cmocka_unit_test(test_nested_finds_the_best_too),
+        cmocka_unit_test(test_assignment_is_revisited_after_the_orders_move),
         cmocka_unit_test(test_budget_is_never_exceeded),
         cmocka_unit_test(test_equal_costs_end_analysis_early),
         cmocka_unit_test(test_drift_does_not_pick_a_winner),

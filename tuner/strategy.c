@@ -207,22 +207,44 @@ static void decide(const gt_tune_config *cfg, gt_tune_result *r, size_t incumben
              win->median, gt_metric_unit(r->metric), def->median, r->ncandidates, samples);
 }
 
+/* The axes in the order they are explored, the first one again last: a setting chosen under
+   the default's other settings (a chunk size chosen for the linear orders) may lose once the
+   other axes moved, e.g. small chunks that were harmless become false sharing between workers
+   on neighbouring workgroups. The second visit happens only when the schedule did move. */
+static size_t plan_passes(const gt_tune_config *cfg, gt_sampler *s, gt_axis passes[], size_t sizes[])
+{
+    size_t n = 0;
+    for (int ax = 0; ax < GT_AXIS_COUNT; ax++) {
+        size_t size = cfg->space.axes & (1u << ax) ? axis_size(cfg, s, (gt_axis)ax) : 0;
+        if (size > 1) {
+            passes[n] = (gt_axis)ax;
+            sizes[n++] = size;
+        }
+    }
+    if (n > 1) {
+        passes[n] = passes[0];
+        sizes[n] = sizes[0];
+        n++;
+    }
+    return n;
+}
+
 int gt_strategy_run(const gt_tune_config *cfg, gt_sampler *s, gt_tune_result *r, char *err, size_t errlen)
 {
-    size_t sizes[GT_AXIS_COUNT] = {0}, remaining = 0;
-    for (int ax = 0; ax < GT_AXIS_COUNT; ax++) {
-        if (cfg->space.axes & (1u << ax))
-            sizes[ax] = axis_size(cfg, s, (gt_axis)ax);
-        remaining += sizes[ax] > 1 ? sizes[ax] : 0;
-    }
+    gt_axis passes[GT_AXIS_COUNT + 1];
+    size_t sizes[GT_AXIS_COUNT + 1], remaining = 0;
+    size_t npasses = plan_passes(cfg, s, passes, sizes);
+    for (size_t p = 0; p < npasses; p++)
+        remaining += sizes[p];
     axis_run a = {.cfg = cfg, .s = s, .r = r, .incumbent = 0, .err = err, .errlen = errlen};
-    for (int ax = 0; ax < GT_AXIS_COUNT; ax++) {
-        if (sizes[ax] <= 1)
-            continue;
-        int rc = axis_field(&a, (gt_axis)ax);
-        /* Each axis gets the share of the remaining samples its size asks for. */
-        a.slots = remaining ? gt_sampler_slots_left(s) * sizes[ax] / remaining : 0;
-        remaining -= sizes[ax];
+    size_t after_first = 0;
+    for (size_t p = 0; p < npasses; p++) {
+        if (p == npasses - 1 && p > 0 && a.incumbent == after_first)
+            break; /* nothing moved since the first axis was decided */
+        int rc = axis_field(&a, passes[p]);
+        /* Each pass gets the share of the remaining samples its size asks for. */
+        a.slots = remaining ? gt_sampler_slots_left(s) * sizes[p] / remaining : 0;
+        remaining -= sizes[p];
         if (rc == 0 && a.n > 1 && a.slots > 0)
             rc = cfg->strategy == GT_STRATEGY_NESTED ? nested(&a) : race(&a);
         if (rc == 0 && a.n > 1) {
@@ -238,6 +260,8 @@ int gt_strategy_run(const gt_tune_config *cfg, gt_sampler *s, gt_tune_result *r,
                 snprintf(err, errlen, "out of memory during the analysis");
             return rc;
         }
+        if (p == 0)
+            after_first = a.incumbent;
     }
     decide(cfg, r, a.incumbent);
     return 0;
