@@ -546,6 +546,7 @@ typedef struct cold_run {
     gt_schedule winner;
     gt_decision_source source;
     double analysis_fraction;
+    char reason[256];
 } cold_run;
 
 typedef struct bench_result {
@@ -559,7 +560,6 @@ typedef struct bench_result {
     size_t best, worst; /* into oracle, by median */
     unsigned ndiscovery; /* round 0's cold runs */
     cold_run discovery[MAX_ORACLE_RUNS];
-    char discovery_reason[MAX_ORACLE_RUNS][256];
     char metric_note[160];
     cold_run cold_runs[GT_BENCH_MAX_REPS];
     gt_schedule warm_winners[GT_BENCH_MAX_REPS];
@@ -602,9 +602,11 @@ static int oracle_add(bench_result *br, const gt_tune_result *r)
 
 static cold_run cold_run_of(const gt_tune_result *r)
 {
-    return (cold_run){.winner = r->winner,
-                      .source = r->source,
-                      .analysis_fraction = r->groups_total ? (double)r->groups_analysis / (double)r->groups_total : 0};
+    cold_run c = {.winner = r->winner,
+                  .source = r->source,
+                  .analysis_fraction = r->groups_total ? (double)r->groups_analysis / (double)r->groups_total : 0};
+    snprintf(c.reason, sizeof c.reason, "%s", r->reason);
+    return c;
 }
 
 /* Prints each distinct winner of runs once, with how often it won and the source of its first
@@ -649,7 +651,6 @@ static int discover_cold(launch *l, bench_result *br, unsigned k)
         br->discovery[k] = cold_run_of(&r);
         br->ndiscovery = k + 1;
         br->groups_total = r.groups_total;
-        snprintf(br->discovery_reason[k], sizeof br->discovery_reason[k], "%s", r.reason);
         if (!*br->metric_note)
             snprintf(br->metric_note, sizeof br->metric_note, "%s", r.metric_note);
         rc = oracle_add(br, &r);
@@ -914,43 +915,36 @@ static void add_schedule(cJSON *list, const gt_schedule *s)
     cJSON_AddItemToArray(list, cJSON_CreateString(text));
 }
 
+/* Cold runs into j, one entry each in every list, in the order they ran. */
+static void add_runs_json(cJSON *j, const bench_result *br, const cold_run *runs, unsigned n)
+{
+    cJSON *winners = cJSON_AddArrayToObject(j, "winners"), *sources = cJSON_AddArrayToObject(j, "sources"),
+          *reasons = cJSON_AddArrayToObject(j, "reasons"),
+          *fractions = cJSON_AddArrayToObject(j, "analysis_fractions"),
+          *outside = cJSON_AddArrayToObject(j, "winners_not_in_oracle");
+    for (unsigned i = 0; i < n; i++) {
+        add_schedule(winners, &runs[i].winner);
+        cJSON_AddItemToArray(sources, cJSON_CreateString(gt_decision_source_name(runs[i].source)));
+        cJSON_AddItemToArray(reasons, cJSON_CreateString(runs[i].reason));
+        cJSON_AddItemToArray(fractions, cJSON_CreateNumber(runs[i].analysis_fraction));
+        if (!in_oracle(br, &runs[i].winner))
+            add_schedule(outside, &runs[i].winner);
+    }
+}
+
 static cJSON *cold_json(const bench_result *br, unsigned reps)
 {
     cJSON *j = contender_json(NULL, NULL, &br->cold.times);
-    cJSON *winners = cJSON_AddArrayToObject(j, "winners"), *sources = cJSON_AddArrayToObject(j, "sources"),
-          *fractions = cJSON_AddArrayToObject(j, "analysis_fractions"),
-          *outside = cJSON_AddArrayToObject(j, "winners_not_in_oracle");
-    for (unsigned i = 0; i < reps; i++) {
-        add_schedule(winners, &br->cold_runs[i].winner);
-        cJSON_AddItemToArray(sources, cJSON_CreateString(gt_decision_source_name(br->cold_runs[i].source)));
-        cJSON_AddItemToArray(fractions, cJSON_CreateNumber(br->cold_runs[i].analysis_fraction));
-        if (!in_oracle(br, &br->cold_runs[i].winner))
-            add_schedule(outside, &br->cold_runs[i].winner);
-    }
+    add_runs_json(j, br, br->cold_runs, reps);
     cJSON_AddNumberToObject(j, "analysis_fraction_median", br->analysis_fraction);
-    return j;
-}
-
-/* Round 0's cold runs, one entry each in every list, in the order they ran. */
-static cJSON *discovery_json(const bench_result *br)
-{
-    cJSON *j = cJSON_CreateObject();
-    cJSON *winners = cJSON_AddArrayToObject(j, "winners"), *sources = cJSON_AddArrayToObject(j, "sources"),
-          *reasons = cJSON_AddArrayToObject(j, "reasons"),
-          *fractions = cJSON_AddArrayToObject(j, "analysis_fractions");
-    for (unsigned i = 0; i < br->ndiscovery; i++) {
-        add_schedule(winners, &br->discovery[i].winner);
-        cJSON_AddItemToArray(sources, cJSON_CreateString(gt_decision_source_name(br->discovery[i].source)));
-        cJSON_AddItemToArray(reasons, cJSON_CreateString(br->discovery_reason[i]));
-        cJSON_AddItemToArray(fractions, cJSON_CreateNumber(br->discovery[i].analysis_fraction));
-    }
     return j;
 }
 
 static cJSON *oracle_json(const bench_result *br)
 {
     cJSON *j = cJSON_CreateObject();
-    cJSON_AddItemToObject(j, "discovery", discovery_json(br));
+    cJSON *discovery = cJSON_AddObjectToObject(j, "discovery");
+    add_runs_json(discovery, br, br->discovery, br->ndiscovery);
     /* The candidates are the union of what these warm-up cold runs considered, and their winners. */
     cJSON_AddNumberToObject(j, "oracle_runs", br->ndiscovery);
     cJSON *list = cJSON_AddArrayToObject(j, "candidates");
