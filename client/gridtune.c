@@ -1,8 +1,11 @@
 /* gridtune.c: the gridtune command. One binary; each subcommand is one row of `commands`
- * (a group such as "wisdom", a verb, its arguments and the function that runs it), so a new
- * subcommand is one function and one row, and --help is printed from the same table.
- * Global flags come before the subcommand: gridtune [--wisdom PATH] wisdom show.
- * Exit status: 0 done, 1 failed (one sentence on stderr), 2 the command line was wrong. */
+ * (a group such as "wisdom" and a verb, or a single word such as "status", its arguments and
+ * the function that runs it), so a new subcommand is one function and one row, and --help is
+ * printed from the same table. Global flags come before the subcommand:
+ * gridtune [--wisdom PATH] wisdom show. The daemon's commands live in cli_daemon.c and
+ * cli_demo.c. Exit status: 0 done, 1 failed (one sentence on stderr), 2 bad command line. */
+#include "cli.h"
+
 #include "tuner/wisdom.h"
 
 #include <errno.h>
@@ -17,19 +20,12 @@
 #include <string.h>
 #include <time.h>
 
-#define PROG "gridtune"
-#define EXIT_OK 0
-#define EXIT_FAILED 1
-#define EXIT_USAGE 2
 #define ENV_WISDOM "GRIDTUNE_WISDOM"
-
-typedef struct options {
-    const char *wisdom; /* --wisdom; NULL: $GRIDTUNE_WISDOM, else the default path */
-} options;
 
 typedef struct command {
     const char *group;   /* first word: "wisdom" */
-    const char *name;    /* second word: "show" */
+    const char *name;    /* second word: "show"; NULL for a one-word command, which parses its
+                            own flags (its argv[0] is the command) */
     const char *args;    /* its arguments, for --help */
     int min_args, max_args;
     int (*run)(const options *o, int argc, char **argv);
@@ -43,6 +39,10 @@ static int wisdom_import(const options *o, int argc, char **argv);
 static int wisdom_clear(const options *o, int argc, char **argv);
 
 static const command commands[] = {
+    {"status", NULL, "[--json]", 0, 0, cli_status, "the daemon: version, workers, counters, probes, launches"},
+    {"reports", NULL, "[--json] [--limit N]", 0, 0, cli_reports, "the daemon's recent launch reports as a table"},
+    {"demo", NULL, "[--module PATH] [--size N]", 0, 0, cli_demo,
+     "launch the seed kernels and one built from source through the daemon, and summarise"},
     {"wisdom", "show", "", 0, 0, wisdom_show, "list the remembered schedules as a table"},
     {"wisdom", "path", "", 0, 0, wisdom_path, "print the wisdom file in use"},
     {"wisdom", "export", "[FILE|-]", 0, 1, wisdom_export, "write the wisdom file's format to FILE or stdout (-)"},
@@ -53,13 +53,15 @@ static const command commands[] = {
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
 /* The flags, for getopt_long and for --help; `help` is what usage() prints. */
-enum { OPT_WISDOM = 256, OPT_VERSION };
+enum { OPT_WISDOM = 256, OPT_SOCKET, OPT_VERSION };
 static const struct flag {
     struct option opt;
     const char *form, *help;
 } flags[] = {
     {{"wisdom", required_argument, NULL, OPT_WISDOM}, "    --wisdom PATH",
      "the wisdom file (default: see the environment)"},
+    {{"socket", required_argument, NULL, OPT_SOCKET}, "    --socket PATH",
+     "the daemon's socket (default: see the environment)"},
     {{"help", no_argument, NULL, 'h'}, "-h, --help", "this text; `gridtune GROUP --help` for one group"},
     {{"version", no_argument, NULL, OPT_VERSION}, "    --version", "print the version"},
 };
@@ -69,12 +71,13 @@ static const struct env_var {
     const char *name, *help;
 } environment[] = {
     {ENV_WISDOM, "the wisdom file, when --wisdom is not given"},
+    {"GRIDTUNE_SOCKET", "the daemon's socket, when --socket is not given; else the per-user default"},
+    {"GRIDTUNE_NO_AUTOSTART", "1: do not start gridtuned when none answers"},
     {"XDG_STATE_HOME", "else $XDG_STATE_HOME/gridtune/wisdom.json (when set to an absolute path)"},
     {"HOME", "else $HOME/.local/state/gridtune/wisdom.json"},
 };
 
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void say(const char *fmt, ...)
+void say(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -93,7 +96,8 @@ static void print_commands(FILE *out, const char *group)
             const command *c = &commands[i];
             if (group && strcmp(c->group, group) != 0)
                 continue;
-            int n = snprintf(form, sizeof form, "%s %s%s%s", c->group, c->name, *c->args ? " " : "", c->args);
+            int n = snprintf(form, sizeof form, "%s%s%s%s%s", c->group, c->name ? " " : "", c->name ? c->name : "",
+                             *c->args ? " " : "", c->args);
             if (pass == 0 && n > width)
                 width = n;
             if (pass == 1)
@@ -104,8 +108,9 @@ static void print_commands(FILE *out, const char *group)
 static void usage(FILE *out)
 {
     fprintf(out, "usage: " PROG " [OPTIONS] COMMAND [ARGS]\n"
-                 "Inspects and edits what gridtune remembers: the wisdom, the schedule decided for each\n"
-                 "kernel, range, worker count and machine, which lets a repeated launch skip analysis.\n"
+                 "Talks to the gridtune daemon, gridtuned (started when none runs), and inspects and edits\n"
+                 "what gridtune remembers: the wisdom, the schedule decided for each kernel, range, worker\n"
+                 "count and machine, which lets a repeated launch skip analysis.\n"
                  "\noptions:\n");
     for (size_t i = 0; i < NFLAGS; i++)
         fprintf(out, "  %-18s  %s\n", flags[i].form, flags[i].help);
@@ -335,6 +340,9 @@ static int dispatch(const options *o, int argc, char **argv)
     const char *group = argv[0];
     if (!group_exists(group))
         return usage_error(NULL, "unknown command \"%s\"", group);
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (strcmp(commands[i].group, group) == 0 && !commands[i].name)
+            return commands[i].run(o, argc, argv);
     if (argc < 2)
         return usage_error(group, "%s needs a command", group);
     if (is_help(argv[1])) {
@@ -344,7 +352,7 @@ static int dispatch(const options *o, int argc, char **argv)
     }
     const command *c = NULL;
     for (size_t i = 0; i < NCOMMANDS && !c; i++)
-        if (strcmp(commands[i].group, group) == 0 && strcmp(commands[i].name, argv[1]) == 0)
+        if (strcmp(commands[i].group, group) == 0 && commands[i].name && strcmp(commands[i].name, argv[1]) == 0)
             c = &commands[i];
     if (!c)
         return usage_error(group, "unknown command \"%s %s\"", group, argv[1]);
@@ -383,6 +391,11 @@ int main(int argc, char **argv)
             if (!*optarg)
                 return usage_error(NULL, "--wisdom needs a path");
             o.wisdom = optarg;
+            break;
+        case OPT_SOCKET:
+            if (!*optarg)
+                return usage_error(NULL, "--socket needs a path");
+            o.socket = optarg;
             break;
         case 'h':
             usage(stdout);

@@ -146,7 +146,7 @@ static bool add_unavailable(cJSON *list, const gt_counter_status *c)
 }
 
 /* Without a counter status nothing was counted: the costs come from the clock alone. */
-static bool add_counters(cJSON *root, const gt_counter_status *c)
+bool gt_report_add_counters(cJSON *root, const gt_counter_status *c)
 {
     cJSON *obj = cJSON_AddObjectToObject(root, "counters"), *used, *unavailable;
     if (!obj)
@@ -289,7 +289,7 @@ cJSON *gt_report_build(const gt_report_input *in)
     cJSON *root = cJSON_CreateObject();
     if (!root)
         return NULL;
-    if (!add_header(root, in) || !add_launch(root, in) || !add_counters(root, in->counters) ||
+    if (!add_header(root, in) || !add_launch(root, in) || !gt_report_add_counters(root, in->counters) ||
         !add_metric(root, in) || !add_tuning(root, in->config) || !add_candidates(root, in) ||
         !add_decision(root, in->result) || !add_phases(root, in) ||
         !add_real(root, "estimated_gain", in->result->estimated_gain)) {

@@ -8,6 +8,7 @@
 #include "tune.h"
 
 #include <cjson/cJSON.h>
+#include <stdbool.h>
 
 /* Everything a report says, borrowed from its owners for the duration of the call. */
 typedef struct gt_report_input {
@@ -22,5 +23,10 @@ typedef struct gt_report_input {
 
 /* Builds the report; NULL when out of memory. The caller frees it with cJSON_Delete. */
 cJSON *gt_report_build(const gt_report_input *in);
+
+/* Adds the "counters" object a report has (mode, used, unavailable, note) to root; the
+ * daemon's status shows the same object. c may be NULL: nothing is counted. False without
+ * memory. */
+bool gt_report_add_counters(cJSON *root, const gt_counter_status *c);
 
 #endif

@@ -1,0 +1,193 @@
+/* autostart.c: start gridtuned, wait for its first process, connect (autostart.h).
+ * The program is $GRIDTUNE_DAEMON, else gridtuned found in $PATH, else the installed one.
+ * Its first process exits 0 once the socket listens, 3 when another daemon already serves
+ * it, anything else after printing why on its stderr (which is ours). Another program may
+ * be starting a daemon at the same moment, so connecting is retried for a while. */
+#include "autostart.h"
+
+#include "connection.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef GT_DAEMON_INSTALL_PATH
+#error "GT_DAEMON_INSTALL_PATH must name the installed gridtuned (client/CMakeLists.txt defines it)"
+#endif
+
+#define DAEMON_NAME "gridtuned"
+#define EXIT_ALREADY_SERVED 3
+#define START_WAIT_S 10        /* most time given to the first process to exit */
+#define START_WAIT_MS (START_WAIT_S * 1000)
+#define CONNECT_RETRY_MS 2000  /* most time spent retrying to connect after the start */
+#define POLL_MS 5
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define TURN_OFF_HINT "set " GT_ENV_NO_AUTOSTART "=1 to turn autostart off"
+
+typedef enum start_outcome {
+    START_LISTENING,       /* exit status 0 */
+    START_ALREADY_SERVED,  /* exit status 3 */
+    START_REAPED_ELSEWHERE, /* ECHILD: the application reaps its own children */
+    START_STILL_RUNNING,   /* no exit within START_WAIT_MS */
+    START_FAILED,
+} start_outcome;
+
+bool gt_autostart_enabled(void)
+{
+    const char *off = getenv(GT_ENV_NO_AUTOSTART);
+    return !off || strcmp(off, "1") != 0;
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec t = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
+    while (nanosleep(&t, &t) < 0 && errno == EINTR)
+        ;
+}
+
+static long ms_since(const struct timespec *start)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (now.tv_sec - start->tv_sec) * 1000L + (now.tv_nsec - start->tv_nsec) / 1000000L;
+}
+
+static bool is_program(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+/* The daemon program: $GRIDTUNE_DAEMON, gridtuned in $PATH (written into buf), or the
+ * installed path. */
+static const char *find_daemon(char *buf, size_t len)
+{
+    const char *env = getenv(GT_ENV_DAEMON);
+    if (env && *env)
+        return env;
+    const char *path = getenv("PATH");
+    for (const char *p = path; p && *p;) {
+        size_t n = strcspn(p, ":");
+        int w = n ? snprintf(buf, len, "%.*s/%s", (int)n, p, DAEMON_NAME) : snprintf(buf, len, "./%s", DAEMON_NAME);
+        if (w > 0 && (size_t)w < len && is_program(buf))
+            return buf;
+        p += n + (p[n] == ':');
+    }
+    return GT_DAEMON_INSTALL_PATH;
+}
+
+/* Starts prog --socket path with a clean signal state: the daemon must not inherit the
+ * application's blocked or ignored signals. Returns 0 or a negative errno. */
+static int spawn_daemon(const char *prog, const char *path, pid_t *pid)
+{
+    char *argv[] = {(char *)prog, "--socket", (char *)path, NULL};
+    posix_spawnattr_t attr;
+    int rc = posix_spawnattr_init(&attr);
+    if (rc)
+        return -rc;
+    sigset_t none, all;
+    sigemptyset(&none);
+    sigfillset(&all);
+    rc = posix_spawnattr_setsigmask(&attr, &none);
+    if (!rc)
+        rc = posix_spawnattr_setsigdefault(&attr, &all);
+    if (!rc)
+        rc = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    if (!rc)
+        rc = posix_spawnp(pid, prog, NULL, &attr, argv, environ); /* a bare name is looked up in $PATH */
+    posix_spawnattr_destroy(&attr);
+    return -rc;
+}
+
+/* Waits for the first process; on START_FAILED *status holds its wait status. */
+static start_outcome wait_first_process(pid_t pid, int *status)
+{
+    struct timespec start;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    for (;;) {
+        pid_t r = waitpid(pid, status, WNOHANG);
+        if (r == pid) {
+            if (WIFEXITED(*status) && WEXITSTATUS(*status) == 0)
+                return START_LISTENING;
+            if (WIFEXITED(*status) && WEXITSTATUS(*status) == EXIT_ALREADY_SERVED)
+                return START_ALREADY_SERVED;
+            return START_FAILED;
+        }
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return START_REAPED_ELSEWHERE;
+        if (ms_since(&start) >= START_WAIT_MS)
+            return START_STILL_RUNNING;
+        sleep_ms(POLL_MS);
+    }
+}
+
+static int dial_retrying(const char *path, int *fd, char *err, size_t errlen)
+{
+    struct timespec start;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    for (;;) {
+        int rc = gt_conn_dial(path, fd, err, errlen);
+        if ((rc != -ENOENT && rc != -ECONNREFUSED) || ms_since(&start) >= CONNECT_RETRY_MS)
+            return rc;
+        sleep_ms(POLL_MS);
+    }
+}
+
+static const char *outcome_words(start_outcome o)
+{
+    switch (o) {
+    case START_LISTENING: return "reported its socket listening";
+    case START_ALREADY_SERVED: return "reported another daemon serving the socket";
+    case START_REAPED_ELSEWHERE: return "was reaped by the application before its status could be read";
+    case START_STILL_RUNNING: return "was still starting after " STR(START_WAIT_S) " s";
+    case START_FAILED: break;
+    }
+    return "failed";
+}
+
+int gt_autostart(const char *path, int first_rc, int *fd, char *err, size_t errlen)
+{
+    char found[PATH_MAX];
+    const char *prog = find_daemon(found, sizeof found);
+    pid_t pid;
+    int rc = spawn_daemon(prog, path, &pid);
+    if (rc) {
+        snprintf(err, errlen,
+                 "no gridtuned answers at %s, and starting %s --socket %s failed: %s; set %s to the daemon's path, "
+                 "or " TURN_OFF_HINT,
+                 path, prog, path, strerror(-rc), GT_ENV_DAEMON);
+        return first_rc;
+    }
+    int status = 0;
+    start_outcome o = wait_first_process(pid, &status);
+    if (o == START_FAILED) {
+        if (WIFSIGNALED(status))
+            snprintf(err, errlen,
+                     "gridtuned (%s) could not start: killed by signal %d (%s); socket %s; " TURN_OFF_HINT, prog,
+                     WTERMSIG(status), strsignal(WTERMSIG(status)), path);
+        else
+            snprintf(err, errlen,
+                     "gridtuned (%s) could not start: exit status %d; see its message above; socket %s; " TURN_OFF_HINT,
+                     prog, WEXITSTATUS(status), path);
+        return first_rc;
+    }
+    char dial_err[512];
+    rc = dial_retrying(path, fd, dial_err, sizeof dial_err);
+    if (rc)
+        snprintf(err, errlen,
+                 "%s, although %s --socket %s was started and %s; " TURN_OFF_HINT " and start gridtuned yourself",
+                 dial_err, prog, path, outcome_words(o));
+    return rc;
+}

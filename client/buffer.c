@@ -1,0 +1,146 @@
+/* buffer.c: shared buffers (gt_buffer_*). A buffer is a sealed memfd mapped here and, after
+ * buffer_create hands it over, in the daemon too: kernels write straight into the
+ * application's memory, with no copy either way. */
+#include "connection.h"
+#include "handle.h"
+#include "last_error.h"
+#include "message.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define MEMFD_NAME "gridtune-buffer"
+/* Shrinking a file the daemon has mapped would make its kernels die of SIGBUS, so the daemon
+ * refuses a memfd without F_SEAL_SHRINK. GROW keeps the size the daemon mapped the only one;
+ * SEAL stops anyone adding F_SEAL_WRITE, which would make our own mapping read-only. */
+#define BUFFER_SEALS (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)
+
+static void link_buffer(gt_client *c, gt_buffer *b)
+{
+    pthread_mutex_lock(&c->lock);
+    b->next = c->buffers;
+    if (c->buffers)
+        c->buffers->prev = b;
+    c->buffers = b;
+    pthread_mutex_unlock(&c->lock);
+}
+
+static void unlink_buffer(gt_client *c, gt_buffer *b)
+{
+    pthread_mutex_lock(&c->lock);
+    if (b->prev)
+        b->prev->next = b->next;
+    else
+        c->buffers = b->next;
+    if (b->next)
+        b->next->prev = b->prev;
+    pthread_mutex_unlock(&c->lock);
+}
+
+/* A zero-filled sealed memfd of bytes bytes, mapped into b->data; its fd in *fd. */
+static int make_memfd(gt_client *c, gt_buffer *b, int *fd)
+{
+    *fd = memfd_create(MEMFD_NAME, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    if (*fd < 0)
+        return gt_fail(c, -errno, "cannot create a memfd for a buffer of %zu bytes: %s", b->size, strerror(errno));
+    if (ftruncate(*fd, (off_t)b->size) < 0)
+        return gt_fail(c, -errno, "cannot size a buffer's memfd to %zu bytes: %s", b->size, strerror(errno));
+    if (fcntl(*fd, F_ADD_SEALS, BUFFER_SEALS) < 0)
+        return gt_fail(c, -errno, "cannot seal a buffer's memfd against shrinking: %s", strerror(errno));
+    void *data = mmap(NULL, b->size, PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0);
+    if (data == MAP_FAILED)
+        return gt_fail(c, -errno, "cannot map a buffer of %zu bytes: %s", b->size, strerror(errno));
+    b->data = data;
+    return 0;
+}
+
+/* Hands the memfd to the daemon and takes its id for the buffer. */
+static int register_buffer(gt_client *c, gt_buffer *b, int fd)
+{
+    cJSON *req = gt_msg_request("buffer_create");
+    if (!req || gt_msg_add_id(req, "size", b->size)) {
+        cJSON_Delete(req);
+        return gt_fail(c, -ENOMEM, "no memory for a buffer_create request");
+    }
+    cJSON *result;
+    int rc = gt_conn_call(c, req, &fd, 1, &result);
+    if (rc)
+        return rc;
+    rc = gt_msg_result_id(c, result, "buffer_create", "buffer", &b->id);
+    cJSON_Delete(result);
+    return rc;
+}
+
+int gt_buffer_create(gt_client *c, size_t bytes, gt_buffer **out)
+{
+    if (!c || !out)
+        return gt_fail(c, -EINVAL, "gt_buffer_create needs a handle and a place for the buffer (got NULL)");
+    *out = NULL;
+    if (bytes == 0)
+        return gt_fail(c, -EINVAL, "a buffer of 0 bytes was asked for; a buffer holds at least 1 byte");
+    if ((uint64_t)bytes > GT_JSON_INT_MAX)
+        return gt_fail(c, -EINVAL, "a buffer of %zu bytes was asked for; the protocol carries sizes up to 2^53-1",
+                       bytes);
+    gt_buffer *b = calloc(1, sizeof *b);
+    if (!b)
+        return gt_fail(c, -ENOMEM, "no memory for a buffer handle");
+    b->client = c;
+    b->size = bytes;
+    int fd = -1;
+    int rc = make_memfd(c, b, &fd);
+    if (!rc)
+        rc = register_buffer(c, b, fd);
+    if (fd >= 0)
+        close(fd); /* the mapping stays, and the daemon has its own copy of the descriptor */
+    if (rc) {
+        if (b->data)
+            munmap(b->data, b->size);
+        free(b);
+        return rc;
+    }
+    link_buffer(c, b);
+    *out = b;
+    return 0;
+}
+
+void *gt_buffer_data(gt_buffer *b)
+{
+    return b ? b->data : NULL;
+}
+
+size_t gt_buffer_size(const gt_buffer *b)
+{
+    return b ? b->size : 0;
+}
+
+void gt_buffer_release(gt_buffer *b)
+{
+    if (!b)
+        return;
+    gt_client *c = b->client;
+    unlink_buffer(c, b);
+    cJSON *req = gt_msg_request("buffer_release");
+    /* a refused or lost release still frees this side: the daemon frees what a connection
+     * held when it ends, and a release cannot be retried by a caller that gets no status */
+    if (req && !gt_msg_add_id(req, "buffer", b->id))
+        gt_conn_call(c, req, NULL, 0, NULL);
+    else
+        cJSON_Delete(req);
+    munmap(b->data, b->size);
+    free(b);
+}
+
+/* The local side of the buffers a disconnecting client still holds; no messages. */
+void gt_buffers_free_all(gt_client *c)
+{
+    for (gt_buffer *b = c->buffers, *next; b; b = next) {
+        next = b->next;
+        munmap(b->data, b->size);
+        free(b);
+    }
+    c->buffers = NULL;
+}

@@ -1,0 +1,58 @@
+/* handle.h: the structs behind libgridtune's opaque types, shared by the library's files.
+ * A client owns the buffers and kernels made through it (kept in lists, so that gt_disconnect
+ * can free what the application left), its socket with the reader thread that hands replies
+ * to waiting calls (connection.c), and the per-thread error sentences (last_error.c). */
+#ifndef GT_CLIENT_HANDLE_H
+#define GT_CLIENT_HANDLE_H
+
+#include <gridtune/gridtune.h>
+
+#include "last_error.h"
+#include "wire.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct gt_buffer {
+    gt_client *client;
+    uint64_t id; /* the daemon's name for it */
+    void *data;  /* MAP_SHARED over the memfd the daemon maps too */
+    size_t size;
+    gt_buffer *prev, *next;
+};
+
+struct gt_kernel {
+    gt_client *client;
+    uint64_t id;
+    unsigned nargs;
+    gt_kernel *prev, *next;
+};
+
+/* One request in flight, on its caller's stack; the reader thread fills in the reply. */
+typedef struct gt_pending gt_pending;
+
+struct gt_client {
+    int fd; /* -1 until connected */
+    gt_wire_reader *wire;
+    pthread_t reader;
+    bool reader_running;
+    pthread_mutex_t send_lock; /* one frame at a time on the socket */
+
+    pthread_mutex_t lock; /* guards everything from here to the error table */
+    uint64_t next_id;
+    gt_pending *pending;
+    int lost;       /* 0, or the negative errno the connection was lost with */
+    char *lost_why; /* the sentence for it */
+    gt_buffer *buffers;
+    gt_kernel *kernels;
+
+    gt_error_table errors;
+};
+
+/* Frees the local side of the buffers and kernels c still holds, sending nothing: the daemon
+ * frees a connection's objects when it ends. For gt_disconnect. */
+void gt_buffers_free_all(gt_client *c);
+void gt_kernels_free_all(gt_client *c);
+
+#endif

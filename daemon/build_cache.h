@@ -1,0 +1,38 @@
+/* build_cache.h: the on-disk cache of built kernel modules (internal to gt_build).
+ * An entry is <cache>/<hash>.so with <cache>/<hash>.key holding the key text the hash was taken
+ * of; build.h describes the layout and why an entry is trusted only on a byte-for-byte match. */
+#ifndef GT_BUILD_CACHE_H
+#define GT_BUILD_CACHE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct gt_build_entry {
+    const char *dir; /* the cache directory, borrowed */
+    char *key;      /* the key text, owned */
+    size_t key_len;
+    char *so_path;  /* <cache>/<hash>.so */
+    char *key_path; /* <cache>/<hash>.key */
+} gt_build_entry;
+
+/* Creates dir with missing parents (mode GT_BUILD_CACHE_MODE) and checks it belongs to this user
+ * and no one else can write it. 0, or a negative errno with a sentence naming dir. */
+int gt_build_cache_ensure(const char *dir, char *err, size_t errlen);
+
+/* A path in dir for a file on its way into the cache, unique per process, thread and call, that
+ * no entry lookup ever reads. */
+void gt_build_cache_temp_path(const char *dir, const char *suffix, char *out, size_t outlen);
+
+/* Takes key (malloc'd, key_len bytes; freed with the entry even when this fails) and names its
+ * entry in cache_dir, which must outlive the entry. 0 or -ENOMEM. */
+int gt_build_entry_init(gt_build_entry *e, const char *cache_dir, char *key, size_t key_len);
+void gt_build_entry_free(gt_build_entry *e);
+
+/* Whether the module exists and the .key holds exactly e->key. */
+bool gt_build_entry_cached(const gt_build_entry *e);
+
+/* Moves the module at tmp_so (in the cache directory) into the entry and writes its .key.
+ * 0 or a negative errno; tmp_so is gone either way. */
+int gt_build_entry_publish(const gt_build_entry *e, const char *tmp_so);
+
+#endif

@@ -1,0 +1,437 @@
+/* config.c: gridtuned's flags, environment and defaults (config.h). Each flag is one row of
+ * `flags`: its getopt entry, its --help text and the function that applies it. */
+#include "config.h"
+
+#include "client/protocol.h"
+#include "client/socket_path.h"
+#include "tuner/wisdom.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define PROG "gridtuned"
+#define SYSTEM_STATE_DIR "/var/lib/gridtune"
+#define SYSTEM_CACHE_DIR "/var/cache/gridtune"
+
+typedef int apply_fn(gt_daemon_config *cfg, const char *arg, char *err, size_t errlen);
+
+typedef struct flag {
+    const char *name;
+    const char *arg; /* NULL: no argument */
+    apply_fn *apply;
+    const char *help;
+} flag;
+
+static int parse_unsigned(const char *text, unsigned long long max, unsigned long long *out, bool suffixes)
+{
+    char *end;
+    errno = 0;
+    if (!text[0] || text[0] == '-')
+        return -EINVAL;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (errno || end == text)
+        return -EINVAL;
+    unsigned shift = 0;
+    if (suffixes && *end) {
+        const char *units = "KMGT";
+        const char *u = strchr(units, *end);
+        if (!u || end[1])
+            return -EINVAL;
+        shift = 10 * (unsigned)(u - units + 1);
+        end++;
+    }
+    if (*end || (shift && v > (max >> shift)) || (v << shift) > max)
+        return -EINVAL;
+    *out = v << shift;
+    return 0;
+}
+
+#define NUMBER_FLAG(fn, field, lo, max, suffixes, what)                                            \
+    static int fn(gt_daemon_config *cfg, const char *arg, char *err, size_t errlen)               \
+    {                                                                                             \
+        unsigned long long v;                                                                     \
+        if (parse_unsigned(arg, max, &v, suffixes) || v < (lo)) {                                 \
+            snprintf(err, errlen, "%s \"%s\": expected %s from %llu to %llu", what, arg,          \
+                     (suffixes) ? "a byte count (suffix K, M, G or T allowed)" : "an integer",    \
+                     (unsigned long long)(lo), (unsigned long long)(max));                       \
+            return -EINVAL;                                                                       \
+        }                                                                                         \
+        cfg->field = v;                                                                           \
+        return 0;                                                                                 \
+    }
+
+NUMBER_FLAG(set_workers, workers, 1, 256, false, "--workers")
+NUMBER_FLAG(set_max_frame, limits.max_frame, 1024, 1u << 30, true, "--max-frame")
+NUMBER_FLAG(set_max_buffers, limits.max_buffers, 1, 1u << 20, false, "--max-buffers")
+NUMBER_FLAG(set_max_buffer_bytes, limits.max_buffer_bytes, 1, 1ull << 50, true, "--max-buffer-bytes")
+NUMBER_FLAG(set_max_kernels, limits.max_kernels, 1, 1u << 16, false, "--max-kernels")
+NUMBER_FLAG(set_max_inflight, limits.max_inflight, 1, 1u << 16, false, "--max-inflight")
+NUMBER_FLAG(set_max_events, limits.max_events, 1, 1u << 20, false, "--max-events")
+NUMBER_FLAG(set_max_output, limits.max_output, 1u << 16, 1ull << 40, true, "--max-output")
+NUMBER_FLAG(set_keep_reports, keep_reports, 1, 100000, false, "--keep-reports")
+NUMBER_FLAG(set_build_timeout, build_timeout_ms, 1, 3600, false, "--build-timeout")
+
+static int set_copy(char *dst, size_t len, const char *what, const char *arg, char *err, size_t errlen)
+{
+    if (!arg[0] || strlen(arg) >= len) {
+        snprintf(err, errlen, "%s: expected a path of 1 to %zu bytes", what, len - 1);
+        return -EINVAL;
+    }
+    strcpy(dst, arg);
+    return 0;
+}
+
+static int set_socket(gt_daemon_config *cfg, const char *arg, char *err, size_t errlen)
+{
+    cfg->socket_given = true;
+    return set_copy(cfg->socket, sizeof cfg->socket, "--socket (a Unix socket path)", arg, err, errlen);
+}
+
+static int set_wisdom(gt_daemon_config *cfg, const char *arg, char *err, size_t errlen)
+{
+    return set_copy(cfg->wisdom, sizeof cfg->wisdom, "--wisdom", arg, err, errlen);
+}
+
+static int set_cache_dir(gt_daemon_config *cfg, const char *arg, char *err, size_t errlen)
+{
+    return set_copy(cfg->cache_dir, sizeof cfg->cache_dir, "--cache-dir", arg, err, errlen);
+}
+
+static int set_system(gt_daemon_config *cfg, const char *arg, char *err, size_t errlen)
+{
+    (void)arg, (void)err, (void)errlen;
+    cfg->system = true;
+    return 0;
+}
+
+static int set_foreground(gt_daemon_config *cfg, const char *arg, char *err, size_t errlen)
+{
+    (void)arg, (void)err, (void)errlen;
+    cfg->foreground = true;
+    return 0;
+}
+
+static int set_no_pin(gt_daemon_config *cfg, const char *arg, char *err, size_t errlen)
+{
+    (void)arg, (void)err, (void)errlen;
+    cfg->no_pin = true;
+    return 0;
+}
+
+static int set_allow_build(gt_daemon_config *cfg, const char *arg, char *err, size_t errlen)
+{
+    (void)arg, (void)err, (void)errlen;
+    cfg->allow_build = true;
+    return 0;
+}
+
+static int set_group(gt_daemon_config *cfg, const char *arg, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    cfg->group = arg;
+    return 0;
+}
+
+static int set_log(gt_daemon_config *cfg, const char *arg, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    cfg->log_path = arg;
+    return 0;
+}
+
+static int set_log_level(gt_daemon_config *cfg, const char *arg, char *err, size_t errlen)
+{
+    if (gt_log_level_parse(arg, &cfg->log_level) == 0)
+        return 0;
+    snprintf(err, errlen, "--log-level \"%s\": expected error, warn, info or debug", arg);
+    return -EINVAL;
+}
+
+static int set_module_dir(gt_daemon_config *cfg, const char *arg, char *err, size_t errlen)
+{
+    if (arg[0] != '/' || cfg->nmodule_dirs == GT_MAX_MODULE_DIRS) {
+        snprintf(err, errlen, "--module-dir \"%s\": expected an absolute directory, at most %d of them", arg,
+                 GT_MAX_MODULE_DIRS);
+        return -EINVAL;
+    }
+    cfg->module_dirs[cfg->nmodule_dirs++] = arg;
+    return 0;
+}
+
+static int set_http(gt_daemon_config *cfg, const char *arg, char *err, size_t errlen)
+{
+    const char *colon = strrchr(arg, ':');
+    unsigned long long port;
+    if (!colon || colon == arg || parse_unsigned(colon + 1, 65535, &port, false) != 0) {
+        snprintf(err, errlen, "--http \"%s\": expected ADDRESS:PORT, such as 127.0.0.1:8470", arg);
+        return -EINVAL;
+    }
+    cfg->http = arg;
+    return 0;
+}
+
+static int set_trace(gt_daemon_config *cfg, const char *arg, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    cfg->trace = arg;
+    return 0;
+}
+
+static int set_cc(gt_daemon_config *cfg, const char *arg, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    cfg->cc = arg;
+    return 0;
+}
+
+static int set_include_dir(gt_daemon_config *cfg, const char *arg, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    cfg->include_dir = arg;
+    return 0;
+}
+
+static int set_events(gt_daemon_config *cfg, const char *arg, char *err, size_t errlen)
+{
+    char *copy = strdup(arg), *save = NULL;
+    if (!copy)
+        return -ENOMEM;
+    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        if (cfg->nevents == GT_COUNTERS_MAX) {
+            snprintf(err, errlen, "--events: at most %d events", GT_COUNTERS_MAX);
+            free(copy);
+            return -EINVAL;
+        }
+        if (!(cfg->events[cfg->nevents] = strdup(t))) {
+            free(copy);
+            return -ENOMEM;
+        }
+        cfg->nevents++;
+    }
+    free(copy);
+    return 0;
+}
+
+static int set_budget(gt_daemon_config *cfg, const char *arg, char *err, size_t errlen)
+{
+    char *end;
+    double v = strtod(arg, &end);
+    if (end == arg || *end || !(v > 0 && v < 0.5)) {
+        snprintf(err, errlen, "--budget \"%s\": expected a fraction of the workgroups above 0 and below 0.5", arg);
+        return -EINVAL;
+    }
+    cfg->tune.budget = v;
+    return 0;
+}
+
+static int set_strategy(gt_daemon_config *cfg, const char *arg, char *err, size_t errlen)
+{
+    if (gt_strategy_parse(arg, &cfg->tune.strategy) == 0)
+        return 0;
+    snprintf(err, errlen, "--strategy \"%s\": expected racing or nested", arg);
+    return -EINVAL;
+}
+
+static int set_metric(gt_daemon_config *cfg, const char *arg, char *err, size_t errlen)
+{
+    if (gt_metric_parse(arg, &cfg->tune.metric) == 0)
+        return 0;
+    snprintf(err, errlen, "--metric \"%s\": expected time, ipc, l1, l2 or energy", arg);
+    return -EINVAL;
+}
+
+static const flag flags[] = {
+    {"socket", "PATH", set_socket, "listen here (default: see GRIDTUNE_SOCKET below)"},
+    {"system", NULL, set_system, "system mode: " GT_SYSTEM_SOCKET_DIR "/" GT_SOCKET_NAME
+                                 ", open to --group; modules only from --module-dir"},
+    {"group", "NAME", set_group, "the group that may use the system socket (default " GT_DEFAULT_GROUP ")"},
+    {"foreground", NULL, set_foreground, "stay attached to the terminal; log to stderr (for systemd)"},
+    {"workers", "N", set_workers, "worker threads (default: every CPU the daemon may run on)"},
+    {"no-pin", NULL, set_no_pin, "leave worker threads unpinned"},
+    {"log", "FILE", set_log, "log to FILE (default: stderr in the foreground, else the state directory)"},
+    {"log-level", "LEVEL", set_log_level, "error, warn, info (default) or debug"},
+    {"wisdom", "PATH", set_wisdom, "the wisdom file (default: see GRIDTUNE_WISDOM below)"},
+    {"cache-dir", "DIR", set_cache_dir, "where built kernels are cached (default: see XDG_CACHE_HOME below)"},
+    {"module-dir", "DIR", set_module_dir, "in system mode, load modules only from DIR (repeatable)"},
+    {"allow-build", NULL, set_allow_build, "in system mode, allow clients to build kernels from source"},
+    {"cc", "PATH", set_cc, "the C compiler for kernel builds (default: $CC, else cc)"},
+    {"include-dir", "DIR", set_include_dir, "where gridtune/kernel.h is for kernel builds"},
+    {"build-timeout", "SECONDS", set_build_timeout, "kill a kernel build after this long (default 60)"},
+    {"events", "LIST", set_events, "PAPI events to count, comma-separated (default: cycles, instructions, L1/L2 misses)"},
+    {"budget", "FRACTION", set_budget, "share of a launch's workgroups analysis may use (default 0.1)"},
+    {"strategy", "NAME", set_strategy, "analysis strategy: racing (default) or nested"},
+    {"metric", "NAME", set_metric, "what candidates are judged by: time (default), ipc, l1, l2, energy"},
+    {"http", "ADDR:PORT", set_http, "serve /status, /reports and /metrics over HTTP (e.g. 127.0.0.1:8470)"},
+    {"keep-reports", "N", set_keep_reports, "recent reports kept for clients and HTTP (default 256)"},
+    {"max-frame", "BYTES", set_max_frame, "largest message a client may send (default 1M)"},
+    {"max-buffers", "N", set_max_buffers, "buffers per client (default 1024)"},
+    {"max-buffer-bytes", "BYTES", set_max_buffer_bytes, "bytes of buffers per client (default 16G)"},
+    {"max-kernels", "N", set_max_kernels, "kernels per client (default 256)"},
+    {"max-inflight", "N", set_max_inflight, "launches per client queued or running (default 64)"},
+    {"max-events", "N", set_max_events, "completed launches remembered per client (default 4096)"},
+    {"max-output", "BYTES", set_max_output, "answers queued to a client that is not reading before it is dropped (default 64M)"},
+    {"trace", "FILE", set_trace, "append every protocol message as a JSON line to FILE (debugging)"},
+};
+#define NFLAGS (sizeof flags / sizeof flags[0])
+
+static const struct {
+    const char *name, *help;
+} environment[] = {
+    {GT_ENV_SOCKET, "the socket, when --socket is not given; else $XDG_RUNTIME_DIR/gridtune/" GT_SOCKET_NAME
+                    ", else /tmp/gridtune-$UID/" GT_SOCKET_NAME},
+    {"GRIDTUNE_WISDOM", "the wisdom file, when --wisdom is not given; else $XDG_STATE_HOME/gridtune/wisdom.json, "
+                        "else ~/.local/state/gridtune/wisdom.json"},
+    {"XDG_CACHE_HOME", "built kernels go to $XDG_CACHE_HOME/gridtune/kernels, else ~/.cache/gridtune/kernels"},
+    {"XDG_STATE_HOME", "the wisdom and, when detached, the log gridtuned.log live in $XDG_STATE_HOME/gridtune"},
+    {"STATE_DIRECTORY", "system mode: the wisdom's directory (systemd sets it; default " SYSTEM_STATE_DIR ")"},
+    {"CACHE_DIRECTORY", "system mode: the build cache's parent (systemd sets it; default " SYSTEM_CACHE_DIR ")"},
+    {"CC", "the C compiler, when --cc is not given"},
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: " PROG " [OPTION]...\n"
+                 "The gridtune daemon: picks thread schedules for the kernel launches clients send it over\n"
+                 "a Unix socket, and runs them on one worker pool shared by all clients.\n"
+                 "Started on demand by libgridtune; detaches unless --foreground.\n\nOptions:\n");
+    for (size_t i = 0; i < NFLAGS; i++) {
+        char form[48];
+        snprintf(form, sizeof form, "--%s%s%s", flags[i].name, flags[i].arg ? " " : "",
+                 flags[i].arg ? flags[i].arg : "");
+        fprintf(out, "  %-26s %s\n", form, flags[i].help);
+    }
+    fprintf(out, "  %-26s %s\n  %-26s %s\n\nEnvironment:\n", "-h, --help", "this text", "--version",
+            "print the version");
+    for (size_t i = 0; i < sizeof environment / sizeof environment[0]; i++)
+        fprintf(out, "  %-17s %s\n", environment[i].name, environment[i].help);
+    fprintf(out, "\nExit status: 0 stopped cleanly (or detached and listening), 1 failed, 2 bad command line,\n"
+                 "3 another gridtuned already serves the socket.\n");
+}
+
+static void defaults(gt_daemon_config *cfg)
+{
+    *cfg = (gt_daemon_config){
+        .group = GT_DEFAULT_GROUP,
+        .log_level = GT_LOG_INFO,
+        .build_timeout_ms = 60,
+        .keep_reports = GT_DEFAULT_KEEP_REPORTS,
+        .limits = {.max_frame = GT_DEFAULT_MAX_FRAME,
+                   .max_buffers = GT_DEFAULT_MAX_BUFFERS,
+                   .max_buffer_bytes = GT_DEFAULT_MAX_BUFFER_BYTES,
+                   .max_kernels = GT_DEFAULT_MAX_KERNELS,
+                   .max_inflight = GT_DEFAULT_MAX_INFLIGHT,
+                   .max_events = GT_DEFAULT_MAX_EVENTS,
+                   .max_output = GT_DEFAULT_MAX_OUTPUT},
+        .tune = gt_tune_config_default(),
+    };
+}
+
+static const char *env_path(const char *name)
+{
+    const char *v = getenv(name);
+    return v && v[0] == '/' ? v : NULL;
+}
+
+static int resolve_paths(gt_daemon_config *cfg, char *err, size_t errlen)
+{
+    int rc = 0;
+    if (!cfg->socket[0]) {
+        const char *env = getenv(GT_ENV_SOCKET);
+        if (env && env[0])
+            rc = set_copy(cfg->socket, sizeof cfg->socket, GT_ENV_SOCKET, env, err, errlen);
+        else if (cfg->system)
+            rc = gt_socket_path_in(GT_SYSTEM_SOCKET_DIR, cfg->socket, sizeof cfg->socket, err, errlen);
+        else
+            rc = gt_socket_user_path(cfg->socket, sizeof cfg->socket, err, errlen);
+        if (rc)
+            return rc;
+    }
+    if (!cfg->wisdom[0]) {
+        const char *env = getenv("GRIDTUNE_WISDOM");
+        const char *state = env_path("STATE_DIRECTORY");
+        if (env && env[0])
+            rc = set_copy(cfg->wisdom, sizeof cfg->wisdom, "GRIDTUNE_WISDOM", env, err, errlen);
+        else if (cfg->system)
+            snprintf(cfg->wisdom, sizeof cfg->wisdom, "%s/wisdom.json", state ? state : SYSTEM_STATE_DIR);
+        else
+            rc = gt_wisdom_default_path(cfg->wisdom, sizeof cfg->wisdom, err, errlen);
+        if (rc)
+            return rc;
+    }
+    if (!cfg->cache_dir[0]) {
+        const char *cache = cfg->system ? env_path("CACHE_DIRECTORY") : env_path("XDG_CACHE_HOME");
+        const char *home = env_path("HOME");
+        if (cfg->system)
+            snprintf(cfg->cache_dir, sizeof cfg->cache_dir, "%s/kernels", cache ? cache : SYSTEM_CACHE_DIR);
+        else if (cache)
+            snprintf(cfg->cache_dir, sizeof cfg->cache_dir, "%s/gridtune/kernels", cache);
+        else if (home)
+            snprintf(cfg->cache_dir, sizeof cfg->cache_dir, "%s/.cache/gridtune/kernels", home);
+        else {
+            snprintf(err, errlen, "no build cache directory: give --cache-dir, or set XDG_CACHE_HOME or HOME");
+            return -ENOENT;
+        }
+    }
+    if (!cfg->cc) {
+        const char *cc = getenv("CC");
+        cfg->cc = cc && cc[0] ? cc : "cc";
+    }
+    return 0;
+}
+
+int gt_daemon_config_parse(int argc, char **argv, gt_daemon_config *cfg)
+{
+    enum { OPT_HELP = 'h', OPT_VERSION = 1000, OPT_FIRST = 1001 };
+    struct option longopts[NFLAGS + 3];
+    for (size_t i = 0; i < NFLAGS; i++)
+        longopts[i] = (struct option){flags[i].name, flags[i].arg ? required_argument : no_argument, NULL,
+                                      OPT_FIRST + (int)i};
+    longopts[NFLAGS] = (struct option){"help", no_argument, NULL, OPT_HELP};
+    longopts[NFLAGS + 1] = (struct option){"version", no_argument, NULL, OPT_VERSION};
+    longopts[NFLAGS + 2] = (struct option){0};
+    defaults(cfg);
+    char err[512];
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        if (c == OPT_HELP) {
+            usage(stdout);
+            return 1;
+        }
+        if (c == OPT_VERSION) {
+            printf(PROG " %s (protocol %d)\n", GT_VERSION, GT_PROTOCOL_VERSION);
+            return 1;
+        }
+        if (c < OPT_FIRST) {
+            fprintf(stderr, PROG ": try '" PROG " --help'\n");
+            return 2;
+        }
+        err[0] = '\0';
+        if (flags[c - OPT_FIRST].apply(cfg, optarg, err, sizeof err) != 0) {
+            fprintf(stderr, PROG ": %s\n", err[0] ? err : "out of memory");
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, PROG ": unexpected argument \"%s\"; try '" PROG " --help'\n", argv[optind]);
+        return 2;
+    }
+    cfg->build_timeout_ms *= 1000;
+    if (resolve_paths(cfg, err, sizeof err) != 0) {
+        fprintf(stderr, PROG ": %s\n", err);
+        return 2;
+    }
+    return 0;
+}
+
+void gt_daemon_config_free(gt_daemon_config *cfg)
+{
+    for (unsigned i = 0; i < cfg->nevents; i++)
+        free(cfg->events[i]);
+    cfg->nevents = 0;
+}

@@ -1,0 +1,64 @@
+/* config.h: gridtuned's configuration: every default, command-line flag and environment
+ * variable in one place. --help is printed from the same table the parser reads. */
+#ifndef GT_DAEMON_CONFIG_H
+#define GT_DAEMON_CONFIG_H
+
+#include "log.h"
+#include "tuner/tune.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/un.h>
+
+#define GT_MAX_MODULE_DIRS 16
+#define GT_PATH_MAX 4096
+#define GT_DEFAULT_GROUP "gridtune"
+#define GT_DEFAULT_KEEP_REPORTS 256
+#define GT_DEFAULT_MAX_OUTPUT (64u << 20) /* bytes queued to one client before it is dropped */
+
+typedef struct gt_limits {
+    size_t max_frame;
+    unsigned max_buffers;
+    uint64_t max_buffer_bytes;
+    unsigned max_kernels;
+    unsigned max_inflight;
+    unsigned max_events;
+    size_t max_output;
+} gt_limits;
+
+typedef struct gt_daemon_config {
+    char socket[sizeof ((struct sockaddr_un *)0)->sun_path];
+    bool socket_given;   /* --socket: no default directory is made private */
+    bool system;         /* --system: the shared, group-restricted socket */
+    const char *group;
+    bool foreground;
+    const char *log_path; /* NULL: stderr in the foreground, else the default log file */
+    gt_log_level log_level;
+    char wisdom[GT_PATH_MAX];
+    char cache_dir[GT_PATH_MAX];
+    const char *module_dirs[GT_MAX_MODULE_DIRS];
+    unsigned nmodule_dirs;
+    bool allow_build;    /* kernel_build in system mode */
+    const char *http;    /* ADDR:PORT or NULL */
+    const char *trace;   /* JSON lines of every frame, or NULL */
+    const char *cc;
+    const char *include_dir;
+    unsigned build_timeout_ms;
+    unsigned workers;    /* 0: every CPU this process may use */
+    bool no_pin;
+    char *events[GT_COUNTERS_MAX];
+    unsigned nevents;    /* 0: the default event list */
+    unsigned keep_reports;
+    gt_limits limits;
+    gt_tune_config tune; /* the defaults a launch's options override */
+} gt_daemon_config;
+
+/* Parses argv and the environment into cfg, resolving default paths. Returns 0 to run, 1
+ * when --help or --version was printed (exit 0), 2 for a bad command line (a sentence went
+ * to stderr). cfg owns the strings in events; free them with gt_daemon_config_free. */
+int gt_daemon_config_parse(int argc, char **argv, gt_daemon_config *cfg);
+void gt_daemon_config_free(gt_daemon_config *cfg);
+
+#endif

@@ -1,0 +1,57 @@
+/* daemon.h: the state gridtuned shares among its parts: the configuration, the event loop,
+ * the worker pool and its counters, the wisdom, the kernel builder, the two job queues, the
+ * recent reports and the figures /status and /metrics show. Everything here belongs to the
+ * event loop's thread, except the pool, counters and wisdom, which only the launcher thread
+ * uses once the loop runs, and `stopping`, which the job threads read. */
+#ifndef GT_DAEMON_H
+#define GT_DAEMON_H
+
+#include "config.h"
+#include "counters.h"
+#include "jobq.h"
+#include "pool.h"
+#include "report_ring.h"
+#include "tuner/machine.h"
+#include "tuner/wisdom.h"
+
+#include <event2/event.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef struct gt_session gt_session;
+typedef struct gt_builder gt_builder; /* build.h */
+
+typedef struct gt_stats {
+    uint64_t launches, succeeded, failed, cancelled;
+    uint64_t workgroups, workgroups_analysis;
+    uint64_t wisdom_hits;
+    uint64_t errors; /* error replies sent */
+    unsigned clients;
+    size_t wisdom_entries;
+} gt_stats;
+
+typedef struct gt_daemon {
+    const gt_daemon_config *cfg;
+    struct event_base *base;
+    gt_counters *counters;
+    gt_pool *pool;
+    gt_wisdom *wisdom;
+    gt_builder *builder; /* NULL when builds are off; build_note says why */
+    char build_note[256];
+    char machine[GT_HASH_TEXT_MAX];
+    gt_jobq *launcher, *kernels;
+    gt_report_ring *reports;
+    gt_stats stats;
+    FILE *trace;
+    int64_t started_ms;
+    uint64_t next_launch;  /* the launches' report ids */
+    uint64_t next_session; /* connection serial numbers */
+    atomic_bool stopping;
+    gt_session *sessions; /* every open session, a doubly linked list */
+    char http[64];        /* the address /status and /metrics are served on, or "" */
+} gt_daemon;
+
+int64_t gt_unix_ms(void);
+
+#endif

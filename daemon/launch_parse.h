@@ -1,0 +1,21 @@
+/* launch_parse.h: the launch request's range, arguments and options, read and checked. Each
+ * returns false after answering the request with an error that names the bad value. */
+#ifndef GT_LAUNCH_PARSE_H
+#define GT_LAUNCH_PARSE_H
+
+#include "request.h"
+#include "shm.h"
+
+#include "daemon/module.h"
+#include "tuner/tune.h"
+
+/* range: {dims, global: [...], local: [...]}, checked with gt_range_check. */
+bool gt_parse_range(const gt_request *r, const cJSON *v, gt_range *out);
+/* args: one object per argument; buffers are looked up in the session (bufs[i] is the
+ * buffer of argument i or NULL; borrowed), then all are checked against the signature. */
+bool gt_parse_args(const gt_request *r, const cJSON *v, const gt_kernel_desc *desc, gt_arg_value *args,
+                   gt_shm **bufs, unsigned *nargs);
+/* options: schedule, tuning, budget, metric, applied over cfg (the daemon's defaults). */
+bool gt_parse_options(const gt_request *r, const cJSON *v, gt_tune_config *cfg);
+
+#endif

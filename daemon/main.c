@@ -1,0 +1,364 @@
+/* main.c: gridtuned: start-up, detaching, signals and an orderly shutdown.
+ * Start-up order: configuration, detach (the first process waits on a pipe and exits only
+ * once the socket listens, so whoever started us can connect at once), the socket (a second
+ * daemon for the same socket stops here, with exit status 3), then the pool, counters,
+ * wisdom, builder and the job threads. SIGTERM and SIGINT stop accepting, cancel queued
+ * launches, let the running one finish, answer every waiting client, save the wisdom, exit. */
+#include "build.h"
+#include "config.h"
+#include "daemon.h"
+#include "http.h"
+#include "log.h"
+#include "server.h"
+#include "session.h"
+
+#include <errno.h>
+#include <event2/event.h>
+#include <event2/thread.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define EXIT_FAILED 1
+#define EXIT_USAGE 2
+#define EXIT_RUNNING 3
+#define DRAIN_POLL_MS 20
+#define FLUSH_GRACE_MS 2000
+
+#ifndef GT_INCLUDE_DIRS
+#define GT_INCLUDE_DIRS ""
+#endif
+
+typedef struct daemon_main {
+    gt_daemon d;
+    gt_daemon_config cfg;
+    gt_server *server;
+    gt_http *http;
+    struct event *sig_term, *sig_int, *sig_hup, *drain;
+    int ready_fd; /* the detached start-up's pipe to the waiting first process, or -1 */
+    int64_t flush_deadline;
+} daemon_main;
+
+int64_t gt_unix_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ---- detaching -------------------------------------------------------------------------- */
+
+/* The first process: wait for the daemon's word, print it, and exit with its status. */
+static int wait_ready(int fd)
+{
+    char buf[1024];
+    size_t got = 0;
+    ssize_t n;
+    while (got < sizeof buf - 1 && (n = read(fd, buf + got, sizeof buf - 1 - got)) != 0) {
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            break;
+        got += (size_t)n;
+    }
+    buf[got] = '\0';
+    if (got == 0) {
+        fprintf(stderr, "gridtuned: the daemon exited during start-up\n");
+        return EXIT_FAILED;
+    }
+    if (buf[1])
+        fprintf(stderr, "gridtuned: %s\n", buf + 1);
+    return buf[0] - '0';
+}
+
+static int detach(daemon_main *m)
+{
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) != 0) {
+        perror("gridtuned: pipe");
+        return -1;
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+        perror("gridtuned: fork");
+        return -1;
+    }
+    if (pid > 0) {
+        close(p[1]);
+        exit(wait_ready(p[0]));
+    }
+    close(p[0]);
+    setsid();
+    if (chdir("/") != 0)
+        return -1;
+    m->ready_fd = p[1];
+    return 0;
+}
+
+/* Start-up failed: tell the waiting first process (or stderr in the foreground). */
+static int startup_failed(daemon_main *m, int status, const char *message)
+{
+    if (m->ready_fd >= 0) {
+        char buf[1024];
+        int n = snprintf(buf, sizeof buf, "%d%s", status, message);
+        if (write(m->ready_fd, buf, (size_t)(n < (int)sizeof buf ? n : (int)sizeof buf - 1)) < 0)
+            gt_log_error("%s", message);
+    } else {
+        fprintf(stderr, "gridtuned: %s\n", message);
+    }
+    gt_log_error("start-up failed: %s", message);
+    return status;
+}
+
+static void announce_ready(daemon_main *m)
+{
+    if (m->ready_fd < 0)
+        return;
+    if (write(m->ready_fd, "0", 1) != 1)
+        gt_log_warn("cannot tell the starting process that gridtuned is ready");
+    close(m->ready_fd);
+    m->ready_fd = -1;
+    int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (null >= 0) {
+        dup2(null, STDIN_FILENO);
+        dup2(null, STDOUT_FILENO);
+        dup2(null, STDERR_FILENO);
+        close(null);
+    }
+}
+
+/* ---- start-up ------------------------------------------------------------------------- */
+
+static int mkdirs(char *path)
+{
+    for (char *p = path + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        int rc = mkdir(path, 0700);
+        *p = '/';
+        if (rc != 0 && errno != EEXIST)
+            return -errno;
+    }
+    return mkdir(path, 0700) == 0 || errno == EEXIST ? 0 : -errno;
+}
+
+static int open_log(daemon_main *m, char *err, size_t errlen)
+{
+    const gt_daemon_config *cfg = &m->cfg;
+    if (cfg->log_path || cfg->foreground)
+        return gt_log_open(cfg->log_path, cfg->log_level, err, errlen);
+    /* Detached: beside the wisdom, in the state directory. */
+    char dir[GT_PATH_MAX], path[GT_PATH_MAX + 16];
+    snprintf(dir, sizeof dir, "%s", cfg->wisdom);
+    snprintf(dir, sizeof dir, "%s", dirname(dir));
+    mkdirs(dir);
+    snprintf(path, sizeof path, "%s/gridtuned.log", dir);
+    return gt_log_open(path, cfg->log_level, err, errlen);
+}
+
+static const char *include_dir(const gt_daemon_config *cfg)
+{
+    if (cfg->include_dir)
+        return cfg->include_dir;
+    /* The installed headers, else the source tree's (a daemon run from its build tree). */
+    static char found[GT_PATH_MAX];
+    char dirs[] = GT_INCLUDE_DIRS, *save = NULL;
+    for (char *dir = strtok_r(dirs, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+        char header[GT_PATH_MAX + 32];
+        snprintf(header, sizeof header, "%s/gridtune/kernel.h", dir);
+        if (access(header, R_OK) == 0) {
+            snprintf(found, sizeof found, "%s", dir);
+            return found;
+        }
+    }
+    return NULL;
+}
+
+static void start_builder(gt_daemon *d)
+{
+    const gt_daemon_config *cfg = d->cfg;
+    const char *inc = include_dir(cfg);
+    if (!inc) {
+        snprintf(d->build_note, sizeof d->build_note, "gridtune/kernel.h was not found; give --include-dir");
+    } else {
+        gt_build_config bc = {.cc = cfg->cc, .cache_dir = cfg->cache_dir, .include_dir = inc,
+                              .timeout_ms = cfg->build_timeout_ms};
+        if (gt_builder_create(&bc, &d->builder, d->build_note, sizeof d->build_note) == 0)
+            return;
+    }
+    gt_log_warn("kernel builds from source are off: %s", d->build_note);
+}
+
+static int start_engine(daemon_main *m, char *err, size_t errlen)
+{
+    gt_daemon *d = &m->d;
+    const gt_daemon_config *cfg = &m->cfg;
+    unsigned workers = cfg->workers;
+    if (!workers) {
+        cpu_set_t set;
+        workers = sched_getaffinity(0, sizeof set, &set) == 0 ? (unsigned)CPU_COUNT(&set) : 1;
+    }
+    int rc = gt_counters_create(cfg->nevents ? (const char *const *)cfg->events : NULL, cfg->nevents, workers,
+                                &d->counters, err, errlen);
+    if (rc)
+        return rc;
+    rc = gt_pool_create(&(gt_pool_config){.workers = workers, .no_pin = cfg->no_pin, .counters = d->counters},
+                        &d->pool, err, errlen);
+    if (rc)
+        return rc;
+    rc = gt_wisdom_open(cfg->wisdom, &d->wisdom, err, errlen);
+    if (rc)
+        return rc;
+    if (*gt_wisdom_warning(d->wisdom))
+        gt_log_warn("%s", gt_wisdom_warning(d->wisdom));
+    d->stats.wisdom_entries = gt_wisdom_count(d->wisdom);
+    gt_machine_signature(d->machine, NULL, 0);
+    start_builder(d);
+    if (!(d->reports = gt_report_ring_new(cfg->keep_reports)) || gt_jobq_create(d->base, "gt-launcher", &d->launcher) ||
+        gt_jobq_create(d->base, "gt-kernels", &d->kernels)) {
+        snprintf(err, errlen, "out of memory starting the job threads");
+        return -ENOMEM;
+    }
+    if (cfg->trace && !(d->trace = fopen(cfg->trace, "ae"))) {
+        snprintf(err, errlen, "cannot open the trace file %s: %s", cfg->trace, strerror(errno));
+        return -errno;
+    }
+    return cfg->http ? gt_http_start(d, &m->http, err, errlen) : 0;
+}
+
+/* ---- shutdown ------------------------------------------------------------------------- */
+
+static bool output_pending(const gt_daemon *d)
+{
+    for (const gt_session *s = d->sessions; s; s = s->next)
+        if (evbuffer_get_length(s->out) > 0)
+            return true;
+    return false;
+}
+
+/* Polled while stopping: once no job is left, the answers have gone out (or the grace
+ * period is over), the loop ends. */
+static void on_drain(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd, (void)what;
+    daemon_main *m = arg;
+    gt_daemon *d = &m->d;
+    if (gt_jobq_pending(d->launcher) > 0 || gt_jobq_pending(d->kernels) > 0)
+        return;
+    if (!m->flush_deadline)
+        m->flush_deadline = gt_unix_ms() + FLUSH_GRACE_MS;
+    if (output_pending(d) && gt_unix_ms() < m->flush_deadline)
+        return;
+    event_base_loopexit(d->base, NULL);
+}
+
+static void on_stop(evutil_socket_t sig, short what, void *arg)
+{
+    (void)what;
+    daemon_main *m = arg;
+    if (atomic_exchange(&m->d.stopping, true))
+        return;
+    gt_log_info("%s: stopping: no new clients; queued launches are cancelled, the running one finishes",
+                strsignal((int)sig));
+    gt_server_stop_accepting(m->server);
+    struct timeval tick = {0, DRAIN_POLL_MS * 1000};
+    event_add(m->drain, &tick);
+}
+
+static void on_hup(evutil_socket_t sig, short what, void *arg)
+{
+    (void)sig, (void)what, (void)arg;
+    gt_log_reopen();
+}
+
+static void shut_down(daemon_main *m)
+{
+    gt_daemon *d = &m->d;
+    char err[512];
+    while (d->sessions)
+        gt_session_close(d->sessions, "gridtuned stopped");
+    gt_jobq_destroy(d->launcher);
+    gt_jobq_destroy(d->kernels);
+    if (d->wisdom && gt_wisdom_save(d->wisdom, err, sizeof err) != 0)
+        gt_log_warn("the wisdom could not be saved: %s", err);
+    gt_http_free(m->http);
+    gt_server_free(m->server);
+    struct event *evs[] = {m->sig_term, m->sig_int, m->sig_hup, m->drain};
+    for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++)
+        if (evs[i])
+            event_free(evs[i]);
+    gt_report_ring_free(d->reports);
+    gt_builder_destroy(d->builder);
+    gt_wisdom_close(d->wisdom);
+    if (d->pool)
+        gt_pool_destroy(d->pool);
+    if (d->counters)
+        gt_counters_destroy(d->counters);
+    if (d->trace)
+        fclose(d->trace);
+    if (d->base)
+        event_base_free(d->base);
+    gt_daemon_config_free(&m->cfg);
+    gt_log_close();
+}
+
+static int run(daemon_main *m)
+{
+    gt_daemon *d = &m->d;
+    char err[1024];
+    int rc = open_log(m, err, sizeof err);
+    if (rc)
+        return startup_failed(m, EXIT_FAILED, err);
+    signal(SIGPIPE, SIG_IGN);
+    d->started_ms = gt_unix_ms();
+    if (!(d->base = event_base_new()))
+        return startup_failed(m, EXIT_FAILED, "cannot create the event loop");
+    rc = gt_server_start(d, &m->server, err, sizeof err);
+    if (rc)
+        return startup_failed(m, rc == -EADDRINUSE ? EXIT_RUNNING : EXIT_FAILED, err);
+    if (start_engine(m, err, sizeof err) != 0)
+        return startup_failed(m, EXIT_FAILED, err);
+    m->sig_term = evsignal_new(d->base, SIGTERM, on_stop, m);
+    m->sig_int = evsignal_new(d->base, SIGINT, on_stop, m);
+    m->sig_hup = evsignal_new(d->base, SIGHUP, on_hup, m);
+    m->drain = event_new(d->base, -1, EV_PERSIST, on_drain, m);
+    if (!m->sig_term || !m->sig_int || !m->sig_hup || !m->drain || event_add(m->sig_term, NULL) ||
+        event_add(m->sig_int, NULL) || event_add(m->sig_hup, NULL))
+        return startup_failed(m, EXIT_FAILED, "cannot watch signals");
+    const gt_counter_status *cs = gt_counters_status(d->counters);
+    gt_log_info("listening on %s (%s mode), %u workers, counters: %s%s%s%s", m->cfg.socket,
+                m->cfg.system ? "system" : "user", gt_pool_workers(d->pool), gt_counter_mode_name(cs->mode),
+                d->http[0] ? ", HTTP on " : "", d->http, d->builder ? "" : ", kernel builds off");
+    announce_ready(m);
+    event_base_dispatch(d->base);
+    gt_log_info("stopped");
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    static daemon_main m;
+    m.ready_fd = -1;
+    m.d.cfg = &m.cfg;
+    int rc = gt_daemon_config_parse(argc, argv, &m.cfg);
+    if (rc)
+        return rc == 1 ? 0 : EXIT_USAGE;
+    if (evthread_use_pthreads() != 0) {
+        fprintf(stderr, "gridtuned: libevent has no pthreads support\n");
+        return EXIT_FAILED;
+    }
+    umask(077);
+    if (!m.cfg.foreground && detach(&m) != 0)
+        return EXIT_FAILED;
+    rc = run(&m);
+    shut_down(&m);
+    return rc;
+}

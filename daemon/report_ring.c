@@ -1,0 +1,76 @@
+/* report_ring.c: a fixed ring of report texts (report_ring.h). */
+#include "report_ring.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct gt_report_ring {
+    size_t capacity, count, next; /* next: the slot the next report goes to */
+    struct {
+        uint64_t id;
+        char *json;
+    } *slots;
+};
+
+gt_report_ring *gt_report_ring_new(size_t capacity)
+{
+    gt_report_ring *r = calloc(1, sizeof *r);
+    if (r && !(r->slots = calloc(capacity, sizeof *r->slots))) {
+        free(r);
+        return NULL;
+    }
+    if (r)
+        r->capacity = capacity;
+    return r;
+}
+
+void gt_report_ring_free(gt_report_ring *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->capacity; i++)
+        free(r->slots[i].json);
+    free(r->slots);
+    free(r);
+}
+
+int gt_report_ring_add(gt_report_ring *r, uint64_t id, const char *json)
+{
+    char *copy = strdup(json);
+    if (!copy)
+        return -ENOMEM;
+    free(r->slots[r->next].json);
+    r->slots[r->next].id = id;
+    r->slots[r->next].json = copy;
+    r->next = (r->next + 1) % r->capacity;
+    if (r->count < r->capacity)
+        r->count++;
+    return 0;
+}
+
+size_t gt_report_ring_count(const gt_report_ring *r)
+{
+    return r->count;
+}
+
+const char *gt_report_ring_get(const gt_report_ring *r, size_t index, uint64_t *id)
+{
+    if (index >= r->count)
+        return NULL;
+    size_t slot = (r->next + r->capacity - 1 - index) % r->capacity;
+    if (id)
+        *id = r->slots[slot].id;
+    return r->slots[slot].json;
+}
+
+const char *gt_report_ring_find(const gt_report_ring *r, uint64_t id)
+{
+    for (size_t i = 0; i < r->count; i++) {
+        uint64_t got;
+        const char *json = gt_report_ring_get(r, i, &got);
+        if (got == id)
+            return json;
+    }
+    return NULL;
+}

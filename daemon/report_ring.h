@@ -1,0 +1,21 @@
+/* report_ring.h: the most recent launch reports, newest first, for `gridtune reports`, the
+ * reports request and HTTP. Each is kept as its JSON text, with the launch's report id. */
+#ifndef GT_REPORT_RING_H
+#define GT_REPORT_RING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct gt_report_ring gt_report_ring;
+
+gt_report_ring *gt_report_ring_new(size_t capacity);
+void gt_report_ring_free(gt_report_ring *r);
+/* Keeps a copy of json under id, dropping the oldest when full. 0 or -ENOMEM. */
+int gt_report_ring_add(gt_report_ring *r, uint64_t id, const char *json);
+size_t gt_report_ring_count(const gt_report_ring *r);
+/* The index-th newest (0 = newest), or NULL past the end. */
+const char *gt_report_ring_get(const gt_report_ring *r, size_t index, uint64_t *id);
+/* The report with this id, or NULL when it is not (or no longer) kept. */
+const char *gt_report_ring_find(const gt_report_ring *r, uint64_t id);
+
+#endif

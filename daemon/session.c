@@ -1,0 +1,244 @@
+/* session.c: a client connection's frames in and out, and its lifetime (session.h). */
+#include "session.h"
+
+#include "launch.h"
+#include "loaded_kernel.h"
+#include "log.h"
+#include "requests.h"
+#include "shm.h"
+
+#include <errno.h>
+#include <event2/buffer.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void trace(gt_session *s, const char *dir, const char *request, const cJSON *msg)
+{
+    FILE *f = s->d->trace;
+    if (!f)
+        return;
+    cJSON *line = cJSON_CreateObject();
+    cJSON *copy = cJSON_Duplicate(msg, 1);
+    if (line && copy && cJSON_AddNumberToObject(line, "conn", (double)s->serial) &&
+        cJSON_AddStringToObject(line, "dir", dir) &&
+        (strcmp(dir, "in") == 0 ||
+         (request ? cJSON_AddStringToObject(line, "request", request) : cJSON_AddNullToObject(line, "request"))) &&
+        cJSON_AddItemToObject(line, "msg", copy)) {
+        copy = NULL;
+        char *text = cJSON_PrintUnformatted(line);
+        if (text) {
+            fprintf(f, "%s\n", text);
+            fflush(f);
+        }
+        free(text);
+    }
+    cJSON_Delete(copy);
+    cJSON_Delete(line);
+}
+
+void gt_session_flush(gt_session *s)
+{
+    while (evbuffer_get_length(s->out) > 0) {
+        int n = evbuffer_write(s->out, s->fd);
+        if (n < 0 && (errno == EAGAIN || errno == EINTR))
+            break;
+        if (n <= 0) {
+            gt_session_close(s, "the client stopped reading (write failed)");
+            return;
+        }
+    }
+    if (atomic_load(&s->closed))
+        return;
+    if (evbuffer_get_length(s->out) > 0)
+        event_add(s->write_ev, NULL);
+    else
+        event_del(s->write_ev);
+}
+
+void gt_session_send(gt_session *s, cJSON *msg, const char *request)
+{
+    if (atomic_load(&s->closed)) {
+        cJSON_Delete(msg);
+        return;
+    }
+    trace(s, "out", request, msg);
+    char *text = cJSON_PrintUnformatted(msg);
+    cJSON_Delete(msg);
+    unsigned char header[GT_WIRE_HEADER];
+    size_t len = text ? strlen(text) : 0;
+    if (!text || len > UINT32_MAX) {
+        free(text);
+        gt_session_close(s, "out of memory writing an answer");
+        return;
+    }
+    gt_wire_header((uint32_t)len, 0, header);
+    if (evbuffer_add(s->out, header, sizeof header) != 0 || evbuffer_add(s->out, text, len) != 0) {
+        free(text);
+        gt_session_close(s, "out of memory queueing an answer");
+        return;
+    }
+    free(text);
+    if (evbuffer_get_length(s->out) > s->d->cfg->limits.max_output) {
+        gt_session_close(s, "more answers piled up than --max-output allows; the client is not reading");
+        return;
+    }
+    gt_session_flush(s);
+}
+
+static void on_writable(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd, (void)what;
+    gt_session_flush(arg);
+}
+
+/* A frame that cannot be read as a request: answered with id null. After a broken frame the
+ * stream cannot be resynchronised, so the session ends. */
+static void frame_error(gt_session *s, const char *code, int errnum, const char *message, bool fatal)
+{
+    gt_reply_error(s, 0, NULL, code, errnum, message);
+    if (fatal) {
+        gt_session_flush(s);
+        gt_session_close(s, message);
+    }
+}
+
+static void handle_frame(gt_session *s, gt_wire_frame *f)
+{
+    cJSON *msg = cJSON_ParseWithLength(f->json, f->len);
+    if (!msg || !cJSON_IsObject(msg)) {
+        frame_error(s, GT_ERR_JSON, EBADMSG, "the frame is not a JSON object", false);
+    } else {
+        trace(s, "in", NULL, msg);
+        gt_requests_dispatch(s, msg, f->fds, f->nfds);
+    }
+    cJSON_Delete(msg);
+    for (unsigned i = 0; i < f->nfds; i++)
+        if (f->fds[i] >= 0)
+            close(f->fds[i]);
+    free(f->json);
+}
+
+static void on_readable(evutil_socket_t fd, short what, void *arg)
+{
+    (void)what;
+    gt_session *s = arg;
+    char err[256];
+    long n = gt_wire_read(s->reader, fd);
+    if (n == -EAGAIN)
+        return;
+    if (n == 0) {
+        if (gt_wire_pending(s->reader) > 0)
+            frame_error(s, GT_ERR_FRAME, EPROTO, "the connection ended in the middle of a frame", true);
+        gt_session_close(s, "the client disconnected");
+        return;
+    }
+    if (n < 0 && n != -EMFILE) {
+        gt_session_close(s, strerror((int)-n));
+        return;
+    }
+    gt_session_ref(s);
+    if (n == -EMFILE)
+        frame_error(s, GT_ERR_FRAME, EMFILE, "too many file descriptors arrived before the frames that carry them",
+                    true);
+    while (!atomic_load(&s->closed)) {
+        gt_wire_frame f;
+        int rc = gt_wire_next(s->reader, &f, err, sizeof err);
+        if (rc == 0)
+            break;
+        if (rc < 0) {
+            frame_error(s, GT_ERR_FRAME, -rc, err, true);
+            break;
+        }
+        handle_frame(s, &f);
+    }
+    gt_session_unref(s);
+}
+
+gt_session *gt_session_open(gt_daemon *d, int fd, uid_t uid, pid_t pid)
+{
+    gt_session *s = calloc(1, sizeof *s);
+    if (!s) {
+        close(fd);
+        return NULL;
+    }
+    *s = (gt_session){.d = d, .serial = ++d->next_session, .fd = fd, .uid = uid, .pid = pid, .refs = 1, .next_id = 1};
+    s->out = evbuffer_new();
+    s->reader = gt_wire_reader_new(d->cfg->limits.max_frame);
+    s->read_ev = event_new(d->base, fd, EV_READ | EV_PERSIST, on_readable, s);
+    s->write_ev = event_new(d->base, fd, EV_WRITE | EV_PERSIST, on_writable, s);
+    if (!s->out || !s->reader || !s->read_ev || !s->write_ev || event_add(s->read_ev, NULL) != 0) {
+        atomic_store(&s->closed, true);
+        gt_session_unref(s);
+        return NULL;
+    }
+    s->next = d->sessions;
+    if (s->next)
+        s->next->prev = s;
+    d->sessions = s;
+    d->stats.clients++;
+    gt_log_info("client %d (uid %u) connected", (int)pid, (unsigned)uid);
+    return s;
+}
+
+static void release_objects(gt_session *s)
+{
+    for (size_t i = 0; i < s->buffers.count; i++)
+        gt_shm_unref(s->buffers.entries[i].ptr);
+    for (size_t i = 0; i < s->kernels.count; i++)
+        gt_loaded_kernel_unref(s->kernels.entries[i].ptr);
+    for (size_t i = 0; i < s->events.count; i++)
+        gt_launch_event_unref(s->events.entries[i].ptr);
+    gt_idtable_free(&s->buffers);
+    gt_idtable_free(&s->kernels);
+    gt_idtable_free(&s->events);
+    s->buffer_bytes = 0;
+}
+
+void gt_session_close(gt_session *s, const char *reason)
+{
+    if (atomic_exchange(&s->closed, true))
+        return;
+    gt_log_info("client %d: session closed: %s", (int)s->pid, reason);
+    event_del(s->read_ev);
+    event_del(s->write_ev);
+    close(s->fd);
+    s->fd = -1;
+    release_objects(s);
+    if (s->prev)
+        s->prev->next = s->next;
+    else if (s->d->sessions == s)
+        s->d->sessions = s->next;
+    if (s->next)
+        s->next->prev = s->prev;
+    s->prev = s->next = NULL;
+    s->d->stats.clients--;
+    gt_session_unref(s);
+}
+
+gt_session *gt_session_ref(gt_session *s)
+{
+    s->refs++;
+    return s;
+}
+
+void gt_session_unref(gt_session *s)
+{
+    if (--s->refs > 0)
+        return;
+    if (s->read_ev)
+        event_free(s->read_ev);
+    if (s->write_ev)
+        event_free(s->write_ev);
+    if (s->out)
+        evbuffer_free(s->out);
+    gt_wire_reader_free(s->reader);
+    if (s->fd >= 0)
+        close(s->fd);
+    free(s);
+}
+
+uint64_t gt_session_new_id(gt_session *s)
+{
+    return s->next_id++;
+}

@@ -1,0 +1,56 @@
+/* session.h: one client connection: its socket, its frames in and out, and the objects it
+ * owns (buffers, kernels, launch events). Everything a client made is freed when it goes,
+ * also in the middle of a launch: queued launches see `closed` and are cancelled, a running
+ * one finishes, and the references its job holds keep its buffers mapped until then.
+ * Replies are queued and written as the socket accepts them, so a client that does not read
+ * never blocks the daemon; one that lets too much pile up is dropped. */
+#ifndef GT_SESSION_H
+#define GT_SESSION_H
+
+#include "daemon.h"
+#include "idtable.h"
+
+#include "client/wire.h"
+
+#include <cjson/cJSON.h>
+#include <event2/buffer.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct gt_session {
+    gt_daemon *d;
+    uint64_t serial; /* numbers connections in the log and the trace */
+    int fd;
+    uid_t uid;
+    pid_t pid;
+    struct event *read_ev, *write_ev;
+    struct evbuffer *out;
+    gt_wire_reader *reader;
+    bool greeted;
+    atomic_bool closed;
+    unsigned refs; /* the daemon's list, and every job of this session not yet done */
+    gt_idtable buffers, kernels, events;
+    uint64_t next_id;
+    uint64_t buffer_bytes;
+    unsigned inflight; /* launches queued or running */
+    unsigned kernels_loading;
+    gt_session *prev, *next;
+};
+
+/* Takes fd (a connected, non-blocking socket) and starts reading it. NULL without memory
+ * (fd is then closed). */
+gt_session *gt_session_open(gt_daemon *d, int fd, uid_t uid, pid_t pid);
+/* Stops serving the client and frees what it owns; idempotent. reason goes to the log. */
+void gt_session_close(gt_session *s, const char *reason);
+gt_session *gt_session_ref(gt_session *s);
+void gt_session_unref(gt_session *s);
+uint64_t gt_session_new_id(gt_session *s);
+
+/* Queues a frame holding msg (type and id already set) and takes msg. request names the
+ * request it answers, for the trace. */
+void gt_session_send(gt_session *s, cJSON *msg, const char *request);
+/* Writes what is queued now, as far as the socket takes it (used at shutdown). */
+void gt_session_flush(gt_session *s);
+
+#endif

@@ -1,0 +1,62 @@
+/* shm.c: checking and mapping clients' memfds (shm.h). */
+#include "shm.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+int gt_shm_map(int fd, uint64_t size, gt_shm **out, char *err, size_t errlen)
+{
+    int seals = fcntl(fd, F_GET_SEALS);
+    if (seals < 0) {
+        snprintf(err, errlen, "the descriptor sent with the buffer is not a memfd that allows sealing (%s); "
+                 "create it with memfd_create(..., MFD_ALLOW_SEALING)", strerror(errno));
+        return -EINVAL;
+    }
+    if (!(seals & F_SEAL_SHRINK)) {
+        snprintf(err, errlen, "the buffer's memfd is not sealed with F_SEAL_SHRINK; gridtuned maps buffers shared "
+                 "and refuses ones that could shrink under it");
+        return -EPERM;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size != size) {
+        snprintf(err, errlen, "the buffer's memfd holds %jd bytes, but the message says %" PRIu64,
+                 (intmax_t)st.st_size, size);
+        return -EINVAL;
+    }
+    if (size == 0 || size > SIZE_MAX) {
+        snprintf(err, errlen, "buffer size %" PRIu64 ": expected at least 1 byte", size);
+        return -EINVAL;
+    }
+    gt_shm *b = malloc(sizeof *b);
+    void *data = b ? mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
+    if (data == MAP_FAILED) {
+        int e = b ? errno : ENOMEM;
+        snprintf(err, errlen, "cannot map the buffer's %" PRIu64 " bytes: %s%s", size, strerror(e),
+                 e == EPERM ? " (is the memfd sealed against writes?)" : "");
+        free(b);
+        return e == EPERM || e == EACCES ? -EPERM : -ENOMEM;
+    }
+    *b = (gt_shm){.data = data, .size = (size_t)size, .refs = 1};
+    *out = b;
+    return 0;
+}
+
+gt_shm *gt_shm_ref(gt_shm *b)
+{
+    b->refs++;
+    return b;
+}
+
+void gt_shm_unref(gt_shm *b)
+{
+    if (!b || --b->refs > 0)
+        return;
+    munmap(b->data, b->size);
+    free(b);
+}

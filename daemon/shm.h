@@ -1,0 +1,25 @@
+/* shm.h: a client's buffer as the daemon holds it: a sealed memfd mapped shared, so the
+ * client and the kernels see the same bytes with no copy. Reference-counted on the event
+ * loop's thread: the session holds one reference, each queued launch that names it another,
+ * so a buffer released (or a client gone) mid-launch stays mapped until the launch is done. */
+#ifndef GT_SHM_H
+#define GT_SHM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct gt_shm {
+    void *data;
+    size_t size;
+    unsigned refs;
+} gt_shm;
+
+/* Maps fd (which stays the caller's) after checking that it is a memfd sealed against
+ * shrinking (a client that shrank a mapped buffer would kill the daemon with SIGBUS) and
+ * exactly size bytes long. Returns 0, or a negative errno with a sentence: -EPERM for a
+ * missing seal, -EINVAL for a file that is not a memfd or of another size, -ENOMEM. */
+int gt_shm_map(int fd, uint64_t size, gt_shm **out, char *err, size_t errlen);
+gt_shm *gt_shm_ref(gt_shm *b);
+void gt_shm_unref(gt_shm *b);
+
+#endif

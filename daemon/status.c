@@ -1,0 +1,110 @@
+/* status.c: the status object and the Prometheus metrics (status.h). Both read the figures
+ * the loop's thread keeps in d->stats, so they never wait for a running launch. */
+#include "status.h"
+
+#include "build.h"
+#include "session.h"
+
+#include "client/protocol.h"
+#include "tuner/report.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <unistd.h>
+
+static cJSON *launches_object(const gt_daemon *d)
+{
+    const gt_stats *st = &d->stats;
+    uint64_t pending = st->launches - st->succeeded - st->failed - st->cancelled;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "total", (double)st->launches);
+    cJSON_AddNumberToObject(o, "queued", (double)(pending ? pending - 1 : 0));
+    cJSON_AddNumberToObject(o, "running", pending ? 1 : 0);
+    cJSON_AddNumberToObject(o, "succeeded", (double)st->succeeded);
+    cJSON_AddNumberToObject(o, "failed", (double)st->failed);
+    cJSON_AddNumberToObject(o, "cancelled", (double)st->cancelled);
+    return o;
+}
+
+cJSON *gt_status_build(const gt_daemon *d)
+{
+    const gt_daemon_config *cfg = d->cfg;
+    cJSON *s = cJSON_CreateObject(), *probes = cJSON_CreateObject(), *wisdom = cJSON_CreateObject(),
+          *groups = cJSON_CreateObject();
+    cJSON_AddStringToObject(s, "daemon", "gridtuned " GT_VERSION);
+    cJSON_AddNumberToObject(s, "protocol", GT_PROTOCOL_VERSION);
+    cJSON_AddNumberToObject(s, "pid", (double)getpid());
+    cJSON_AddNumberToObject(s, "uptime_s", (double)(gt_unix_ms() - d->started_ms) / 1000.0);
+    cJSON_AddStringToObject(s, "mode", cfg->system ? "system" : "user");
+    cJSON_AddStringToObject(s, "socket", cfg->socket);
+    cJSON_AddNumberToObject(s, "workers", gt_pool_workers(d->pool));
+    gt_report_add_counters(s, d->counters ? gt_counters_status(d->counters) : NULL);
+    cJSON_AddBoolToObject(probes, "available", false);
+    cJSON_AddStringToObject(probes, "reason", "this gridtuned was built without the eBPF probes");
+    cJSON_AddItemToObject(s, "probes", probes);
+    if (d->builder)
+        cJSON_AddStringToObject(s, "compiler", gt_builder_compiler(d->builder));
+    else
+        cJSON_AddNullToObject(s, "compiler");
+    cJSON_AddStringToObject(wisdom, "path", gt_wisdom_path(d->wisdom));
+    cJSON_AddNumberToObject(wisdom, "entries", (double)d->stats.wisdom_entries);
+    cJSON_AddStringToObject(wisdom, "warning", gt_wisdom_warning(d->wisdom));
+    cJSON_AddItemToObject(s, "wisdom", wisdom);
+    if (d->http[0])
+        cJSON_AddStringToObject(s, "http", d->http);
+    else
+        cJSON_AddNullToObject(s, "http");
+    cJSON_AddNumberToObject(s, "clients", d->stats.clients);
+    cJSON_AddItemToObject(s, "launches", launches_object(d));
+    cJSON_AddNumberToObject(groups, "total", (double)d->stats.workgroups);
+    cJSON_AddNumberToObject(groups, "analysis", (double)d->stats.workgroups_analysis);
+    cJSON_AddItemToObject(s, "workgroups", groups);
+    cJSON_AddNumberToObject(s, "wisdom_hits", (double)d->stats.wisdom_hits);
+    cJSON_AddNumberToObject(s, "errors", (double)d->stats.errors);
+    /* Each Add above fails only without memory; one check of the whole tree catches it. */
+    if (!s || !cJSON_GetObjectItemCaseSensitive(s, "errors") || !cJSON_GetObjectItemCaseSensitive(s, "counters") ||
+        !cJSON_GetObjectItemCaseSensitive(s, "launches") || !cJSON_GetObjectItemCaseSensitive(s, "workgroups")) {
+        cJSON_Delete(s);
+        return NULL;
+    }
+    return s;
+}
+
+int gt_status_metrics(const gt_daemon *d, struct evbuffer *out)
+{
+    const gt_stats *st = &d->stats;
+    double fraction = st->workgroups ? (double)st->workgroups_analysis / (double)st->workgroups : 0;
+    int n = evbuffer_add_printf(
+        out,
+        "# HELP gridtune_launches_total Launches received, by outcome.\n"
+        "# TYPE gridtune_launches_total counter\n"
+        "gridtune_launches_total{outcome=\"succeeded\"} %" PRIu64 "\n"
+        "gridtune_launches_total{outcome=\"failed\"} %" PRIu64 "\n"
+        "gridtune_launches_total{outcome=\"cancelled\"} %" PRIu64 "\n"
+        "# HELP gridtune_launches_pending Launches queued or running.\n"
+        "# TYPE gridtune_launches_pending gauge\n"
+        "gridtune_launches_pending %" PRIu64 "\n"
+        "# HELP gridtune_workgroups_total Workgroups run, by phase.\n"
+        "# TYPE gridtune_workgroups_total counter\n"
+        "gridtune_workgroups_total{phase=\"analysis\"} %" PRIu64 "\n"
+        "gridtune_workgroups_total{phase=\"remainder\"} %" PRIu64 "\n"
+        "# HELP gridtune_analysis_fraction Share of all workgroups run during analysis.\n"
+        "# TYPE gridtune_analysis_fraction gauge\n"
+        "gridtune_analysis_fraction %.6f\n"
+        "# HELP gridtune_wisdom_hits_total Launches whose schedule came from the wisdom.\n"
+        "# TYPE gridtune_wisdom_hits_total counter\n"
+        "gridtune_wisdom_hits_total %" PRIu64 "\n"
+        "# HELP gridtune_wisdom_entries Decisions in the wisdom.\n"
+        "# TYPE gridtune_wisdom_entries gauge\n"
+        "gridtune_wisdom_entries %zu\n"
+        "# HELP gridtune_errors_total Error answers sent to clients.\n"
+        "# TYPE gridtune_errors_total counter\n"
+        "gridtune_errors_total %" PRIu64 "\n"
+        "# HELP gridtune_clients Connected clients.\n"
+        "# TYPE gridtune_clients gauge\n"
+        "gridtune_clients %u\n",
+        st->succeeded, st->failed, st->cancelled, st->launches - st->succeeded - st->failed - st->cancelled,
+        st->workgroups_analysis, st->workgroups - st->workgroups_analysis, fraction, st->wisdom_hits,
+        st->wisdom_entries, st->errors, st->clients);
+    return n < 0 ? -ENOMEM : 0;
+}

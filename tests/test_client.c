@@ -1,0 +1,1099 @@
+/* test_client.c: libgridtune against a scripted fake gridtuned. The fake is a thread that
+ * listens on a Unix socket in a fresh directory, records every request it reads (and keeps
+ * the descriptors that came with them), and answers through a per-test function. The test
+ * thread asserts on what was recorded once the client calls have returned; the fake itself
+ * asserts nothing, since cmocka's assertions belong to the test thread. With
+ * $GT_TEST_REQUESTS_FILE set, every request read is also written there, one per line, for
+ * client_requests_schema to check against schemas/protocol. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <gridtune/gridtune.h>
+
+#include "client/protocol.h"
+#include "client/wire.h"
+
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_REQUESTS 64
+#define MAX_KEPT_FDS 8
+/* A guard against a test hanging on a request that never comes; not a timing assertion. */
+#define GUARD_SECONDS 60
+#define KERNEL_ID 7
+#define EVENT_ID 42
+#define FIRST_BUFFER_ID 100
+#define ENV_REQUESTS_FILE "GT_TEST_REQUESTS_FILE"
+
+/* Where every request the fakes read is logged, or NULL; written under log_lock. */
+static FILE *request_log;
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+
+typedef struct fake fake;
+/* Answers one request: the reply to send now, or NULL to send nothing (yet). */
+typedef cJSON *(*fake_answer)(fake *f, const cJSON *req);
+
+struct fake {
+    char dir[64];
+    char path[sizeof ((struct sockaddr_un *)0)->sun_path];
+    int listen_fd;
+    pthread_t thread;
+    bool serving;
+    fake_answer answer;
+    bool hang_up;          /* set by an answer: close the connection after it */
+    uint64_t held_id;      /* a request an answer holds back, 0 for none */
+    int sock;              /* the fake thread's end, sent on by answers */
+
+    pthread_mutex_t lock;  /* guards what follows, read by the test thread */
+    pthread_cond_t changed;
+    int conn_fd;
+    cJSON *got[MAX_REQUESTS];
+    unsigned nfds[MAX_REQUESTS];
+    unsigned ngot;
+    int kept_fds[MAX_KEPT_FDS];
+    unsigned nkept;
+};
+
+/* ---- the fake daemon ------------------------------------------------------------------ */
+
+static double field_number(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+static const char *field_string(const cJSON *o, const char *key)
+{
+    return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, key));
+}
+
+static uint64_t request_id(const cJSON *req)
+{
+    return (uint64_t)field_number(req, "id");
+}
+
+static cJSON *result_for(uint64_t id)
+{
+    cJSON *r = cJSON_CreateObject();
+    cJSON_AddStringToObject(r, "type", "result");
+    cJSON_AddNumberToObject(r, "id", (double)id);
+    return r;
+}
+
+/* An error reply; errno_value 0 leaves "errno" out. */
+static cJSON *error_for(uint64_t id, const char *code, int errno_value, const char *message)
+{
+    cJSON *r = cJSON_CreateObject();
+    cJSON_AddStringToObject(r, "type", "error");
+    cJSON_AddNumberToObject(r, "id", (double)id);
+    cJSON_AddStringToObject(r, "code", code);
+    if (errno_value)
+        cJSON_AddNumberToObject(r, "errno", errno_value);
+    cJSON_AddStringToObject(r, "message", message);
+    return r;
+}
+
+static void fake_send(fake *f, cJSON *reply)
+{
+    char *text = cJSON_PrintUnformatted(reply);
+    char err[256];
+    gt_wire_send(f->sock, text, strlen(text), NULL, 0, err, sizeof err); /* a closed client is its business */
+    free(text);
+    cJSON_Delete(reply);
+}
+
+static cJSON *kernel_params(void)
+{
+    cJSON *params = cJSON_CreateArray();
+    const char *names[] = {"out", "in", "n"};
+    for (int i = 0; i < 3; i++) {
+        cJSON *p = cJSON_CreateObject();
+        cJSON_AddStringToObject(p, "name", names[i]);
+        cJSON_AddStringToObject(p, "type", i < 2 ? "float *" : "uint32_t");
+        cJSON_AddStringToObject(p, "kind", i == 0 ? "buffer" : i == 1 ? "buffer_ro" : "scalar");
+        cJSON_AddNumberToObject(p, "size", i < 2 ? 8 : 4);
+        cJSON_AddItemToArray(params, p);
+    }
+    return params;
+}
+
+/* What a well-behaved daemon answers to each request. */
+static cJSON *default_answer(fake *f, const cJSON *req)
+{
+    const char *type = field_string(req, "type");
+    cJSON *r = result_for(request_id(req));
+    if (!strcmp(type, "hello")) {
+        cJSON_AddNumberToObject(r, "protocol", GT_PROTOCOL_VERSION);
+        cJSON_AddStringToObject(r, "daemon", "fake 0.0");
+        cJSON_AddNumberToObject(r, "pid", getpid());
+        cJSON_AddNumberToObject(r, "workers", 2);
+    } else if (!strcmp(type, "buffer_create")) {
+        pthread_mutex_lock(&f->lock); /* its memfd is kept already: the first is number 0 */
+        cJSON_AddNumberToObject(r, "buffer", FIRST_BUFFER_ID + f->nkept - 1);
+        pthread_mutex_unlock(&f->lock);
+    } else if (!strcmp(type, "kernel_load") || !strcmp(type, "kernel_build")) {
+        cJSON_AddNumberToObject(r, "kernel", KERNEL_ID);
+        cJSON_AddItemToObject(r, "params", kernel_params());
+        if (!strcmp(type, "kernel_build"))
+            cJSON_AddFalseToObject(r, "cached");
+    } else if (!strcmp(type, "launch") || !strcmp(type, "wait")) {
+        cJSON_AddNumberToObject(r, "event", EVENT_ID);
+    } else if (!strcmp(type, "report")) {
+        cJSON *report = cJSON_AddObjectToObject(r, "report");
+        cJSON_AddStringToObject(report, "kernel", "saxpy");
+        cJSON_AddNumberToObject(report, "event", EVENT_ID);
+    } else if (!strcmp(type, "status")) {
+        cJSON *status = cJSON_AddObjectToObject(r, "status");
+        cJSON_AddNumberToObject(status, "workers", 2);
+        cJSON_AddNumberToObject(status, "clients", 1);
+    } else if (!strcmp(type, "reports")) {
+        cJSON *reports = cJSON_AddArrayToObject(r, "reports");
+        cJSON *one = cJSON_CreateObject();
+        cJSON_AddNumberToObject(one, "event", EVENT_ID);
+        cJSON_AddItemToArray(reports, one);
+    }
+    return r;
+}
+
+/* Records the request and the descriptors that came with it (kept open for the test). */
+static void record(fake *f, cJSON *req, gt_wire_frame *frame)
+{
+    pthread_mutex_lock(&f->lock);
+    if (f->ngot < MAX_REQUESTS) {
+        f->nfds[f->ngot] = frame->nfds;
+        f->got[f->ngot++] = req;
+    } else {
+        cJSON_Delete(req);
+    }
+    for (unsigned i = 0; i < frame->nfds; i++) {
+        if (f->nkept < MAX_KEPT_FDS)
+            f->kept_fds[f->nkept++] = frame->fds[i];
+        else
+            close(frame->fds[i]);
+    }
+    pthread_cond_broadcast(&f->changed);
+    pthread_mutex_unlock(&f->lock);
+}
+
+static void log_request(const gt_wire_frame *frame)
+{
+    pthread_mutex_lock(&log_lock);
+    if (request_log)
+        fprintf(request_log, "%s\n", frame->json);
+    pthread_mutex_unlock(&log_lock);
+}
+
+static void serve_frame(fake *f, gt_wire_frame *frame)
+{
+    log_request(frame);
+    cJSON *req = cJSON_ParseWithLength(frame->json, frame->len);
+    free(frame->json);
+    if (!req) {
+        for (unsigned i = 0; i < frame->nfds; i++)
+            close(frame->fds[i]);
+        f->hang_up = true;
+        return;
+    }
+    record(f, req, frame);
+    cJSON *reply = f->answer ? f->answer(f, req) : default_answer(f, req);
+    if (reply)
+        fake_send(f, reply);
+}
+
+static void *fake_main(void *arg)
+{
+    fake *f = arg;
+    int sock = accept4(f->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+    if (sock < 0)
+        return NULL;
+    pthread_mutex_lock(&f->lock);
+    f->conn_fd = sock;
+    pthread_mutex_unlock(&f->lock);
+    f->sock = sock;
+    gt_wire_reader *r = gt_wire_reader_new(GT_DEFAULT_MAX_FRAME);
+    char err[256];
+    while (!f->hang_up && gt_wire_read(r, sock) > 0) {
+        gt_wire_frame frame;
+        while (!f->hang_up && gt_wire_next(r, &frame, err, sizeof err) == 1)
+            serve_frame(f, &frame);
+    }
+    gt_wire_reader_free(r);
+    pthread_mutex_lock(&f->lock);
+    f->conn_fd = -1;
+    close(sock);
+    pthread_mutex_unlock(&f->lock);
+    return NULL;
+}
+
+/* Starts answering the one connection the client will make. */
+static void fake_serve(fake *f, fake_answer answer)
+{
+    f->answer = answer;
+    assert_int_equal(pthread_create(&f->thread, NULL, fake_main, f), 0);
+    f->serving = true;
+}
+
+/* Ends the fake thread (waking it if it still waits) and waits for it. */
+static void fake_stop(fake *f)
+{
+    if (!f->serving)
+        return;
+    pthread_mutex_lock(&f->lock);
+    if (f->conn_fd >= 0)
+        shutdown(f->conn_fd, SHUT_RDWR);
+    pthread_mutex_unlock(&f->lock);
+    shutdown(f->listen_fd, SHUT_RDWR); /* wakes an accept that never got its client */
+    pthread_join(f->thread, NULL);
+    f->serving = false;
+}
+
+static void remove_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    char path[PATH_MAX];
+    for (struct dirent *e; (e = readdir(d));) {
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            unlink(path);
+        }
+    }
+    closedir(d);
+    rmdir(dir);
+}
+
+static fake *fake_new(void)
+{
+    fake *f = calloc(1, sizeof *f);
+    assert_non_null(f);
+    strcpy(f->dir, "/tmp/gt-client-XXXXXX");
+    assert_non_null(mkdtemp(f->dir));
+    snprintf(f->path, sizeof f->path, "%s/%s", f->dir, GT_SOCKET_NAME);
+    f->conn_fd = -1;
+    pthread_mutex_init(&f->lock, NULL);
+    pthread_cond_init(&f->changed, NULL);
+    f->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    assert_true(f->listen_fd >= 0);
+    struct sockaddr_un addr = {.sun_family = AF_UNIX};
+    strcpy(addr.sun_path, f->path);
+    assert_int_equal(bind(f->listen_fd, (struct sockaddr *)&addr, sizeof addr), 0);
+    assert_int_equal(listen(f->listen_fd, 4), 0);
+    return f;
+}
+
+static void fake_free(fake *f)
+{
+    fake_stop(f);
+    close(f->listen_fd);
+    for (unsigned i = 0; i < f->ngot; i++)
+        cJSON_Delete(f->got[i]);
+    for (unsigned i = 0; i < f->nkept; i++)
+        close(f->kept_fds[i]);
+    pthread_cond_destroy(&f->changed);
+    pthread_mutex_destroy(&f->lock);
+    remove_dir(f->dir);
+    free(f);
+}
+
+/* The n-th (from 0) recorded request of a type, or NULL; *nfds gets its descriptor count. */
+static const cJSON *fake_request(fake *f, const char *type, unsigned n, unsigned *nfds)
+{
+    const cJSON *found = NULL;
+    pthread_mutex_lock(&f->lock);
+    for (unsigned i = 0; i < f->ngot && !found; i++) {
+        if (!strcmp(field_string(f->got[i], "type"), type) && n-- == 0) {
+            found = f->got[i];
+            if (nfds)
+                *nfds = f->nfds[i];
+        }
+    }
+    pthread_mutex_unlock(&f->lock);
+    return found;
+}
+
+static unsigned fake_count(fake *f, const char *type)
+{
+    unsigned n = 0;
+    while (fake_request(f, type, n, NULL))
+        n++;
+    return n;
+}
+
+/* Blocks until the fake has read a request of this type. */
+static void fake_wait_for(fake *f, const char *type)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += GUARD_SECONDS;
+    pthread_mutex_lock(&f->lock);
+    int rc = 0;
+    for (;;) {
+        bool seen = false;
+        for (unsigned i = 0; i < f->ngot && !seen; i++)
+            seen = !strcmp(field_string(f->got[i], "type"), type);
+        if (seen || rc == ETIMEDOUT)
+            break;
+        rc = pthread_cond_timedwait(&f->changed, &f->lock, &until);
+    }
+    pthread_mutex_unlock(&f->lock);
+    if (rc == ETIMEDOUT)
+        fail_msg("the fake daemon never got a %s request", type);
+}
+
+static int fake_kept_fd(fake *f, unsigned i)
+{
+    pthread_mutex_lock(&f->lock);
+    int fd = i < f->nkept ? f->kept_fds[i] : -1;
+    pthread_mutex_unlock(&f->lock);
+    return fd;
+}
+
+/* ---- fixtures ------------------------------------------------------------------------- */
+
+/* No test may start a real daemon, or find one through the environment. */
+static void clean_environment(void)
+{
+    setenv("GRIDTUNE_NO_AUTOSTART", "1", 1);
+    unsetenv("GRIDTUNE_SOCKET");
+    unsetenv("GRIDTUNE_DAEMON");
+}
+
+static int setup(void **state)
+{
+    clean_environment();
+    *state = fake_new();
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fake_free(*state);
+    clean_environment();
+    return 0;
+}
+
+static gt_client *connect_ok(fake *f, fake_answer answer)
+{
+    fake_serve(f, answer);
+    gt_client *c = NULL;
+    int rc = gt_connect(f->path, &c);
+    if (rc)
+        fail_msg("gt_connect failed (%d): %s", rc, gt_last_error(c));
+    return c;
+}
+
+static gt_kernel *load_ok(gt_client *c)
+{
+    gt_kernel *k = NULL;
+    int rc = gt_kernel_load(c, "/nonexistent/kernels.so", "saxpy", &k);
+    if (rc)
+        fail_msg("gt_kernel_load failed (%d): %s", rc, gt_last_error(c));
+    return k;
+}
+
+/* ---- connecting ----------------------------------------------------------------------- */
+
+static void test_connect_says_hello(void **state)
+{
+    fake *f = *state;
+    gt_client *c = connect_ok(f, NULL);
+    assert_string_equal(gt_last_error(c), "");
+    const cJSON *hello = fake_request(f, "hello", 0, NULL);
+    assert_non_null(hello);
+    assert_true(field_number(hello, "protocol") == GT_PROTOCOL_VERSION);
+    assert_string_equal(field_string(hello, "client"), "libgridtune 0.4");
+    assert_true(field_number(hello, "id") >= 1);
+    gt_disconnect(c);
+}
+
+static cJSON *refuse_version(fake *f, const cJSON *req)
+{
+    if (strcmp(field_string(req, "type"), "hello"))
+        return default_answer(f, req);
+    f->hang_up = true;
+    return error_for(request_id(req), GT_ERR_VERSION, EPROTONOSUPPORT,
+                     "gridtuned speaks protocol 2 and the client asked for protocol 1; update libgridtune");
+}
+
+static void test_connect_refused_version(void **state)
+{
+    fake *f = *state;
+    fake_serve(f, refuse_version);
+    gt_client *c = NULL;
+    assert_int_equal(gt_connect(f->path, &c), -EPROTONOSUPPORT);
+    assert_non_null(c);
+    assert_string_equal(gt_last_error(c),
+                        "gridtuned speaks protocol 2 and the client asked for protocol 1; update libgridtune");
+    gt_disconnect(c);
+}
+
+static void test_connect_uses_socket_variable(void **state)
+{
+    fake *f = *state;
+    fake_serve(f, NULL);
+    setenv("GRIDTUNE_SOCKET", f->path, 1);
+    gt_client *c = NULL;
+    int rc = gt_connect(NULL, &c);
+    if (rc)
+        fail_msg("gt_connect(NULL) failed (%d): %s", rc, gt_last_error(c));
+    assert_non_null(fake_request(f, "hello", 0, NULL));
+    gt_disconnect(c);
+}
+
+static void test_connect_missing_socket(void **state)
+{
+    fake *f = *state;
+    char missing[sizeof f->path];
+    snprintf(missing, sizeof missing, "%s/missing.sock", f->dir);
+    setenv("GRIDTUNE_SOCKET", missing, 1);
+    gt_client *c = NULL;
+    assert_int_equal(gt_connect(NULL, &c), -ENOENT);
+    assert_non_null(strstr(gt_last_error(c), missing));
+    gt_disconnect(c);
+    gt_disconnect(NULL); /* a no-op */
+}
+
+/* ---- autostart ------------------------------------------------------------------------ */
+
+/* Writes dir/daemon.sh: it records its arguments in dir/argv, runs `then` and exits with
+ * status. Returns the script's path in buf. */
+static void write_daemon_script(const fake *f, const char *then, int status, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s/daemon.sh", f->dir);
+    FILE *s = fopen(buf, "w");
+    assert_non_null(s);
+    fprintf(s, "#!/bin/sh\nprintf '%%s\\n' \"$@\" > '%s/argv'\n%s\nexit %d\n", f->dir, then, status);
+    assert_int_equal(fclose(s), 0);
+    assert_int_equal(chmod(buf, 0755), 0);
+}
+
+/* What the script recorded, or "" when it did not run. */
+static void read_script_argv(const fake *f, char *buf, size_t len)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/argv", f->dir);
+    buf[0] = '\0';
+    FILE *a = fopen(path, "r");
+    if (!a)
+        return;
+    size_t n = fread(buf, 1, len - 1, a);
+    buf[n] = '\0';
+    fclose(a);
+}
+
+static void test_autostart_failure_is_reported(void **state)
+{
+    fake *f = *state;
+    char script[PATH_MAX], missing[sizeof f->path], want[PATH_MAX], got[PATH_MAX];
+    write_daemon_script(f, "echo 'gridtuned: cannot work here' >&2", 1, script, sizeof script);
+    snprintf(missing, sizeof missing, "%s/missing.sock", f->dir);
+    setenv("GRIDTUNE_SOCKET", missing, 1);
+    setenv("GRIDTUNE_DAEMON", script, 1);
+    unsetenv("GRIDTUNE_NO_AUTOSTART");
+    gt_client *c = NULL;
+    assert_true(gt_connect(NULL, &c) < 0);
+    const char *why = gt_last_error(c);
+    assert_non_null(strstr(why, "could not start"));
+    assert_non_null(strstr(why, "exit status 1"));
+    assert_non_null(strstr(why, script));
+    assert_non_null(strstr(why, "GRIDTUNE_NO_AUTOSTART=1"));
+    gt_disconnect(c);
+    read_script_argv(f, got, sizeof got);
+    snprintf(want, sizeof want, "--socket\n%s\n", missing);
+    assert_string_equal(got, want);
+}
+
+static void test_autostart_off_runs_nothing(void **state)
+{
+    fake *f = *state;
+    char script[PATH_MAX], missing[sizeof f->path], got[PATH_MAX];
+    write_daemon_script(f, "", 0, script, sizeof script);
+    snprintf(missing, sizeof missing, "%s/missing.sock", f->dir);
+    setenv("GRIDTUNE_SOCKET", missing, 1);
+    setenv("GRIDTUNE_DAEMON", script, 1);
+    gt_client *c = NULL;
+    assert_int_equal(gt_connect(NULL, &c), -ENOENT);
+    assert_non_null(strstr(gt_last_error(c), "GRIDTUNE_NO_AUTOSTART=1"));
+    gt_disconnect(c);
+    read_script_argv(f, got, sizeof got);
+    assert_string_equal(got, "");
+}
+
+/* A socket the caller names is never started on, even with autostart on. */
+static void test_named_socket_never_autostarts(void **state)
+{
+    fake *f = *state;
+    char script[PATH_MAX], missing[sizeof f->path], got[PATH_MAX];
+    write_daemon_script(f, "", 0, script, sizeof script);
+    snprintf(missing, sizeof missing, "%s/missing.sock", f->dir);
+    setenv("GRIDTUNE_DAEMON", script, 1);
+    unsetenv("GRIDTUNE_NO_AUTOSTART");
+    gt_client *c = NULL;
+    assert_int_equal(gt_connect(missing, &c), -ENOENT);
+    assert_non_null(strstr(gt_last_error(c), missing));
+    gt_disconnect(c);
+    read_script_argv(f, got, sizeof got);
+    assert_string_equal(got, "");
+}
+
+/* The script "starts" the daemon by linking the socket path it is given to the fake's
+ * socket, then exits with status: 0 (listening) or 3 (another daemon serves it). */
+static void autostart_connects(fake *f, int status)
+{
+    char script[PATH_MAX], link_to[PATH_MAX], started[sizeof f->path];
+    snprintf(link_to, sizeof link_to, "ln -s '%s' \"$2\"", f->path);
+    write_daemon_script(f, link_to, status, script, sizeof script);
+    snprintf(started, sizeof started, "%s/started.sock", f->dir);
+    setenv("GRIDTUNE_SOCKET", started, 1);
+    setenv("GRIDTUNE_DAEMON", script, 1);
+    unsetenv("GRIDTUNE_NO_AUTOSTART");
+    fake_serve(f, NULL);
+    gt_client *c = NULL;
+    int rc = gt_connect(NULL, &c);
+    if (rc)
+        fail_msg("gt_connect(NULL) with autostart failed (%d): %s", rc, gt_last_error(c));
+    assert_non_null(fake_request(f, "hello", 0, NULL));
+    gt_disconnect(c);
+}
+
+static void test_autostart_listening(void **state)
+{
+    autostart_connects(*state, 0);
+}
+
+static void test_autostart_already_served(void **state)
+{
+    autostart_connects(*state, 3);
+}
+
+/* ---- buffers -------------------------------------------------------------------------- */
+
+static void test_buffer_is_a_sealed_shared_memfd(void **state)
+{
+    fake *f = *state;
+    gt_client *c = connect_ok(f, NULL);
+    const size_t bytes = 3 * 4096 + 100;
+    gt_buffer *b = NULL;
+    assert_int_equal(gt_buffer_create(c, bytes, &b), 0);
+    assert_int_equal(gt_buffer_size(b), bytes);
+
+    unsigned nfds = 0;
+    const cJSON *req = fake_request(f, "buffer_create", 0, &nfds);
+    assert_non_null(req);
+    assert_true(field_number(req, "size") == (double)bytes);
+    assert_int_equal(nfds, 1);
+    int fd = fake_kept_fd(f, 0);
+    assert_true(fd >= 0);
+    int seals = fcntl(fd, F_GET_SEALS);
+    assert_true(seals >= 0);
+    assert_true(seals & F_SEAL_SHRINK);
+    assert_true(seals & F_SEAL_SEAL);
+    struct stat st;
+    assert_int_equal(fstat(fd, &st), 0);
+    assert_int_equal(st.st_size, (off_t)bytes);
+    char link[64], target[PATH_MAX] = "";
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    assert_true(readlink(link, target, sizeof target - 1) > 0);
+    assert_non_null(strstr(target, "memfd:gridtune-buffer"));
+
+    /* the daemon's own mapping sees the client's writes and the other way round: one memory */
+    unsigned char *theirs = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    assert_true(theirs != MAP_FAILED);
+    unsigned char *ours = gt_buffer_data(b);
+    assert_int_equal(ours[0], 0);
+    assert_int_equal(ours[bytes - 1], 0);
+    memcpy(ours + 5000, "written by the client", 22);
+    assert_memory_equal(theirs + 5000, "written by the client", 22);
+    theirs[bytes - 1] = 0xab;
+    assert_int_equal(ours[bytes - 1], 0xab);
+    munmap(theirs, bytes);
+
+    gt_buffer_release(b);
+    const cJSON *rel = fake_request(f, "buffer_release", 0, NULL);
+    assert_non_null(rel);
+    assert_true(field_number(rel, "buffer") == FIRST_BUFFER_ID);
+    gt_disconnect(c);
+}
+
+static void test_buffer_of_no_bytes_is_refused(void **state)
+{
+    fake *f = *state;
+    gt_client *c = connect_ok(f, NULL);
+    gt_buffer *b = (gt_buffer *)c; /* must be cleared */
+    assert_int_equal(gt_buffer_create(c, 0, &b), -EINVAL);
+    assert_null(b);
+    assert_non_null(strstr(gt_last_error(c), "0 bytes"));
+    char *status = NULL;
+    assert_int_equal(gt_status(c, &status), 0); /* a round trip, so a stray request would show */
+    free(status);
+    assert_int_equal(fake_count(f, "buffer_create"), 0);
+    gt_disconnect(c);
+}
+
+/* ---- kernels -------------------------------------------------------------------------- */
+
+static void test_kernel_load_sends_an_absolute_path(void **state)
+{
+    fake *f = *state;
+    gt_client *c = connect_ok(f, NULL);
+    gt_kernel *k = NULL;
+    assert_int_equal(gt_kernel_load(c, "no-such-dir/kernels.so", "saxpy", &k), 0);
+    assert_int_equal(gt_kernel_nargs(k), 3);
+    assert_int_equal(gt_kernel_nargs(NULL), 0);
+    const cJSON *req = fake_request(f, "kernel_load", 0, NULL);
+    char cwd[PATH_MAX], want[PATH_MAX + 32];
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    snprintf(want, sizeof want, "%s/no-such-dir/kernels.so", cwd);
+    assert_string_equal(field_string(req, "path"), want);
+    assert_string_equal(field_string(req, "name"), "saxpy");
+    gt_kernel_release(k);
+    const cJSON *rel = fake_request(f, "kernel_release", 0, NULL);
+    assert_non_null(rel);
+    assert_true(field_number(rel, "kernel") == KERNEL_ID);
+    gt_disconnect(c);
+}
+
+static const char *long_diagnostics(void)
+{
+    static char text[20000];
+    if (!text[0]) {
+        size_t n = 0;
+        for (int line = 0; n + 80 < sizeof text; line++)
+            n += (size_t)snprintf(text + n, sizeof text - n, "kernel.c:%d:5: error: 'y' undeclared (first use here)\n",
+                                  line + 1);
+    }
+    return text;
+}
+
+static cJSON *fail_builds(fake *f, const cJSON *req)
+{
+    const char *source = field_string(req, "source");
+    if (strcmp(field_string(req, "type"), "kernel_build") || !strstr(source, "broken"))
+        return default_answer(f, req);
+    return error_for(request_id(req), GT_ERR_BUILD, ENOEXEC, long_diagnostics());
+}
+
+static void test_kernel_build(void **state)
+{
+    fake *f = *state;
+    long_diagnostics(); /* filled in here, before the fake thread reads it */
+    gt_client *c = connect_ok(f, fail_builds);
+    gt_kernel *k = NULL;
+    assert_int_equal(gt_kernel_build(c, "GT_KERNEL(saxpy) fine", "saxpy", NULL, &k), 0);
+    assert_int_equal(gt_kernel_nargs(k), 3);
+    const cJSON *req = fake_request(f, "kernel_build", 0, NULL);
+    assert_string_equal(field_string(req, "source"), "GT_KERNEL(saxpy) fine");
+    assert_string_equal(field_string(req, "name"), "saxpy");
+    assert_string_equal(field_string(req, "options"), "");
+
+    gt_kernel *broken = (gt_kernel *)c;
+    assert_int_equal(gt_kernel_build(c, "broken", "saxpy", "-O3 -ffast-math", &broken), -ENOEXEC);
+    assert_null(broken);
+    assert_string_equal(gt_last_error(c), long_diagnostics());
+    assert_string_equal(field_string(fake_request(f, "kernel_build", 1, NULL), "options"), "-O3 -ffast-math");
+    gt_kernel_release(k);
+    gt_disconnect(c);
+}
+
+/* ---- launches ------------------------------------------------------------------------- */
+
+/* Asserts that args[i] is an object with the one key `key`, and returns its value. */
+static const cJSON *arg_value(const cJSON *args, int i, const char *key)
+{
+    const cJSON *a = cJSON_GetArrayItem(args, i);
+    assert_true(cJSON_IsObject(a));
+    assert_int_equal(cJSON_GetArraySize(a), 1);
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(a, key);
+    if (!v)
+        fail_msg("argument %d has no \"%s\"", i, key);
+    return v;
+}
+
+static void assert_numbers(const cJSON *array, int n, const double *want)
+{
+    assert_true(cJSON_IsArray(array));
+    assert_int_equal(cJSON_GetArraySize(array), n);
+    for (int i = 0; i < n; i++)
+        assert_true(cJSON_GetArrayItem(array, i)->valuedouble == want[i]);
+}
+
+static void test_launch_encodes_everything(void **state)
+{
+    fake *f = *state;
+    gt_client *c = connect_ok(f, NULL);
+    gt_kernel *k = load_ok(c);
+    gt_buffer *b = NULL;
+    assert_int_equal(gt_buffer_create(c, 64, &b), 0);
+    gt_arg args[] = {gt_arg_i32(-5),        gt_arg_u32(4000000000u), gt_arg_i64(INT64_MIN),
+                     gt_arg_u64(UINT64_MAX), gt_arg_f32(0.5f),        gt_arg_f64(NAN),
+                     gt_arg_buffer(b),       gt_arg_f32(-INFINITY),   gt_arg_f64(INFINITY)};
+    gt_range range = {.dims = 2, .global = {64, 32, 999}, .local = {8, 4, 7}};
+    gt_event waits[] = {5, 6};
+    gt_launch_options o = gt_launch_options_default();
+    o.schedule = "group=hilbert,item=linear,assign=dynamic:4";
+    o.tuning = GT_TUNING_RETUNE;
+    o.budget = 0.25;
+    o.metric = "ipc";
+    o.wait = waits;
+    o.nwait = 2;
+    gt_event ev = 0;
+    assert_int_equal(gt_launch(c, k, &range, args, 9, &o, &ev), 0);
+    assert_int_equal(ev, EVENT_ID);
+
+    const cJSON *req = fake_request(f, "launch", 0, NULL);
+    assert_non_null(req);
+    assert_true(field_number(req, "kernel") == KERNEL_ID);
+    const cJSON *r = cJSON_GetObjectItemCaseSensitive(req, "range");
+    assert_int_equal(cJSON_GetArraySize(r), 3);
+    assert_true(field_number(r, "dims") == 2);
+    assert_numbers(cJSON_GetObjectItemCaseSensitive(r, "global"), 2, (const double[]){64, 32});
+    assert_numbers(cJSON_GetObjectItemCaseSensitive(r, "local"), 2, (const double[]){8, 4});
+
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(req, "args");
+    assert_int_equal(cJSON_GetArraySize(a), 9);
+    assert_true(arg_value(a, 0, "i32")->valuedouble == -5);
+    assert_true(arg_value(a, 1, "u32")->valuedouble == 4000000000.0);
+    assert_string_equal(cJSON_GetStringValue(arg_value(a, 2, "i64")), "-9223372036854775808");
+    assert_string_equal(cJSON_GetStringValue(arg_value(a, 3, "u64")), "18446744073709551615");
+    assert_true(arg_value(a, 4, "f32")->valuedouble == 0.5);
+    assert_string_equal(cJSON_GetStringValue(arg_value(a, 5, "f64")), "nan");
+    assert_true(arg_value(a, 6, "buffer")->valuedouble == FIRST_BUFFER_ID);
+    assert_string_equal(cJSON_GetStringValue(arg_value(a, 7, "f32")), "-inf");
+    assert_string_equal(cJSON_GetStringValue(arg_value(a, 8, "f64")), "inf");
+
+    const cJSON *opts = cJSON_GetObjectItemCaseSensitive(req, "options");
+    assert_int_equal(cJSON_GetArraySize(opts), 4);
+    assert_string_equal(field_string(opts, "schedule"), "group=hilbert,item=linear,assign=dynamic:4");
+    assert_string_equal(field_string(opts, "tuning"), "retune");
+    assert_true(field_number(opts, "budget") == 0.25);
+    assert_string_equal(field_string(opts, "metric"), "ipc");
+    assert_numbers(cJSON_GetObjectItemCaseSensitive(req, "wait"), 2, (const double[]){5, 6});
+
+    gt_buffer_release(b);
+    gt_kernel_release(k);
+    gt_disconnect(c);
+}
+
+static void test_launch_defaults_send_only_what_differs(void **state)
+{
+    fake *f = *state;
+    gt_client *c = connect_ok(f, NULL);
+    gt_kernel *k = load_ok(c);
+    gt_range range = {.dims = 1, .global = {1024, 5, 5}, .local = {64, 5, 5}};
+    gt_event ev = 0;
+    assert_int_equal(gt_launch(c, k, &range, NULL, 0, NULL, &ev), 0);
+    gt_launch_options off = gt_launch_options_default();
+    off.tuning = GT_TUNING_OFF;
+    assert_int_equal(gt_launch(c, k, &range, NULL, 0, &off, &ev), 0);
+
+    const cJSON *req = fake_request(f, "launch", 0, NULL);
+    const cJSON *r = cJSON_GetObjectItemCaseSensitive(req, "range");
+    assert_numbers(cJSON_GetObjectItemCaseSensitive(r, "global"), 1, (const double[]){1024});
+    assert_numbers(cJSON_GetObjectItemCaseSensitive(r, "local"), 1, (const double[]){64});
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(req, "args")), 0);
+    const cJSON *opts = cJSON_GetObjectItemCaseSensitive(req, "options");
+    assert_true(cJSON_IsObject(opts));
+    assert_int_equal(cJSON_GetArraySize(opts), 0);
+    assert_null(cJSON_GetObjectItemCaseSensitive(req, "wait"));
+    const cJSON *second = cJSON_GetObjectItemCaseSensitive(fake_request(f, "launch", 1, NULL), "options");
+    assert_int_equal(cJSON_GetArraySize(second), 1);
+    assert_string_equal(field_string(second, "tuning"), "off");
+    gt_kernel_release(k);
+    gt_disconnect(c);
+}
+
+static void test_launch_refuses_bad_calls_locally(void **state)
+{
+    fake *f = *state;
+    gt_client *c = connect_ok(f, NULL);
+    gt_kernel *k = load_ok(c);
+    gt_range range = {.dims = 1, .global = {64}, .local = {8}};
+    gt_event ev = 99;
+
+    assert_int_equal(gt_launch(c, k, NULL, NULL, 0, NULL, &ev), -EINVAL);
+    assert_int_equal(ev, 0);
+    assert_non_null(strstr(gt_last_error(c), "range"));
+    assert_int_equal(gt_launch(c, k, &range, NULL, 2, NULL, &ev), -EINVAL);
+    assert_non_null(strstr(gt_last_error(c), "args is NULL"));
+    gt_range four = {.dims = 4, .global = {64}, .local = {8}};
+    assert_int_equal(gt_launch(c, k, &four, NULL, 0, NULL, &ev), -EINVAL);
+    assert_non_null(strstr(gt_last_error(c), "4 dimensions"));
+
+    /* a buffer and a kernel of another handle, connected to a second fake daemon */
+    fake *other = fake_new();
+    gt_client *c2 = connect_ok(other, NULL);
+    gt_buffer *theirs = NULL;
+    assert_int_equal(gt_buffer_create(c2, 16, &theirs), 0);
+    gt_arg args[] = {gt_arg_u32(1), gt_arg_buffer(theirs)};
+    assert_int_equal(gt_launch(c, k, &range, args, 2, NULL, &ev), -EINVAL);
+    assert_non_null(strstr(gt_last_error(c), "argument 1 is a buffer of another gridtune handle"));
+    gt_kernel *their_kernel = load_ok(c2);
+    assert_int_equal(gt_launch(c, their_kernel, &range, NULL, 0, NULL, &ev), -EINVAL);
+    assert_non_null(strstr(gt_last_error(c), "another gridtune handle"));
+    gt_disconnect(c2);
+    fake_free(other);
+
+    char *status = NULL;
+    assert_int_equal(gt_status(c, &status), 0);
+    free(status);
+    assert_int_equal(fake_count(f, "launch"), 0);
+    gt_kernel_release(k);
+    gt_disconnect(c);
+}
+
+/* ---- answers and errors --------------------------------------------------------------- */
+
+static void test_report_status_and_reports_are_json(void **state)
+{
+    fake *f = *state;
+    gt_client *c = connect_ok(f, NULL);
+    char *json = NULL;
+    assert_int_equal(gt_report(c, EVENT_ID, &json), 0);
+    assert_string_equal(json, "{\"kernel\":\"saxpy\",\"event\":42}");
+    free(json);
+    assert_true(field_number(fake_request(f, "report", 0, NULL), "event") == EVENT_ID);
+    assert_int_equal(gt_status(c, &json), 0);
+    assert_string_equal(json, "{\"workers\":2,\"clients\":1}");
+    free(json);
+    assert_int_equal(gt_reports(c, 5, &json), 0);
+    assert_string_equal(json, "[{\"event\":42}]");
+    free(json);
+    assert_true(field_number(fake_request(f, "reports", 0, NULL), "limit") == 5);
+    assert_int_equal(gt_wait(c, EVENT_ID), 0);
+    assert_int_equal(gt_event_release(c, EVENT_ID), 0);
+    assert_true(field_number(fake_request(f, "event_release", 0, NULL), "event") == EVENT_ID);
+    assert_int_equal(gt_wait(c, 0), -EINVAL);
+    assert_non_null(strstr(gt_last_error(c), "not an event"));
+    gt_disconnect(c);
+}
+
+#define NOT_FOUND_MESSAGE "no module at /nonexistent/kernels.so: No such file or directory"
+#define NO_ERRNO_MESSAGE "event 42 is not known to this connection"
+#define THREAD_MESSAGE "the status is not available while the daemon shuts down"
+
+static cJSON *refuse_some(fake *f, const cJSON *req)
+{
+    const char *type = field_string(req, "type");
+    uint64_t id = request_id(req);
+    if (!strcmp(type, "kernel_load"))
+        return error_for(id, GT_ERR_LOAD, ENOENT, NOT_FOUND_MESSAGE);
+    if (!strcmp(type, "event_release"))
+        return error_for(id, GT_ERR_NOT_FOUND, 0, NO_ERRNO_MESSAGE);
+    if (!strcmp(type, "status"))
+        return error_for(id, GT_ERR_CANCELLED, ECANCELED, THREAD_MESSAGE);
+    return default_answer(f, req);
+}
+
+typedef struct thread_call {
+    gt_client *c;
+    int rc;
+    char before[256]; /* gt_last_error in the thread before its call */
+    char after[256];
+} thread_call;
+
+static void *status_in_thread(void *arg)
+{
+    thread_call *t = arg;
+    snprintf(t->before, sizeof t->before, "%s", gt_last_error(t->c));
+    char *json = NULL;
+    t->rc = gt_status(t->c, &json);
+    free(json);
+    snprintf(t->after, sizeof t->after, "%s", gt_last_error(t->c));
+    return NULL;
+}
+
+static void test_error_replies_and_sentences_per_thread(void **state)
+{
+    fake *f = *state;
+    gt_client *c = connect_ok(f, refuse_some);
+    gt_kernel *k = (gt_kernel *)c;
+    assert_int_equal(gt_kernel_load(c, "/nonexistent/kernels.so", "saxpy", &k), -ENOENT);
+    assert_null(k);
+    assert_string_equal(gt_last_error(c), NOT_FOUND_MESSAGE);
+
+    thread_call t = {.c = c};
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, status_in_thread, &t), 0);
+    pthread_join(th, NULL);
+    assert_string_equal(t.before, "");
+    assert_int_equal(t.rc, -ECANCELED);
+    assert_string_equal(t.after, THREAD_MESSAGE);
+    assert_string_equal(gt_last_error(c), NOT_FOUND_MESSAGE);
+
+    /* an error without errno is -EIO, and a later success leaves the last failure's sentence */
+    assert_int_equal(gt_event_release(c, EVENT_ID), -EIO);
+    assert_string_equal(gt_last_error(c), NO_ERRNO_MESSAGE);
+    assert_int_equal(gt_wait(c, EVENT_ID), 0);
+    assert_string_equal(gt_last_error(c), NO_ERRNO_MESSAGE);
+    gt_disconnect(c);
+}
+
+/* ---- concurrency and a lost connection ------------------------------------------------ */
+
+#define CANCELLED_MESSAGE "launch 42 was cancelled: an awaited launch failed"
+
+/* Holds the wait back until a status request has been answered. */
+static cJSON *answer_wait_after_status(fake *f, const cJSON *req)
+{
+    const char *type = field_string(req, "type");
+    if (!strcmp(type, "wait")) {
+        f->held_id = request_id(req);
+        return NULL;
+    }
+    if (!strcmp(type, "status") && f->held_id) {
+        fake_send(f, default_answer(f, req));
+        return error_for(f->held_id, GT_ERR_CANCELLED, ECANCELED, CANCELLED_MESSAGE);
+    }
+    return default_answer(f, req);
+}
+
+static void *wait_in_thread(void *arg)
+{
+    thread_call *t = arg;
+    t->rc = gt_wait(t->c, EVENT_ID);
+    snprintf(t->after, sizeof t->after, "%s", gt_last_error(t->c));
+    return NULL;
+}
+
+static void test_replies_out_of_order(void **state)
+{
+    fake *f = *state;
+    gt_client *c = connect_ok(f, answer_wait_after_status);
+    thread_call t = {.c = c};
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, wait_in_thread, &t), 0);
+    fake_wait_for(f, "wait");
+    char *status = NULL;
+    assert_int_equal(gt_status(c, &status), 0); /* answered while the wait is still pending */
+    assert_string_equal(status, "{\"workers\":2,\"clients\":1}");
+    free(status);
+    pthread_join(th, NULL);
+    assert_int_equal(t.rc, -ECANCELED);
+    assert_string_equal(t.after, CANCELLED_MESSAGE);
+    assert_string_equal(gt_last_error(c), "");
+    /* the wait was sent first and answered last */
+    unsigned wait_id = (unsigned)field_number(fake_request(f, "wait", 0, NULL), "id");
+    unsigned status_id = (unsigned)field_number(fake_request(f, "status", 0, NULL), "id");
+    assert_true(wait_id < status_id);
+    gt_disconnect(c);
+}
+
+/* Holds reports back, and hangs up on a wait. */
+static cJSON *hang_up_on_wait(fake *f, const cJSON *req)
+{
+    const char *type = field_string(req, "type");
+    if (!strcmp(type, "report"))
+        return NULL;
+    if (!strcmp(type, "wait")) {
+        f->hang_up = true;
+        return NULL;
+    }
+    return default_answer(f, req);
+}
+
+static void *report_in_thread(void *arg)
+{
+    thread_call *t = arg;
+    char *json = NULL;
+    t->rc = gt_report(t->c, EVENT_ID, &json);
+    free(json);
+    snprintf(t->after, sizeof t->after, "%s", gt_last_error(t->c));
+    return NULL;
+}
+
+static void assert_lost(int rc, const char *why)
+{
+    assert_true(rc == -EPIPE || rc == -ECONNRESET);
+    if (!strstr(why, "the connection to gridtuned was lost"))
+        fail_msg("unexpected sentence: %s", why);
+}
+
+static void test_lost_connection_fails_pending_calls(void **state)
+{
+    fake *f = *state;
+    gt_client *c = connect_ok(f, hang_up_on_wait);
+    thread_call t = {.c = c};
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, report_in_thread, &t), 0);
+    fake_wait_for(f, "report");
+    int rc = gt_wait(c, EVENT_ID);
+    assert_lost(rc, gt_last_error(c));
+    pthread_join(th, NULL);
+    assert_lost(t.rc, t.after);
+    char *status = NULL;
+    assert_int_equal(gt_status(c, &status), rc); /* and every later call the same way */
+    assert_null(status);
+    assert_lost(rc, gt_last_error(c));
+    gt_disconnect(c);
+}
+
+/* gt_disconnect frees what the application left, with no release messages. */
+static void test_disconnect_frees_what_is_left(void **state)
+{
+    fake *f = *state;
+    gt_client *c = connect_ok(f, NULL);
+    gt_buffer *b1 = NULL, *b2 = NULL;
+    assert_int_equal(gt_buffer_create(c, 4096, &b1), 0);
+    assert_int_equal(gt_buffer_create(c, 100, &b2), 0);
+    gt_kernel *k = load_ok(c);
+    assert_non_null(k);
+    gt_disconnect(c);
+    fake_stop(f);
+    assert_int_equal(fake_count(f, "buffer_release"), 0);
+    assert_int_equal(fake_count(f, "kernel_release"), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_connect_says_hello, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_connect_refused_version, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_connect_uses_socket_variable, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_connect_missing_socket, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_autostart_failure_is_reported, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_autostart_off_runs_nothing, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_named_socket_never_autostarts, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_autostart_listening, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_autostart_already_served, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_buffer_is_a_sealed_shared_memfd, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_buffer_of_no_bytes_is_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_kernel_load_sends_an_absolute_path, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_kernel_build, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_launch_encodes_everything, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_launch_defaults_send_only_what_differs, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_launch_refuses_bad_calls_locally, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_report_status_and_reports_are_json, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_error_replies_and_sentences_per_thread, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_replies_out_of_order, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_lost_connection_fails_pending_calls, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_disconnect_frees_what_is_left, setup, teardown),
+    };
+    const char *log_path = getenv(ENV_REQUESTS_FILE);
+    if (log_path && *log_path && !(request_log = fopen(log_path, "w"))) {
+        fprintf(stderr, "test_client: cannot write %s=%s: %s\n", ENV_REQUESTS_FILE, log_path, strerror(errno));
+        return 1;
+    }
+    int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    if (request_log && fclose(request_log) != 0)
+        failed++;
+    return failed;
+}
