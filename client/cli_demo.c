@@ -288,8 +288,10 @@ int cli_demo(const options *o, int argc, char **argv)
     d.failures += run_source(&d) != 0;
     gt_disconnect(d.c);
     printf("\ncold: the schedule was chosen by analysis on a minority of the workgroups, whose share is shown;\n"
-           "warm: the same launch again, decided by the wisdom. gain: the winner's estimated speed-up over the\n"
-           "default schedule. `" PROG " reports` lists these reports; `" PROG " reports --json` gives them whole.\n");
+           "\"default\" there means no candidate beat the default by the minimum gain, or the launch was too\n"
+           "small to analyse. warm: the same launch again, decided by the wisdom. gain: the winner's estimated\n"
+           "speed-up over the default schedule. `" PROG " reports` lists these reports with the reasons;\n"
+           "`" PROG " reports --json` gives them whole.\n");
     if (d.failures)
         say("demo: %d of %zu kernels failed", d.failures, count + 1);
     return d.failures ? EXIT_FAILED : EXIT_OK;

@@ -8,6 +8,8 @@
 
 #include "tuner/wisdom.h"
 
+#include <cjson/cJSON.h>
+
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -47,8 +49,9 @@ static const command commands[] = {
     {"wisdom", "path", "", 0, 0, wisdom_path, "print the wisdom file in use"},
     {"wisdom", "export", "[FILE|-]", 0, 1, wisdom_export, "write the wisdom file's format to FILE or stdout (-)"},
     {"wisdom", "import", "FILE|-", 1, 1, wisdom_import,
-     "merge a wisdom file (-: stdin) and save; all or nothing"},
-    {"wisdom", "clear", "", 0, 0, wisdom_clear, "forget every remembered schedule and save"},
+     "merge a wisdom file (-: stdin) and save; all or nothing (through gridtuned if it runs)"},
+    {"wisdom", "clear", "", 0, 0, wisdom_clear,
+     "forget every remembered schedule and save (through gridtuned if it runs)"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
@@ -140,8 +143,49 @@ static int usage_error(const char *group, const char *fmt, ...)
 
 /* ---- wisdom ---- */
 
+/* The daemon that owns the wisdom: a running gridtuned, when the user named no file (--wisdom
+ * or $GRIDTUNE_WISDOM). It is never started for this. NULL when none answers. */
+static gt_client *wisdom_daemon(const options *o)
+{
+    const char *env = getenv(ENV_WISDOM);
+    if (o->wisdom || (env && *env))
+        return NULL;
+    setenv("GRIDTUNE_NO_AUTOSTART", "1", 1);
+    gt_client *c = NULL;
+    if (gt_connect(o->socket, &c) == 0)
+        return c;
+    gt_disconnect(c);
+    return NULL;
+}
+
+/* The file the daemon uses, from its status. */
+static int daemon_wisdom_path(gt_client *c, char *buf, size_t len)
+{
+    char *text = NULL;
+    if (gt_status(c, &text) != 0) {
+        say("status: %s", gt_last_error(c));
+        return -EIO;
+    }
+    cJSON *status = cJSON_Parse(text);
+    free(text);
+    const cJSON *path = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(status, "wisdom"), "path");
+    int rc = cJSON_IsString(path) && snprintf(buf, len, "%s", path->valuestring) < (int)len ? 0 : -EPROTO;
+    if (rc)
+        say("the daemon's status does not name its wisdom file");
+    cJSON_Delete(status);
+    return rc;
+}
+
+/* The wisdom file: the one --wisdom or $GRIDTUNE_WISDOM names, else the running daemon's,
+ * else the default. */
 static int resolve_path(const options *o, char *buf, size_t len)
 {
+    gt_client *daemon = wisdom_daemon(o);
+    if (daemon) {
+        int rc = daemon_wisdom_path(daemon, buf, len);
+        gt_disconnect(daemon);
+        return rc;
+    }
     const char *path = o->wisdom;
     if (!path) {
         const char *env = getenv(ENV_WISDOM);
@@ -159,6 +203,38 @@ static int resolve_path(const options *o, char *buf, size_t len)
     if (rc)
         say("%s; set " ENV_WISDOM " or use --wisdom PATH", err);
     return rc;
+}
+
+/* All of a file ("-": stdin) as a string, for sending to the daemon. NULL after saying why. */
+static char *read_text(const char *path)
+{
+    bool std_in = strcmp(path, "-") == 0;
+    FILE *f = std_in ? stdin : fopen(path, "re");
+    if (!f) {
+        say("cannot open %s: %s", path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 65536, n = 0;
+    char *text = malloc(cap);
+    while (text) {
+        n += fread(text + n, 1, cap - n - 1, f);
+        if (n < cap - 1)
+            break;
+        char *more = realloc(text, cap *= 2);
+        if (!more)
+            free(text);
+        text = more;
+    }
+    bool failed = ferror(f);
+    if (!std_in)
+        fclose(f);
+    if (!text || failed) {
+        say("cannot read %s: %s", std_in ? "standard input" : path, text ? strerror(EIO) : "out of memory");
+        free(text);
+        return NULL;
+    }
+    text[n] = '\0';
+    return text;
 }
 
 /* Opens the wisdom, printing the warning when its file was set aside. */
@@ -286,9 +362,29 @@ static int wisdom_export(const options *o, int argc, char **argv)
     return rc ? EXIT_FAILED : EXIT_OK;
 }
 
+static int wisdom_import_daemon(gt_client *c, const char *path)
+{
+    char *text = read_text(path), file[PATH_MAX];
+    size_t merged = 0;
+    int status = EXIT_FAILED;
+    if (text && gt_daemon_wisdom_import(c, text, &merged) != 0) {
+        say("%s", gt_last_error(c));
+    } else if (text && daemon_wisdom_path(c, file, sizeof file) == 0) {
+        printf("imported %zu entr%s into the wisdom of the running gridtuned (%s)\n", merged, merged == 1 ? "y" : "ies",
+               file);
+        status = EXIT_OK;
+    }
+    free(text);
+    gt_disconnect(c);
+    return status;
+}
+
 static int wisdom_import(const options *o, int argc, char **argv)
 {
     (void)argc;
+    gt_client *daemon = wisdom_daemon(o);
+    if (daemon)
+        return wisdom_import_daemon(daemon, argv[0]);
     gt_wisdom *w = open_wisdom(o);
     if (!w)
         return EXIT_FAILED;
@@ -307,7 +403,23 @@ static int wisdom_import(const options *o, int argc, char **argv)
 static int wisdom_clear(const options *o, int argc, char **argv)
 {
     (void)argc, (void)argv;
+    gt_client *daemon = wisdom_daemon(o);
+    if (daemon) {
+        size_t cleared = 0;
+        char file[PATH_MAX];
+        int status = EXIT_FAILED;
+        if (gt_daemon_wisdom_clear(daemon, &cleared) != 0) {
+            say("%s", gt_last_error(daemon));
+        } else if (daemon_wisdom_path(daemon, file, sizeof file) == 0) {
+            printf("cleared %zu entr%s from the wisdom of the running gridtuned (%s)\n", cleared,
+                   cleared == 1 ? "y" : "ies", file);
+            status = EXIT_OK;
+        }
+        gt_disconnect(daemon);
+        return status;
+    }
     gt_wisdom *w = open_wisdom(o);
+
     if (!w)
         return EXIT_FAILED;
     size_t n = gt_wisdom_count(w);

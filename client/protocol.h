@@ -22,6 +22,8 @@
  *   event_release  {event}                             {}
  *   status         {}                                  {status}
  *   reports        {limit}                             {reports} newest first
+ *   wisdom_import  {wisdom: a wisdom document}         {merged, entries}  saved before the answer
+ *   wisdom_clear   {}                                  {cleared, entries} saved before the answer
  *
  * Field forms:
  *   buffer, kernel, event  integers 1 .. 2^53-1 the daemon chose; they name objects of this

@@ -125,7 +125,7 @@ static void launch_run(gt_job *job)
     j->groups_analysis = res.groups_analysis;
     j->source = res.source;
     if (rc == 0) {
-        if (res.source == GT_SOURCE_ANALYSIS)
+        if (res.groups_analysis > 0) /* analysis decided, also when it kept the default */
             save_wisdom(d);
         j->ev->report = build_report(j, &tl, &res, started);
         if (!j->ev->report)

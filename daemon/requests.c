@@ -34,6 +34,8 @@ static const struct handler {
     {"event_release", gt_handle_event_release, 0, "event"},
     {"status", handle_status, 0, ""},
     {"reports", handle_reports, 0, "limit"},
+    {"wisdom_import", gt_handle_wisdom_import, 0, "wisdom"},
+    {"wisdom_clear", gt_handle_wisdom_clear, 0, ""},
 };
 #define NHANDLERS (sizeof handlers / sizeof handlers[0])
 
@@ -50,7 +52,7 @@ void gt_requests_dispatch(gt_session *s, const cJSON *msg, int *fds, unsigned nf
     if (!h) {
         gt_request_fail(&r, GT_ERR_TYPE, EOPNOTSUPP, "unknown request type %s%s%s; protocol %d has hello, "
                         "buffer_create, buffer_release, kernel_load, kernel_build, kernel_release, launch, wait, "
-                        "report, event_release, status and reports",
+                        "report, event_release, status, reports, wisdom_import and wisdom_clear",
                         cJSON_IsString(type) ? "\"" : "", cJSON_IsString(type) ? type->valuestring : "(none)",
                         cJSON_IsString(type) ? "\"" : "", GT_PROTOCOL_VERSION);
         return;

@@ -16,5 +16,7 @@ void gt_handle_launch(const gt_request *r);
 void gt_handle_wait(const gt_request *r);
 void gt_handle_report(const gt_request *r);
 void gt_handle_event_release(const gt_request *r);
+void gt_handle_wisdom_import(const gt_request *r);
+void gt_handle_wisdom_clear(const gt_request *r);
 
 #endif

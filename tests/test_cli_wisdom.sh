@@ -2,16 +2,21 @@
 # test_cli_wisdom.sh: `gridtune wisdom` end to end, in a temporary XDG_STATE_HOME: empty show,
 # import of a hand-written file, show, export round trip, a refused import that changes
 # nothing, clear, a corrupt file set aside, and the exit statuses (0 done, 1 failed, 2 usage).
-# usage: test_cli_wisdom.sh GRIDTUNE [SAVED_COPY]
+# With GRIDTUNED, also import and clear through a running daemon, which owns its wisdom.
+# usage: test_cli_wisdom.sh GRIDTUNE [SAVED_COPY [GRIDTUNED]]
 #   SAVED_COPY: where to copy a wisdom file the tool saved, for the schema check.
 set -euo pipefail
 
 gridtune=$1
 saved_copy=${2:-}
+gridtuned=${3:-}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_cli_wisdom-XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+daemon_pid=
+trap '[ -z "$daemon_pid" ] || kill "$daemon_pid" 2>/dev/null; rm -rf "$tmp"' EXIT
 export XDG_STATE_HOME=$tmp/state
 unset GRIDTUNE_WISDOM
+# No daemon answers here, and none is started: the commands below edit the file.
+export GRIDTUNE_SOCKET=$tmp/no-daemon.sock GRIDTUNE_NO_AUTOSTART=1
 wisdom=$XDG_STATE_HOME/gridtune/wisdom.json
 
 failures=0
@@ -152,6 +157,35 @@ run 0 wisdom --help
 expect_in "$out" "wisdom import FILE|-" "wisdom --help"
 run 0 --version
 expect_in "$out" "gridtune " "--version"
+
+# --- through a running daemon: it owns the wisdom, so import and clear go through it ---
+if [ -n "$gridtuned" ]; then
+  sock=$tmp/daemon/s.sock
+  mkdir -p "$tmp/daemon"
+  "$gridtuned" --socket "$sock" --wisdom "$tmp/daemon/wisdom.json" --cache-dir "$tmp/daemon/cache" \
+    --log "$tmp/daemon/log" --workers 1 || fail "gridtuned did not start: $(cat "$tmp/daemon/log" 2>/dev/null)"
+  export GRIDTUNE_SOCKET=$sock
+  run 0 status --json
+  daemon_pid=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["pid"])' "$out")
+  run 0 wisdom path
+  [ "$out" = "$tmp/daemon/wisdom.json" ] || fail "wisdom path does not name the daemon's file: $out"
+  run 0 wisdom import "$tmp/good.json"
+  expect_in "$out" "into the wisdom of the running gridtuned" "import through the daemon"
+  python3 -c 'import json,sys; assert len(json.load(open(sys.argv[1]))["entries"]) == 2' "$tmp/daemon/wisdom.json" ||
+    fail "the daemon did not save the imported entries"
+  run 0 wisdom show
+  expect_in "$out" "item=tiled:4x4" "show reads the daemon's file"
+  run 1 wisdom import "$tmp/bad.json"
+  expect_in "$err" "nothing was imported" "a refused import through the daemon"
+  run 0 wisdom clear
+  expect_in "$out" "cleared 2 entries from the wisdom of the running gridtuned" "clear through the daemon"
+  python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["entries"] == []' "$tmp/daemon/wisdom.json" ||
+    fail "the daemon did not save the cleared wisdom"
+  run 0 --wisdom "$tmp/named.json" wisdom path
+  [ "$out" = "$tmp/named.json" ] || fail "--wisdom must win over the daemon's file: $out"
+  kill "$daemon_pid"
+  daemon_pid=
+fi
 
 if [ "$failures" -ne 0 ]; then
   echo "$failures failure(s)" >&2

@@ -911,6 +911,28 @@ int gt_wisdom_export(const gt_wisdom *w, const char *path, char *err, size_t err
     return rc;
 }
 
+int gt_wisdom_merge_text(gt_wisdom *w, const char *text, size_t len, const char *name, size_t *merged, char *err,
+                         size_t errlen)
+{
+    records in = {0};
+    char problem[PROBLEM_MAX];
+    int rc = parse_document(text, len, &in, problem, sizeof problem);
+    /* Room for all of them first, so that the merge below cannot stop half-way. */
+    if (rc == 0 && records_reserve(&w->r, w->r.n + in.n) != 0)
+        rc = -ENOMEM;
+    if (rc) {
+        records_free(&in);
+        return fail(err, errlen, rc, "%s: %s; nothing was imported", name,
+                    rc == -ENOMEM ? "out of memory" : problem);
+    }
+    for (size_t i = 0; i < in.n; i++)
+        records_put(&w->r, &in.v[i]);
+    if (merged)
+        *merged = in.n;
+    records_free(&in);
+    return 0;
+}
+
 int gt_wisdom_import(gt_wisdom *w, const char *path, size_t *merged, char *err, size_t errlen)
 {
     bool std_in = strcmp(path, "-") == 0;
@@ -927,22 +949,7 @@ int gt_wisdom_import(gt_wisdom *w, const char *path, size_t *merged, char *err, 
         return fail(err, errlen, rc, "%s is larger than %zu MiB; nothing was imported", name, FILE_MAX >> 20);
     if (rc)
         return fail(err, errlen, rc, "cannot read %s: %s", name, strerror(-rc));
-    records in = {0};
-    char problem[PROBLEM_MAX];
-    rc = parse_document(text, len, &in, problem, sizeof problem);
+    rc = gt_wisdom_merge_text(w, text, len, name, merged, err, errlen);
     free(text);
-    /* Room for all of them first, so that the merge below cannot stop half-way. */
-    if (rc == 0 && records_reserve(&w->r, w->r.n + in.n) != 0)
-        rc = -ENOMEM;
-    if (rc) {
-        records_free(&in);
-        return fail(err, errlen, rc, "%s: %s; nothing was imported", name,
-                    rc == -ENOMEM ? "out of memory" : problem);
-    }
-    for (size_t i = 0; i < in.n; i++)
-        records_put(&w->r, &in.v[i]);
-    if (merged)
-        *merged = in.n;
-    records_free(&in);
-    return 0;
+    return rc;
 }

@@ -85,4 +85,9 @@ int gt_wisdom_export(const gt_wisdom *w, const char *path, char *err, size_t err
  * (numbered from 0, as in the file's array), and nothing is merged. */
 int gt_wisdom_import(gt_wisdom *w, const char *path, size_t *merged, char *err, size_t errlen);
 
+/* The same merge, from a document's text already in memory (len bytes); name says where it
+ * came from in the sentences ("the client's wisdom"). */
+int gt_wisdom_merge_text(gt_wisdom *w, const char *text, size_t len, const char *name, size_t *merged, char *err,
+                         size_t errlen);
+
 #endif

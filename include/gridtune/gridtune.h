@@ -141,6 +141,14 @@ int gt_status(gt_client *c, char **json_out);
  * free() it. */
 int gt_reports(gt_client *c, unsigned limit, char **json_out);
 
+/* Merges a wisdom document (the JSON of a wisdom file, schemas/wisdom.schema.json) into the
+ * daemon's wisdom and saves it; all or nothing. *merged (may be NULL) is the number of entries
+ * read. Only the daemon's own user or root may change its wisdom. */
+int gt_daemon_wisdom_import(gt_client *c, const char *json, size_t *merged);
+/* Forgets every decision of the daemon's wisdom and saves it; *cleared (may be NULL) is how
+ * many there were. */
+int gt_daemon_wisdom_clear(gt_client *c, size_t *cleared);
+
 #ifdef __cplusplus
 }
 #endif
