@@ -759,8 +759,9 @@ static int keep_decision(session *s, launch *l)
         s->decision_key[s->ndecisions++] = key;
     gt_wisdom_clear(s->wisdom);
     for (unsigned i = 0; i < s->ndecisions; i++)
-        if (gt_wisdom_store(s->wisdom, &s->decision_key[i], &s->decision[i]) != 0) {
-            fprintf(stderr, PROG ": cannot keep the decision for %s in the wisdom\n", s->decision_key[i].kernel);
+        if (gt_wisdom_store(s->wisdom, &s->decision_key[i], &s->decision[i], err, sizeof err) != 0) {
+            fprintf(stderr, PROG ": cannot keep the decision for %s in the wisdom: %s\n", s->decision_key[i].kernel,
+                    err);
             return -1;
         }
     if (gt_wisdom_save(s->wisdom, err, sizeof err) != 0) {

@@ -174,8 +174,8 @@ static void stored_entries_survive_save_and_reopen(void **state)
     gt_wisdom_entry e1 = entry_of("group=linear,item=tiled:4x4,assign=block", 0.1 + 0.2, 0.31);
     gt_wisdom_entry e2 = entry_of("group=hilbert,item=linear,assign=dynamic:8", 1e-9 / 3, NAN);
     e2.decided = 0;
-    assert_int_equal(gt_wisdom_store(f->w, &k1, &e1), 0);
-    assert_int_equal(gt_wisdom_store(f->w, &k2, &e2), 0);
+    assert_int_equal(gt_wisdom_store(f->w, &k1, &e1, NULL, 0), 0);
+    assert_int_equal(gt_wisdom_store(f->w, &k2, &e2, NULL, 0), 0);
     assert_int_equal(gt_wisdom_save(f->w, f->err, sizeof f->err), 0);
     gt_wisdom_close(f->w);
 
@@ -195,7 +195,7 @@ static void unknown_cost_and_gain_are_saved_as_null_and_read_back(void **state)
     f->w = open_ok(f, f->path);
     gt_wisdom_key k = key_of("transpose", 8192, 2);
     gt_wisdom_entry e = entry_of("group=linear,item=linear,assign=block", NAN, NAN);
-    assert_int_equal(gt_wisdom_store(f->w, &k, &e), 0);
+    assert_int_equal(gt_wisdom_store(f->w, &k, &e, NULL, 0), 0);
     assert_int_equal(gt_wisdom_save(f->w, f->err, sizeof f->err), 0);
     size_t len;
     char *text = read_file(f->path, &len);
@@ -220,7 +220,7 @@ static void keys_differing_in_one_field_do_not_match(void **state)
     f->w = open_ok(f, f->path);
     gt_wisdom_key base = key_of("transpose", 8192, 2);
     gt_wisdom_entry e = entry_of("group=linear,item=tiled:4x4,assign=block", 1, 0);
-    assert_int_equal(gt_wisdom_store(f->w, &base, &e), 0);
+    assert_int_equal(gt_wisdom_store(f->w, &base, &e, NULL, 0), 0);
     assert_true(gt_wisdom_lookup(f->w, &base, NULL));
 
     gt_wisdom_key k[7];
@@ -244,7 +244,7 @@ static void unused_dimensions_do_not_matter(void **state)
     f->w = open_ok(f, f->path);
     gt_wisdom_key k = key_of("transpose", 8192, 2);
     gt_wisdom_entry e = entry_of("group=linear,item=tiled:4x4,assign=block", 1, 0);
-    assert_int_equal(gt_wisdom_store(f->w, &k, &e), 0);
+    assert_int_equal(gt_wisdom_store(f->w, &k, &e, NULL, 0), 0);
     k.range.global[2] = 7;
     k.range.local[2] = 7;
     assert_true(gt_wisdom_lookup(f->w, &k, NULL));
@@ -257,8 +257,8 @@ static void storing_a_key_again_replaces_it(void **state)
     gt_wisdom_key k = key_of("transpose", 8192, 2);
     gt_wisdom_entry a = entry_of("group=linear,item=tiled:4x4,assign=block", 1, 0);
     gt_wisdom_entry b = entry_of("group=zigzag,item=linear,assign=stealing", 0.5, 0.2);
-    assert_int_equal(gt_wisdom_store(f->w, &k, &a), 0);
-    assert_int_equal(gt_wisdom_store(f->w, &k, &b), 0);
+    assert_int_equal(gt_wisdom_store(f->w, &k, &a, NULL, 0), 0);
+    assert_int_equal(gt_wisdom_store(f->w, &k, &b, NULL, 0), 0);
     assert_int_equal(gt_wisdom_count(f->w), 1);
     gt_wisdom_entry got;
     assert_true(gt_wisdom_lookup(f->w, &k, &got));
@@ -277,14 +277,20 @@ static void store_refuses_what_the_file_could_not_hold(void **state)
     k[2].range.global[0] = 8190; /* not a multiple of 16 */
     k[3].workers = 0;
     for (int i = 0; i < 4; i++)
-        assert_int_equal(gt_wisdom_store(f->w, &k[i], &ok), -EINVAL);
+        assert_int_equal(gt_wisdom_store(f->w, &k[i], &ok, NULL, 0), -EINVAL);
     gt_wisdom_entry e[3] = {ok, ok, ok};
     snprintf(e[0].metric, sizeof e[0].metric, "speed");
     e[1].cost = INFINITY;
     e[2].decided = -1;
     for (int i = 0; i < 3; i++)
-        assert_int_equal(gt_wisdom_store(f->w, &good, &e[i]), -EINVAL);
+        assert_int_equal(gt_wisdom_store(f->w, &good, &e[i], NULL, 0), -EINVAL);
     assert_int_equal(gt_wisdom_count(f->w), 0);
+    /* The refusal names the field, for the report's wisdom_note. */
+    char err[256];
+    assert_int_equal(gt_wisdom_store(f->w, &k[3], &ok, err, sizeof err), -EINVAL);
+    assert_non_null(strstr(err, "\"workers\": 0 workers"));
+    assert_int_equal(gt_wisdom_store(f->w, &good, &e[0], err, sizeof err), -EINVAL);
+    assert_non_null(strstr(err, "speed"));
 }
 
 /* ---- Saving ---- */
@@ -310,7 +316,7 @@ static void save_leaves_no_temporary_files(void **state)
     f->w = open_ok(f, f->path);
     gt_wisdom_key k = key_of("transpose", 8192, 2);
     gt_wisdom_entry e = entry_of("group=linear,item=tiled:4x4,assign=block", 1, 0);
-    assert_int_equal(gt_wisdom_store(f->w, &k, &e), 0);
+    assert_int_equal(gt_wisdom_store(f->w, &k, &e, NULL, 0), 0);
     assert_int_equal(gt_wisdom_save(f->w, f->err, sizeof f->err), 0);
     assert_int_equal(gt_wisdom_save(f->w, f->err, sizeof f->err), 0); /* and over an old file */
     char dir[PATH_MAX];
@@ -325,7 +331,7 @@ static void saved_file_parses_as_the_format(void **state)
     f->w = open_ok(f, f->path);
     gt_wisdom_key k = key_of("transpose", 8192, 2);
     gt_wisdom_entry e = entry_of("group=linear,item=tiled:4x4,assign=block", 1.25, 0.31);
-    assert_int_equal(gt_wisdom_store(f->w, &k, &e), 0);
+    assert_int_equal(gt_wisdom_store(f->w, &k, &e, NULL, 0), 0);
     assert_int_equal(gt_wisdom_save(f->w, f->err, sizeof f->err), 0);
     size_t len;
     char *text = read_file(f->path, &len);
@@ -581,8 +587,8 @@ static void import_merges_and_replaces(void **state)
     f->w = open_ok(f, f->path);
     gt_wisdom_key old = key_of("transpose", 8192, 2), other = key_of("matmul", 1024, 2);
     gt_wisdom_entry e = entry_of("group=linear,item=linear,assign=block", 3, 0);
-    assert_int_equal(gt_wisdom_store(f->w, &old, &e), 0);
-    assert_int_equal(gt_wisdom_store(f->w, &other, &e), 0);
+    assert_int_equal(gt_wisdom_store(f->w, &old, &e, NULL, 0), 0);
+    assert_int_equal(gt_wisdom_store(f->w, &other, &e, NULL, 0), 0);
     char in[PATH_MAX];
     snprintf(in, sizeof in, "%s/in.json", f->dir);
     write_doc(in, NULL, NULL); /* transpose 8192x8192/16x16, 2 workers: the same key as old */
@@ -602,7 +608,7 @@ static void import_of_a_bad_file_changes_nothing(void **state)
     f->w = open_ok(f, f->path);
     gt_wisdom_key k = key_of("transpose", 8192, 2);
     gt_wisdom_entry e = entry_of("group=linear,item=linear,assign=block", 3, 0);
-    assert_int_equal(gt_wisdom_store(f->w, &k, &e), 0);
+    assert_int_equal(gt_wisdom_store(f->w, &k, &e, NULL, 0), 0);
     /* entry 0 is good (and would replace k), entry 1 is not */
     const char *doc =
         "{\"format\": \"gridtune-wisdom\", \"version\": 1, \"entries\": ["
@@ -637,7 +643,7 @@ static void export_then_import_round_trips(void **state)
                             entry_of("group=hilbert,item=zigzag,assign=cyclic:3", 7.0 / 3, NAN),
                             entry_of("group=strided:16/4,item=column,assign=stealing", 1e-12, -0.01)};
     for (int i = 0; i < 3; i++)
-        assert_int_equal(gt_wisdom_store(f->w, &k[i], &e[i]), 0);
+        assert_int_equal(gt_wisdom_store(f->w, &k[i], &e[i], NULL, 0), 0);
     char out[PATH_MAX], other[PATH_MAX];
     snprintf(out, sizeof out, "%s/export.json", f->dir);
     snprintf(other, sizeof other, "%s/other.json", f->dir);
@@ -670,7 +676,7 @@ static void clear_empties(void **state)
     f->w = open_ok(f, f->path);
     gt_wisdom_key k = key_of("transpose", 8192, 2);
     gt_wisdom_entry e = entry_of("group=linear,item=linear,assign=block", 3, 0);
-    assert_int_equal(gt_wisdom_store(f->w, &k, &e), 0);
+    assert_int_equal(gt_wisdom_store(f->w, &k, &e, NULL, 0), 0);
     assert_int_equal(gt_wisdom_save(f->w, f->err, sizeof f->err), 0);
     gt_wisdom_clear(f->w);
     assert_int_equal(gt_wisdom_count(f->w), 0);

@@ -211,10 +211,9 @@ static void record_wisdom(gt_wisdom *w, const gt_wisdom_key *key, gt_tune_result
     for (size_t i = 0; i < r->ncandidates; i++)
         if (gt_schedule_equal(&r->candidates[i].schedule, &r->winner))
             e.cost = r->candidates[i].median;
-    int rc = gt_wisdom_store(w, key, &e);
-    if (rc < 0)
-        snprintf(r->wisdom_note, sizeof r->wisdom_note, "the decision was not remembered: %s",
-                 rc == -ENOMEM ? "out of memory" : "the wisdom refused the entry");
+    char why[sizeof r->wisdom_note - 40]; /* room for the sentence's start */
+    if (gt_wisdom_store(w, key, &e, why, sizeof why) < 0)
+        snprintf(r->wisdom_note, sizeof r->wisdom_note, "the decision was not remembered: %s", why);
 }
 
 static int analyse_and_dispatch(const gt_tune_config *cfg, const gt_tune_launch *launch, const gt_executor *exec,

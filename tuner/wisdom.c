@@ -835,13 +835,14 @@ bool gt_wisdom_lookup(const gt_wisdom *w, const gt_wisdom_key *key, gt_wisdom_en
     return r != NULL;
 }
 
-int gt_wisdom_store(gt_wisdom *w, const gt_wisdom_key *key, const gt_wisdom_entry *entry)
+int gt_wisdom_store(gt_wisdom *w, const gt_wisdom_key *key, const gt_wisdom_entry *entry, char *err, size_t errlen)
 {
-    if (check_key(key, NULL, 0) || check_entry(entry, NULL, 0))
+    if (check_key(key, err, errlen) || check_entry(entry, err, errlen))
         return -EINVAL;
     record r = {.key = *key, .entry = *entry};
     r.key.range = gt_range_normalized(&key->range);
-    return records_put(&w->r, &r);
+    int rc = records_put(&w->r, &r);
+    return rc ? fail(err, errlen, rc, "out of memory") : 0;
 }
 
 size_t gt_wisdom_count(const gt_wisdom *w)

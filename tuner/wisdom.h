@@ -63,7 +63,7 @@ bool gt_wisdom_lookup(const gt_wisdom *w, const gt_wisdom_key *key, gt_wisdom_en
  * gt_hash_format writes), a range gt_range_check refuses, 0 workers, a metric other than
  * time, ipc, l1, l2 or energy, a negative or non-finite cost, an infinite gain, or a
  * decided time outside 0..2^53-1. */
-int gt_wisdom_store(gt_wisdom *w, const gt_wisdom_key *key, const gt_wisdom_entry *entry);
+int gt_wisdom_store(gt_wisdom *w, const gt_wisdom_key *key, const gt_wisdom_entry *entry, char *err, size_t errlen);
 size_t gt_wisdom_count(const gt_wisdom *w);
 /* Copies the index-th entry and its key (either may be NULL), for listing: entries keep the
  * order in which their keys were first stored. False when index >= gt_wisdom_count. */
