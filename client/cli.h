@@ -27,5 +27,6 @@ gt_client *cli_connect(const options *o);
 int cli_status(const options *o, int argc, char **argv);
 int cli_reports(const options *o, int argc, char **argv);
 int cli_demo(const options *o, int argc, char **argv);
+int cli_bench(const options *o, int argc, char **argv);
 
 #endif

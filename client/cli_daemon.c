@@ -19,6 +19,21 @@ gt_client *cli_connect(const options *o)
     return c;
 }
 
+/* The daemon's status (what = "status") or its `limit` latest reports ("reports") as JSON
+ * text; NULL after saying why. */
+static char *fetch(const options *o, const char *what, unsigned limit)
+{
+    gt_client *c = cli_connect(o);
+    if (!c)
+        return NULL;
+    char *text = NULL;
+    int rc = strcmp(what, "status") == 0 ? gt_status(c, &text) : gt_reports(c, limit, &text);
+    if (rc)
+        say("%s: %s", what, gt_last_error(c));
+    gt_disconnect(c);
+    return rc ? NULL : text;
+}
+
 /* Parses "--json" and, when limit is not NULL, "--limit N"; prints help for -h. Returns -1 to
  * go on, else the exit status. */
 static int parse_flags(int argc, char **argv, const char *usage, bool *json, unsigned *limit)
@@ -126,17 +141,9 @@ int cli_status(const options *o, int argc, char **argv)
     int rc = parse_flags(argc, argv, "status [--json]", &json, NULL);
     if (rc >= 0)
         return rc;
-    gt_client *c = cli_connect(o);
-    if (!c)
+    char *text = fetch(o, "status", 0);
+    if (!text)
         return EXIT_FAILED;
-    char *text = NULL;
-    rc = gt_status(c, &text);
-    if (rc) {
-        say("status: %s", gt_last_error(c));
-        gt_disconnect(c);
-        return EXIT_FAILED;
-    }
-    gt_disconnect(c);
     cJSON *s = json ? NULL : cJSON_Parse(text);
     if (json)
         printf("%s\n", text);
@@ -174,17 +181,9 @@ int cli_reports(const options *o, int argc, char **argv)
     int rc = parse_flags(argc, argv, "reports [--json] [--limit N]", &json, &limit);
     if (rc >= 0)
         return rc;
-    gt_client *c = cli_connect(o);
-    if (!c)
+    char *text = fetch(o, "reports", limit);
+    if (!text)
         return EXIT_FAILED;
-    char *text = NULL;
-    rc = gt_reports(c, limit, &text);
-    if (rc) {
-        say("reports: %s", gt_last_error(c));
-        gt_disconnect(c);
-        return EXIT_FAILED;
-    }
-    gt_disconnect(c);
     cJSON *list = json ? NULL : cJSON_Parse(text);
     if (json) {
         printf("%s\n", text);

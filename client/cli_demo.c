@@ -3,20 +3,13 @@
  * wisdom remembers). Every output is checked against its reference, and a summary of the
  * reports is printed: the decision, the winner, the analysis share and the gain. */
 #include "cli.h"
-
-#include "kernels/seedbench.h"
+#include "cli_seeds.h"
 
 #include <cjson/cJSON.h>
-#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-#ifndef GT_SEEDS_MODULE_PATHS
-#define GT_SEEDS_MODULE_PATHS ""
-#endif
 #define DEMO_SIZE_DIVISOR 4 /* the demo runs each seed at a quarter of its benchmark side */
 #define SOURCE_SIDE 2048
 
@@ -67,18 +60,11 @@ static int launch(demo *d, const char *what, gt_kernel *k, const gt_range *range
 {
     gt_launch_options opts = gt_launch_options_default();
     opts.tuning = tuning;
-    gt_event ev = 0;
     char *report = NULL;
-    if (gt_launch(d->c, k, range, args, nargs, &opts, &ev) != 0 || gt_wait(d->c, ev) != 0 ||
-        gt_report(d->c, ev, &report) != 0) {
-        say("%s: %s", what, gt_last_error(d->c));
-        if (ev)
-            gt_event_release(d->c, ev);
+    if (cli_launch(d->c, what, k, range, args, nargs, &opts, &report, NULL) != 0)
         return -1;
-    }
     summarise(report, out);
     free(report);
-    gt_event_release(d->c, ev);
     return 0;
 }
 
@@ -92,80 +78,34 @@ static void print_row(const char *name, size_t n, const outcome *cold, const out
     fflush(stdout);
 }
 
-/* Shared buffers holding copies of the case's buffers (the case's own are plain memory). */
-static int share_buffers(demo *d, const gt_seed_case *sc, gt_buffer **gb)
+/* One checked launch of the seed, summarised. */
+static int run_checked(cli_seed *seed, gt_tuning tuning, outcome *out)
 {
-    for (unsigned i = 0; i < sc->nbuffers; i++) {
-        if (gt_buffer_create(d->c, sc->buffer_bytes[i], &gb[i]) != 0) {
-            say("%s: %s", sc->bench->name, gt_last_error(d->c));
-            return -1;
-        }
-        memcpy(gt_buffer_data(gb[i]), sc->buffers[i], sc->buffer_bytes[i]);
-    }
-    return 0;
-}
-
-/* The case's arguments as client arguments: buffers by identity, scalars by their bytes. */
-static void case_args(const gt_seed_case *sc, gt_buffer **gb, gt_arg *args)
-{
-    for (unsigned i = 0; i < sc->nargs; i++) {
-        const gt_arg_value *a = &sc->args[i];
-        if (a->is_buffer) {
-            for (unsigned b = 0; b < sc->nbuffers; b++)
-                if (sc->buffers[b] == a->v.ptr)
-                    args[i] = gt_arg_buffer(gb[b]);
-        } else {
-            args[i] = a->size == 4 ? gt_arg_u32(a->v.u32) : gt_arg_u64(a->v.u64);
-        }
-    }
-}
-
-/* Poisons the output, launches, copies the output back and checks it. */
-static int run_checked(demo *d, gt_seed_case *sc, gt_buffer **gb, gt_kernel *k, const gt_arg *args, gt_tuning tuning,
-                       outcome *out)
-{
-    char err[512], what[64];
-    snprintf(what, sizeof what, "%s (%s)", sc->bench->name, tuning == GT_TUNING_RETUNE ? "cold" : "warm");
-    gt_seed_case_poison_output(sc);
-    memcpy(gt_buffer_data(gb[sc->output]), sc->buffers[sc->output], sc->buffer_bytes[sc->output]);
-    if (launch(d, what, k, &sc->range, args, sc->nargs, tuning, out) != 0)
+    char what[64];
+    snprintf(what, sizeof what, "%s (%s)", seed->sc->bench->name, tuning == GT_TUNING_RETUNE ? "cold" : "warm");
+    gt_launch_options opts = gt_launch_options_default();
+    opts.tuning = tuning;
+    char *report = NULL;
+    if (cli_seed_run(seed, what, &opts, &report, NULL) != 0)
         return -1;
-    memcpy(sc->buffers[sc->output], gt_buffer_data(gb[sc->output]), sc->buffer_bytes[sc->output]);
-    if (gt_seed_case_verify(sc, err, sizeof err) != 0) {
-        say("%s: wrong output: %s", what, err);
-        return -1;
-    }
+    summarise(report, out);
+    free(report);
     return 0;
 }
 
 static int run_seed(demo *d, const gt_seed_bench *b)
 {
     size_t n = d->size ? d->size : b->default_n / DEMO_SIZE_DIVISOR / b->min_n * b->min_n;
-    gt_seed_case *sc = NULL;
-    gt_buffer *gb[GT_SEED_MAX_BUFFERS] = {0};
-    gt_arg args[GT_SEED_MAX_ARGS];
-    gt_kernel *k = NULL;
+    cli_seed seed;
     outcome cold, warm;
-    char err[512];
-    int rc = -1;
-    if (gt_seed_case_create(b, n, &sc, err, sizeof err) != 0)
-        say("%s", err);
-    else if (share_buffers(d, sc, gb) == 0 && gt_kernel_load(d->c, d->module, b->kernel, &k) != 0)
-        say("%s: %s", b->name, gt_last_error(d->c));
-    else if (k) {
-        case_args(sc, gb, args);
-        rc = run_checked(d, sc, gb, k, args, GT_TUNING_RETUNE, &cold);
-        if (rc == 0)
-            rc = run_checked(d, sc, gb, k, args, GT_TUNING_AUTO, &warm);
-        if (rc == 0)
-            print_row(b->name, n, &cold, &warm);
-    }
-    gt_kernel_release(k);
-    for (unsigned i = 0; i < GT_SEED_MAX_BUFFERS; i++)
-        if (gb[i])
-            gt_buffer_release(gb[i]);
-    if (sc)
-        gt_seed_case_destroy(sc);
+    int rc = cli_seed_open(d->c, d->module, b, n, &seed);
+    if (rc == 0)
+        rc = run_checked(&seed, GT_TUNING_RETUNE, &cold);
+    if (rc == 0)
+        rc = run_checked(&seed, GT_TUNING_AUTO, &warm);
+    if (rc == 0)
+        print_row(b->name, n, &cold, &warm);
+    cli_seed_close(&seed);
     return rc;
 }
 
@@ -215,18 +155,6 @@ static int run_source(demo *d)
     return rc;
 }
 
-static const char *find_module(void)
-{
-    static char found[4096];
-    char paths[] = GT_SEEDS_MODULE_PATHS, *save = NULL;
-    for (char *p = strtok_r(paths, ":", &save); p; p = strtok_r(NULL, ":", &save))
-        if (access(p, R_OK) == 0) {
-            snprintf(found, sizeof found, "%s", p);
-            return found;
-        }
-    return NULL;
-}
-
 static int parse_demo_flags(int argc, char **argv, demo *d)
 {
     static const struct option longopts[] = {
@@ -271,7 +199,7 @@ int cli_demo(const options *o, int argc, char **argv)
     int rc = parse_demo_flags(argc, argv, &d);
     if (rc >= 0)
         return rc;
-    if (!d.module && !(d.module = find_module())) {
+    if (!d.module && !(d.module = cli_seeds_module())) {
         say("demo: the seed kernels' module was not found; give --module PATH");
         return EXIT_FAILED;
     }

@@ -2,8 +2,9 @@
  * (a group such as "wisdom" and a verb, or a single word such as "status", its arguments and
  * the function that runs it), so a new subcommand is one function and one row, and --help is
  * printed from the same table. Global flags come before the subcommand:
- * gridtune [--wisdom PATH] wisdom show. The daemon's commands live in cli_daemon.c and
- * cli_demo.c. Exit status: 0 done, 1 failed (one sentence on stderr), 2 bad command line. */
+ * gridtune [--wisdom PATH] wisdom show. The daemon's commands live in cli_daemon.c,
+ * cli_demo.c and cli_bench.c. Exit status: 0 done, 1 failed (one sentence on stderr), 2 bad
+ * command line. */
 #include "cli.h"
 
 #include "tuner/wisdom.h"
@@ -45,6 +46,8 @@ static const command commands[] = {
     {"reports", NULL, "[--json] [--limit N]", 0, 0, cli_reports, "the daemon's recent launch reports as a table"},
     {"demo", NULL, "[--module PATH] [--size N]", 0, 0, cli_demo,
      "launch the seed kernels and one built from source through the daemon, and summarise"},
+    {"bench", NULL, "[--bench NAME]... [--rounds N] [--size N] [--oracle] [--json FILE]", 0, 0, cli_bench,
+     "time default, cold and warm tuned launches of the seed kernels through the daemon"},
     {"wisdom", "show", "", 0, 0, wisdom_show, "list the remembered schedules as a table"},
     {"wisdom", "path", "", 0, 0, wisdom_path, "print the wisdom file in use"},
     {"wisdom", "export", "[FILE|-]", 0, 1, wisdom_export, "write the wisdom file's format to FILE or stdout (-)"},

@@ -96,7 +96,7 @@ static void serve_reports(struct gt_http *h, struct evhttp_request *req, const c
     }
     cJSON *list = cJSON_CreateArray();
     for (size_t i = 0; list && i < limit; i++) {
-        const char *json = gt_report_ring_get(h->d->reports, i, NULL);
+        const char *json = gt_report_ring_get(h->d->reports, i, NULL, NULL);
         if (!json)
             break;
         cJSON_AddItemToArray(list, cJSON_Parse(json));
@@ -109,6 +109,7 @@ static void on_request(struct evhttp_request *req, void *arg)
 {
     struct gt_http *h = arg;
     if (evhttp_request_get_command(req) != EVHTTP_REQ_GET) {
+        evhttp_add_header(evhttp_request_get_output_headers(req), "Allow", "GET");
         send_error(req, 405, "Method Not Allowed", "only GET is served");
         return;
     }
@@ -149,7 +150,10 @@ int gt_http_start(gt_daemon *d, gt_http **out, char *err, size_t errlen)
         return -ENOMEM;
     }
     h->d = d;
-    evhttp_set_allowed_methods(h->http, EVHTTP_REQ_GET);
+    /* Every method reaches on_request, which answers 405 with Allow: GET to all but GET;
+       evhttp itself would answer 501 to the methods it was not told about. */
+    evhttp_set_allowed_methods(h->http, EVHTTP_REQ_GET | EVHTTP_REQ_POST | EVHTTP_REQ_HEAD | EVHTTP_REQ_PUT |
+                                            EVHTTP_REQ_DELETE | EVHTTP_REQ_OPTIONS | EVHTTP_REQ_PATCH);
     evhttp_set_gencb(h->http, on_request, h);
     struct evhttp_bound_socket *sock = evhttp_bind_socket_with_handle(h->http, addr, (ev_uint16_t)port);
     if (!sock) {

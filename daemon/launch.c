@@ -200,7 +200,7 @@ static void launch_done(gt_job *job)
     gt_launch_event *ev = j->ev;
     ev->done = true;
     count(s->d, j);
-    if (ev->report && gt_report_ring_add(s->d->reports, j->report_id, ev->report) != 0)
+    if (ev->report && gt_report_ring_add(s->d->reports, j->report_id, (unsigned)s->uid, ev->report) != 0)
         gt_log_warn("launch %" PRIu64 ": out of memory keeping its report", j->report_id);
     if (atomic_load(&ev->outcome) < 0)
         gt_log_info("client %d: %s", (int)s->pid, ev->message);

@@ -149,6 +149,37 @@ static bool parse_arg(const gt_request *r, unsigned i, const cJSON *v, gt_arg_va
     return ok;
 }
 
+/* Whether a scalar parameter's C type, as written in GT_KERNEL, is a floating type ('f'), an
+ * integer type ('i'), or a name gridtune cannot see through, such as a typedef ('?'). */
+static char type_family(const char *type)
+{
+    if (strstr(type, "float") || strstr(type, "double"))
+        return 'f';
+    static const char *const integers[] = {"int", "long", "short", "char", "size_t", "unsigned", "signed", "_Bool",
+                                           "bool"};
+    for (size_t i = 0; i < sizeof integers / sizeof integers[0]; i++)
+        if (strstr(type, integers[i]))
+            return 'i';
+    return '?';
+}
+
+/* The sizes already match (gt_args_check): a float sent for an integer parameter, or the
+ * other way round, would pass as bytes of the same size and mean something else. */
+static bool check_families(const gt_request *r, const gt_kernel_desc *desc, const cJSON *v, unsigned nargs)
+{
+    for (unsigned i = 0; i < nargs; i++) {
+        const gt_param_desc *p = &desc->params[i];
+        const char *kind = cJSON_GetArrayItem(v, (int)i)->child->string;
+        char want = type_family(p->type), got = kind[0] == 'f' ? 'f' : 'i';
+        if (p->kind != GT_PARAM_SCALAR || want == '?' || want == got)
+            continue;
+        gt_request_fail(r, GT_ERR_ARGS, EINVAL, "launch: argument %u (%s) of %s: expected %s scalar (%s), got %s", i,
+                        p->name, desc->name, want == 'f' ? "a floating-point" : "an integer", p->type, kind);
+        return false;
+    }
+    return true;
+}
+
 bool gt_parse_args(const gt_request *r, const cJSON *v, const gt_kernel_desc *desc, gt_arg_value *args,
                    gt_shm **bufs, unsigned *nargs)
 {
@@ -169,6 +200,8 @@ bool gt_parse_args(const gt_request *r, const cJSON *v, const gt_kernel_desc *de
         gt_request_fail(r, GT_ERR_ARGS, EINVAL, "launch: %s", err);
         return false;
     }
+    if (!check_families(r, desc, v, (unsigned)n))
+        return false;
     *nargs = (unsigned)n;
     return true;
 }

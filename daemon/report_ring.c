@@ -9,6 +9,7 @@ struct gt_report_ring {
     size_t capacity, count, next; /* next: the slot the next report goes to */
     struct {
         uint64_t id;
+        unsigned uid;
         char *json;
     } *slots;
 };
@@ -35,13 +36,14 @@ void gt_report_ring_free(gt_report_ring *r)
     free(r);
 }
 
-int gt_report_ring_add(gt_report_ring *r, uint64_t id, const char *json)
+int gt_report_ring_add(gt_report_ring *r, uint64_t id, unsigned uid, const char *json)
 {
     char *copy = strdup(json);
     if (!copy)
         return -ENOMEM;
     free(r->slots[r->next].json);
     r->slots[r->next].id = id;
+    r->slots[r->next].uid = uid;
     r->slots[r->next].json = copy;
     r->next = (r->next + 1) % r->capacity;
     if (r->count < r->capacity)
@@ -54,13 +56,15 @@ size_t gt_report_ring_count(const gt_report_ring *r)
     return r->count;
 }
 
-const char *gt_report_ring_get(const gt_report_ring *r, size_t index, uint64_t *id)
+const char *gt_report_ring_get(const gt_report_ring *r, size_t index, uint64_t *id, unsigned *uid)
 {
     if (index >= r->count)
         return NULL;
     size_t slot = (r->next + r->capacity - 1 - index) % r->capacity;
     if (id)
         *id = r->slots[slot].id;
+    if (uid)
+        *uid = r->slots[slot].uid;
     return r->slots[slot].json;
 }
 
@@ -68,7 +72,7 @@ const char *gt_report_ring_find(const gt_report_ring *r, uint64_t id)
 {
     for (size_t i = 0; i < r->count; i++) {
         uint64_t got;
-        const char *json = gt_report_ring_get(r, i, &got);
+        const char *json = gt_report_ring_get(r, i, &got, NULL);
         if (got == id)
             return json;
     }

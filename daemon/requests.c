@@ -123,16 +123,21 @@ static void handle_reports(const gt_request *r)
     if (!gt_field_uint(r, r->msg, "limit", 1, 1000, true, 20, &limit))
         return;
     const gt_report_ring *ring = r->s->d->reports;
+    /* In system mode the group shares the daemon, not its users' launches: a client sees its
+       own uid's reports, unless it runs as the daemon's user or root. */
+    bool all = !r->s->d->cfg->system || r->s->uid == getuid() || r->s->uid == 0;
     cJSON *res = cJSON_CreateObject(), *list = cJSON_AddArrayToObject(res, "reports");
-    for (size_t i = 0; list && i < limit; i++) {
-        const char *json = gt_report_ring_get(ring, i, NULL);
-        cJSON *report = json ? cJSON_Parse(json) : NULL;
-        if (!json || !report || !cJSON_AddItemToArray(list, report)) {
+    unsigned uid;
+    const char *json;
+    for (size_t i = 0, n = 0; list && n < limit && (json = gt_report_ring_get(ring, i, NULL, &uid)); i++) {
+        if (!all && uid != (unsigned)r->s->uid)
+            continue;
+        cJSON *report = cJSON_Parse(json);
+        if (!report || !cJSON_AddItemToArray(list, report)) {
             cJSON_Delete(report);
-            if (json)
-                list = NULL;
-            break;
+            list = NULL;
         }
+        n++;
     }
     if (!list) {
         cJSON_Delete(res);

@@ -128,9 +128,11 @@ static void on_readable(evutil_socket_t fd, short what, void *arg)
     if (n == -EAGAIN)
         return;
     if (n == 0) {
+        /* frame_error closes the session, which may free it: close it once, either way. */
         if (gt_wire_pending(s->reader) > 0)
             frame_error(s, GT_ERR_FRAME, EPROTO, "the connection ended in the middle of a frame", true);
-        gt_session_close(s, "the client disconnected");
+        else
+            gt_session_close(s, "the client disconnected");
         return;
     }
     if (n < 0 && n != -EMFILE) {

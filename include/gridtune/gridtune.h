@@ -136,9 +136,10 @@ int gt_event_release(gt_client *c, gt_event ev);
 /* The daemon's status as JSON (the status object of schemas/protocol/status.result.schema.json);
  * free() it. */
 int gt_status(gt_client *c, char **json_out);
-/* The reports of this handle's most recent launches that the daemon still keeps, at most
- * `limit` (at least 1), as a JSON array (items: schemas/report.schema.json), newest first;
- * free() it. */
+/* The reports of the daemon's most recent launches, from every client, that it still keeps
+ * (gridtuned --keep-reports), at most `limit` (at least 1), as a JSON array (items:
+ * schemas/report.schema.json), newest first; free() it. A system-mode daemon shows a client
+ * only its own user's launches, unless it runs as the daemon's user or root. */
 int gt_reports(gt_client *c, unsigned limit, char **json_out);
 
 /* Merges a wisdom document (the JSON of a wisdom file, schemas/wisdom.schema.json) into the

@@ -1,0 +1,455 @@
+/* test_daemon_life.c: a real gridtuned through a client's life and its own: concurrent
+ * clients, a client killed with SIGKILL in the middle of a launch, and a shutdown with
+ * launches queued. Each test has a daemon of its own, whose trace goes to
+ * GT_DAEMON_LIFE_TRACES/<test>.jsonl for daemon_life_protocol to validate.
+ *
+ * "During a launch" is made certain, not likely: the hold kernel runs until a process the
+ * test controls is gone, so a launch stays running exactly as long as the test needs. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "daemon_fixture.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef GT_TEST_DAEMON_MODULE
+#error "GT_TEST_DAEMON_MODULE must name the test kernel module"
+#endif
+#ifndef GT_DAEMON_LIFE_TRACES
+#error "GT_DAEMON_LIFE_TRACES must name the directory for the daemons' traces"
+#endif
+
+#define CLIENTS 4
+#define LAUNCHES_PER_CLIENT 12
+#define ITEMS 4096
+#define KILLED_BUFFERS 3
+#define KILLED_BUFFER_BYTES (8u << 20)
+#define SHUTDOWN_CLIENTS 3
+#define SHUTDOWN_LAUNCHES 3
+/* hold's cap on its 1 ms polls: far beyond any guard, so a launch that ends did so because
+ * the process it watches was gone. */
+#define HOLD_MAX_POLLS 120000
+#define HOLD_ITEMS 2
+
+typedef struct life {
+    daemon_fixture fx;
+    pid_t helper; /* a child process of the test, killed and reaped by the teardown */
+} life;
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void sleep_ms(int ms)
+{
+    nanosleep(&(struct timespec){ms / 1000, (long)(ms % 1000) * 1000000}, NULL);
+}
+
+static void start_daemon(life *l, const char *name)
+{
+    char trace[PATH_MAX];
+    if (mkdir(GT_DAEMON_LIFE_TRACES, 0755) != 0 && errno != EEXIST)
+        fail_msg("cannot create %s: %s", GT_DAEMON_LIFE_TRACES, strerror(errno));
+    snprintf(trace, sizeof trace, "%s/%s.jsonl", GT_DAEMON_LIFE_TRACES, name);
+    daemon_fixture_start(&l->fx, trace, NULL);
+}
+
+static int teardown(void **state)
+{
+    life *l = *state;
+    if (l->helper > 0) {
+        kill(l->helper, SIGKILL);
+        waitpid(l->helper, NULL, 0);
+    }
+    if (l->fx.pid > 0) {
+        int status = daemon_fixture_stop(&l->fx);
+        assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    }
+    daemon_fixture_clean_up(&l->fx);
+    free(l);
+    return 0;
+}
+
+#define SETUP(name)                                                                                 \
+    static int setup_##name(void **state)                                                           \
+    {                                                                                               \
+        life *l = calloc(1, sizeof *l);                                                             \
+        assert_non_null(l);                                                                         \
+        *state = l;                                                                                 \
+        start_daemon(l, #name);                                                                     \
+        return 0;                                                                                   \
+    }
+
+/* Waits, through c, until the status number at `path` reaches `want`. */
+static void wait_status_number(gt_client *c, const char *path, double want)
+{
+    int64_t deadline = now_ms() + DAEMON_FIXTURE_GUARD_SECONDS * 1000;
+    for (;;) {
+        cJSON *st = daemon_fixture_status(c);
+        double have = daemon_fixture_status_number(st, path);
+        cJSON_Delete(st);
+        if (have == want)
+            return;
+        if (now_ms() > deadline)
+            fail_msg("the status's %s stayed at %g, not %g, for %d s", path, have, want, DAEMON_FIXTURE_GUARD_SECONDS);
+        sleep_ms(10);
+    }
+}
+
+/* A child that only waits to be killed: a process whose end releases hold launches. */
+static pid_t start_gate(void)
+{
+    pid_t pid = fork();
+    if (pid < 0)
+        fail_msg("fork: %s", strerror(errno));
+    if (pid == 0) {
+        for (;;)
+            pause();
+    }
+    return pid;
+}
+
+static void kill_and_reap(pid_t *pid)
+{
+    assert_int_equal(kill(*pid, SIGKILL), 0);
+    assert_int_equal(waitpid(*pid, NULL, 0), *pid);
+    *pid = 0;
+}
+
+/* ---- concurrent clients ------------------------------------------------------------------ */
+
+typedef struct client_run {
+    const daemon_fixture *fx;
+    unsigned index;
+    char report_ids[LAUNCHES_PER_CLIENT][24];
+    unsigned launches;
+    char problem[1024]; /* empty when all went well; threads cannot use cmocka's asserts */
+} client_run;
+
+static const gt_range client_ranges[] = {
+    {.dims = 1, .global = {ITEMS}, .local = {64}},
+    {.dims = 2, .global = {64, 64}, .local = {8, 8}},
+    {.dims = 3, .global = {16, 16, 16}, .local = {4, 4, 4}},
+};
+
+/* One launch of fill, checked element by element, and its report's id; false on a problem. */
+static bool client_launch(client_run *run, gt_client *c, gt_kernel *k, gt_buffer *b, unsigned i)
+{
+    int32_t *data = gt_buffer_data(b);
+    int32_t v = (int32_t)(run->index * 100000 + i * 1000);
+    memset(data, 0xff, ITEMS * sizeof *data);
+    gt_arg args[] = {gt_arg_buffer(b), gt_arg_i32(v)};
+    gt_event ev;
+    char *json = NULL;
+    int rc = gt_launch(c, k, &client_ranges[i % 3], args, 2, NULL, &ev);
+    if (!rc)
+        rc = gt_wait(c, ev);
+    if (!rc)
+        rc = gt_report(c, ev, &json);
+    if (!rc)
+        rc = gt_event_release(c, ev);
+    if (rc) {
+        snprintf(run->problem, sizeof run->problem, "client %u, launch %u: %s", run->index, i, gt_last_error(c));
+        free(json);
+        return false;
+    }
+    cJSON *report = cJSON_Parse(json);
+    free(json);
+    const char *id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(report, "id"));
+    snprintf(run->report_ids[i], sizeof run->report_ids[i], "%s", id ? id : "");
+    cJSON_Delete(report);
+    for (int32_t j = 0; j < ITEMS; j++) {
+        if (data[j] != v + j) {
+            snprintf(run->problem, sizeof run->problem, "client %u, launch %u: element %d is %d; expected %d",
+                     run->index, i, j, data[j], v + j);
+            return false;
+        }
+    }
+    run->launches++;
+    return true;
+}
+
+static void *client_main(void *arg)
+{
+    client_run *run = arg;
+    gt_client *c = NULL;
+    gt_kernel *k = NULL;
+    gt_buffer *b = NULL;
+    if (gt_connect(run->fx->socket, &c) || gt_kernel_load(c, GT_TEST_DAEMON_MODULE, "fill", &k) ||
+        gt_buffer_create(c, ITEMS * sizeof(int32_t), &b)) {
+        snprintf(run->problem, sizeof run->problem, "client %u could not start: %s", run->index, gt_last_error(c));
+    } else {
+        for (unsigned i = 0; i < LAUNCHES_PER_CLIENT && client_launch(run, c, k, b, i); i++)
+            ;
+    }
+    gt_buffer_release(b);
+    gt_kernel_release(k);
+    gt_disconnect(c);
+    return NULL;
+}
+
+SETUP(concurrent_clients)
+
+static void test_concurrent_clients(void **state)
+{
+    life *l = *state;
+    static client_run runs[CLIENTS];
+    pthread_t threads[CLIENTS];
+    for (unsigned i = 0; i < CLIENTS; i++) {
+        runs[i] = (client_run){.fx = &l->fx, .index = i};
+        assert_int_equal(pthread_create(&threads[i], NULL, client_main, &runs[i]), 0);
+    }
+    for (unsigned i = 0; i < CLIENTS; i++)
+        pthread_join(threads[i], NULL);
+    for (unsigned i = 0; i < CLIENTS; i++) {
+        if (runs[i].problem[0])
+            fail_msg("%s", runs[i].problem);
+        assert_int_equal(runs[i].launches, LAUNCHES_PER_CLIENT);
+    }
+    /* Every launch has a report id of its own. */
+    for (unsigned a = 0; a < CLIENTS * LAUNCHES_PER_CLIENT; a++) {
+        const char *ida = runs[a / LAUNCHES_PER_CLIENT].report_ids[a % LAUNCHES_PER_CLIENT];
+        assert_true(ida[0] != '\0');
+        for (unsigned b = a + 1; b < CLIENTS * LAUNCHES_PER_CLIENT; b++)
+            if (!strcmp(ida, runs[b / LAUNCHES_PER_CLIENT].report_ids[b % LAUNCHES_PER_CLIENT]))
+                fail_msg("launches %u and %u share the report id %s", a, b, ida);
+    }
+    gt_client *c = daemon_fixture_connect(&l->fx);
+    cJSON *st = daemon_fixture_status(c);
+    assert_int_equal(daemon_fixture_status_number(st, "launches.succeeded"), CLIENTS * LAUNCHES_PER_CLIENT);
+    assert_int_equal(daemon_fixture_status_number(st, "launches.failed"), 0);
+    cJSON_Delete(st);
+    gt_disconnect(c);
+}
+
+/* ---- a client killed during a launch ------------------------------------------------------- */
+
+/* The killed client, in a child process: waits for "go", connects, makes its buffers (every
+ * page touched), queues a hold on its own pid, says "L" once gt_launch returned, and waits
+ * to be killed. Exit codes say where it failed. */
+static void killed_client(int go, int told, const char *socket)
+{
+    char byte;
+    if (read(go, &byte, 1) != 1)
+        _exit(2);
+    gt_client *c;
+    gt_kernel *k;
+    gt_buffer *bufs[KILLED_BUFFERS];
+    if (gt_connect(socket, &c) || gt_kernel_load(c, GT_TEST_DAEMON_MODULE, "hold", &k))
+        _exit(3);
+    for (unsigned i = 0; i < KILLED_BUFFERS; i++) {
+        if (gt_buffer_create(c, KILLED_BUFFER_BYTES, &bufs[i]))
+            _exit(4);
+        memset(gt_buffer_data(bufs[i]), 0x5a, KILLED_BUFFER_BYTES);
+    }
+    gt_range range = {.dims = 1, .global = {HOLD_ITEMS}, .local = {1}};
+    gt_arg args[] = {gt_arg_buffer(bufs[0]), gt_arg_i32((int32_t)getpid()), gt_arg_i32(HOLD_MAX_POLLS)};
+    gt_launch_options opts = gt_launch_options_default();
+    opts.tuning = GT_TUNING_OFF;
+    gt_event ev;
+    if (gt_launch(c, k, &range, args, 3, &opts, &ev))
+        _exit(5);
+    if (write(told, "L", 1) != 1)
+        _exit(6);
+    for (;;)
+        pause();
+}
+
+SETUP(client_killed_during_launch)
+
+static void test_client_killed_during_launch(void **state)
+{
+    life *l = *state;
+    int go[2], told[2];
+    assert_int_equal(pipe(go), 0);
+    assert_int_equal(pipe(told), 0);
+    /* Forked before this process has threads, so the child may use libgridtune. */
+    l->helper = fork();
+    assert_true(l->helper >= 0);
+    if (l->helper == 0) {
+        close(go[1]);
+        close(told[0]);
+        killed_client(go[0], told[1], l->fx.socket);
+    }
+    close(go[0]);
+    close(told[1]);
+
+    /* The levels before: measured with this test's own connection open and idle, after a
+       launch of the same module, so nothing the daemon makes once counts as a leak. */
+    gt_client *c = daemon_fixture_connect(&l->fx);
+    gt_kernel *k;
+    gt_buffer *b;
+    assert_int_equal(gt_kernel_load(c, GT_TEST_DAEMON_MODULE, "fill", &k), 0);
+    assert_int_equal(gt_buffer_create(c, ITEMS * sizeof(int32_t), &b), 0);
+    gt_range range = {.dims = 1, .global = {ITEMS}, .local = {64}};
+    gt_arg args[] = {gt_arg_buffer(b), gt_arg_i32(1)};
+    gt_event ev;
+    assert_int_equal(gt_launch(c, k, &range, args, 2, NULL, &ev), 0);
+    assert_int_equal(gt_wait(c, ev), 0);
+    gt_buffer_release(b);
+    gt_kernel_release(k);
+    assert_int_equal(gt_event_release(c, ev), 0);
+    daemon_fixture_wait_quiet(c, 1);
+    unsigned fds = daemon_fixture_fd_count(&l->fx), memfds = daemon_fixture_memfd_count(&l->fx);
+    unsigned long rss = daemon_fixture_rss_kib(&l->fx);
+    assert_int_equal(memfds, 0);
+
+    assert_int_equal(write(go[1], "G", 1), 1);
+    char byte;
+    if (read(told[0], &byte, 1) != 1) {
+        int status;
+        waitpid(l->helper, &status, 0);
+        l->helper = 0;
+        fail_msg("the child client failed before its launch returned (wait status 0x%x)", (unsigned)status);
+    }
+    /* The child's launch runs, held for as long as the child lives, and its buffers are mapped. */
+    wait_status_number(c, "launches.running", 1);
+    assert_int_equal(daemon_fixture_memfd_count(&l->fx), KILLED_BUFFERS);
+    assert_true(daemon_fixture_fd_count(&l->fx) > fds);
+
+    kill_and_reap(&l->helper);
+    daemon_fixture_wait_quiet(c, 1);
+    unsigned long rss_after = daemon_fixture_rss_kib(&l->fx);
+    print_message("gridtuned's RSS: %lu KiB before the client, %lu KiB after it was killed\n", rss, rss_after);
+    assert_int_equal(daemon_fixture_fd_count(&l->fx), fds);
+    assert_int_equal(daemon_fixture_memfd_count(&l->fx), 0);
+    assert_true(rss_after <= rss + KILLED_BUFFERS * (KILLED_BUFFER_BYTES / 1024));
+    /* The running launch was not cut short: it ran to its end once the child was gone. */
+    cJSON *st = daemon_fixture_status(c);
+    assert_int_equal(daemon_fixture_status_number(st, "launches.succeeded"), 2);
+    cJSON_Delete(st);
+    assert_true(daemon_fixture_log_has_line(&l->fx, "session closed: the client disconnected"));
+    gt_disconnect(c);
+    close(go[1]);
+    close(told[0]);
+}
+
+/* ---- a clean shutdown under load ---------------------------------------------------------- */
+
+typedef struct waiter {
+    gt_client *c;
+    gt_event ev;
+    pthread_t thread;
+    int rc;
+    char error[512];
+} waiter;
+
+static void *waiter_main(void *arg)
+{
+    waiter *w = arg;
+    w->rc = gt_wait(w->c, w->ev);
+    snprintf(w->error, sizeof w->error, "%s", w->rc ? gt_last_error(w->c) : "");
+    return NULL;
+}
+
+SETUP(shutdown_under_load)
+
+/* Three clients queue three hold launches each, all held by one gate process, and wait for
+ * every one of them. SIGTERM: the running launch finishes once the gate is gone, the queued
+ * ones are cancelled, every waiter is answered, and the daemon exits 0. */
+static void test_shutdown_under_load(void **state)
+{
+    life *l = *state;
+    l->helper = start_gate();
+    gt_client *clients[SHUTDOWN_CLIENTS];
+    gt_kernel *kernels[SHUTDOWN_CLIENTS];
+    gt_buffer *bufs[SHUTDOWN_CLIENTS][SHUTDOWN_LAUNCHES];
+    static waiter waiters[SHUTDOWN_CLIENTS * SHUTDOWN_LAUNCHES];
+    gt_launch_options opts = gt_launch_options_default();
+    opts.tuning = GT_TUNING_OFF;
+    gt_range range = {.dims = 1, .global = {HOLD_ITEMS}, .local = {1}};
+    for (unsigned i = 0; i < SHUTDOWN_CLIENTS; i++) {
+        clients[i] = daemon_fixture_connect(&l->fx);
+        assert_int_equal(gt_kernel_load(clients[i], GT_TEST_DAEMON_MODULE, "hold", &kernels[i]), 0);
+    }
+    /* Launched one after the other, so the first is the one that runs and the rest queue. */
+    for (unsigned i = 0; i < SHUTDOWN_CLIENTS; i++) {
+        for (unsigned j = 0; j < SHUTDOWN_LAUNCHES; j++) {
+            waiter *w = &waiters[i * SHUTDOWN_LAUNCHES + j];
+            assert_int_equal(gt_buffer_create(clients[i], HOLD_ITEMS * sizeof(int32_t), &bufs[i][j]), 0);
+            gt_arg args[] = {gt_arg_buffer(bufs[i][j]), gt_arg_i32((int32_t)l->helper), gt_arg_i32(HOLD_MAX_POLLS)};
+            *w = (waiter){.c = clients[i]};
+            assert_int_equal(gt_launch(clients[i], kernels[i], &range, args, 3, &opts, &w->ev), 0);
+        }
+    }
+    for (unsigned i = 0; i < SHUTDOWN_CLIENTS * SHUTDOWN_LAUNCHES; i++)
+        assert_int_equal(pthread_create(&waiters[i].thread, NULL, waiter_main, &waiters[i]), 0);
+    /* Every wait has reached the daemon, and one launch runs while the others queue. */
+    for (int64_t deadline = now_ms() + DAEMON_FIXTURE_GUARD_SECONDS * 1000;
+         daemon_fixture_trace_count(&l->fx, "in", "wait") < SHUTDOWN_CLIENTS * SHUTDOWN_LAUNCHES; sleep_ms(10))
+        if (now_ms() > deadline)
+            fail_msg("the waits did not reach gridtuned within %d s", DAEMON_FIXTURE_GUARD_SECONDS);
+    cJSON *st = daemon_fixture_status(clients[0]);
+    assert_int_equal(daemon_fixture_status_number(st, "launches.running"), 1);
+    assert_int_equal(daemon_fixture_status_number(st, "launches.queued"), SHUTDOWN_CLIENTS * SHUTDOWN_LAUNCHES - 1);
+    cJSON_Delete(st);
+
+    assert_int_equal(kill(l->fx.pid, SIGTERM), 0);
+    for (int64_t deadline = now_ms() + DAEMON_FIXTURE_GUARD_SECONDS * 1000;
+         !daemon_fixture_log_has_line(&l->fx, "queued launches are cancelled, the running one finishes"); sleep_ms(10))
+        if (now_ms() > deadline)
+            fail_msg("gridtuned did not log that it is stopping within %d s", DAEMON_FIXTURE_GUARD_SECONDS);
+    kill_and_reap(&l->helper);
+    for (unsigned i = 0; i < SHUTDOWN_CLIENTS * SHUTDOWN_LAUNCHES; i++)
+        pthread_join(waiters[i].thread, NULL);
+    int status = daemon_fixture_wait_exit(&l->fx);
+
+    /* The launch that ran finished; every queued one was cancelled, and said why. */
+    assert_int_equal(waiters[0].rc, 0);
+    const int32_t *held = gt_buffer_data(bufs[0][0]);
+    assert_true(held[0] < HOLD_MAX_POLLS && held[1] < HOLD_MAX_POLLS);
+    for (unsigned i = 1; i < SHUTDOWN_CLIENTS * SHUTDOWN_LAUNCHES; i++) {
+        if (waiters[i].rc != -ECANCELED || !strstr(waiters[i].error, "cancelled: gridtuned is shutting down"))
+            fail_msg("wait %u: expected -ECANCELED because gridtuned is shutting down, got %d: %s", i, waiters[i].rc,
+                     waiters[i].error);
+    }
+    /* Then the daemon exited cleanly (daemon_fixture_wait_exit saw no socket left behind and
+       "stopped" logged), leaving a wisdom file that is valid JSON, or none. */
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    FILE *wisdom = fopen(l->fx.wisdom, "re");
+    if (wisdom) {
+        char text[65536];
+        size_t len = fread(text, 1, sizeof text - 1, wisdom);
+        fclose(wisdom);
+        text[len] = '\0';
+        cJSON *doc = cJSON_Parse(text);
+        if (!doc)
+            fail_msg("the wisdom file %s is not valid JSON", l->fx.wisdom);
+        assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(doc, "format")), "gridtune-wisdom");
+        cJSON_Delete(doc);
+    } else {
+        assert_int_equal(errno, ENOENT);
+    }
+    /* The connections were closed once the answers were out. */
+    char *json;
+    assert_int_equal(gt_status(clients[0], &json), -EPIPE);
+    assert_non_null(strstr(gt_last_error(clients[0]), "connection to gridtuned was lost"));
+    for (unsigned i = 0; i < SHUTDOWN_CLIENTS; i++)
+        gt_disconnect(clients[i]);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_concurrent_clients, setup_concurrent_clients, teardown),
+        cmocka_unit_test_setup_teardown(test_client_killed_during_launch, setup_client_killed_during_launch,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_shutdown_under_load, setup_shutdown_under_load, teardown),
+    };
+    return cmocka_run_group_tests_name("gridtuned through its clients' lives and its own", tests, NULL, NULL);
+}
