@@ -163,7 +163,7 @@ if [ -n "$gridtuned" ]; then
   sock=$tmp/daemon/s.sock
   mkdir -p "$tmp/daemon"
   "$gridtuned" --socket "$sock" --wisdom "$tmp/daemon/wisdom.json" --cache-dir "$tmp/daemon/cache" \
-    --log "$tmp/daemon/log" --workers 1 || fail "gridtuned did not start: $(cat "$tmp/daemon/log" 2>/dev/null)"
+    --log "$tmp/daemon/log" --trace "$tmp/daemon/trace.jsonl" --workers 1 || fail "gridtuned did not start: $(cat "$tmp/daemon/log" 2>/dev/null)"
   export GRIDTUNE_SOCKET=$sock
   run 0 status --json
   daemon_pid=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["pid"])' "$out")
@@ -185,6 +185,10 @@ if [ -n "$gridtuned" ]; then
   [ "$out" = "$tmp/named.json" ] || fail "--wisdom must win over the daemon's file: $out"
   kill "$daemon_pid"
   daemon_pid=
+  # every message of that conversation against schemas/protocol
+  here=$(dirname "$0")
+  python3 "$here/check_protocol.py" "$here/../schemas" "$tmp/daemon/trace.jsonl" \
+    --require hello,status,wisdom_import,wisdom_clear >/dev/null || fail "the wisdom messages do not match their schemas"
 fi
 
 if [ "$failures" -ne 0 ]; then
