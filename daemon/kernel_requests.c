@@ -28,26 +28,31 @@ typedef struct kernel_job {
 } kernel_job;
 
 /* System mode: only modules inside a --module-dir. realpath resolves links and "..", so a
- * path cannot escape the directory by naming. */
-static int check_module_dir(const gt_daemon_config *cfg, const char *path, char *err, size_t errlen)
+ * path cannot escape the directory by naming; the resolved path replaces *path, so what is
+ * opened is what was checked, not a link changed in between. */
+static int check_module_dir(const gt_daemon_config *cfg, char **path, char *err, size_t errlen)
 {
     if (!cfg->system)
         return 0;
-    char real[PATH_MAX];
-    if (!realpath(path, real)) {
-        snprintf(err, errlen, "cannot open the module %s: %s", path, strerror(errno));
+    char *real = realpath(*path, NULL);
+    if (!real) {
+        snprintf(err, errlen, "cannot open the module %s: %s", *path, strerror(errno));
         return -ENOENT;
     }
     for (unsigned i = 0; i < cfg->nmodule_dirs; i++) {
         size_t n = strlen(cfg->module_dirs[i]);
         while (n > 1 && cfg->module_dirs[i][n - 1] == '/')
             n--;
-        if (strncmp(real, cfg->module_dirs[i], n) == 0 && real[n] == '/')
+        if (strncmp(real, cfg->module_dirs[i], n) == 0 && real[n] == '/') {
+            free(*path);
+            *path = real;
             return 0;
+        }
     }
     snprintf(err, errlen, "the module %s is outside the directories this system gridtuned loads modules from (%s%s)",
-             path, cfg->nmodule_dirs ? cfg->module_dirs[0] : "none configured",
+             *path, cfg->nmodule_dirs ? cfg->module_dirs[0] : "none configured",
              cfg->nmodule_dirs > 1 ? ", ..." : "; see --module-dir");
+    free(real);
     return -EACCES;
 }
 
@@ -69,7 +74,7 @@ static void kernel_run(gt_job *job)
             return;
         j->code = GT_ERR_LOAD;
     } else {
-        j->rc = check_module_dir(d->cfg, j->path, j->err, sizeof j->err);
+        j->rc = check_module_dir(d->cfg, &j->path, j->err, sizeof j->err);
         if (j->rc)
             return;
     }

@@ -13,7 +13,10 @@
 
 #include "daemon_fixture.h"
 
+#include "client/protocol.h"
+
 #include <errno.h>
+#include <grp.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -60,13 +63,35 @@ static void sleep_ms(int ms)
     nanosleep(&(struct timespec){ms / 1000, (long)(ms % 1000) * 1000000}, NULL);
 }
 
+/* Small limits for test_limits; the other tests run with the defaults. */
+static const char *const small_limits[] = {"--max-buffers", "2", "--max-buffer-bytes", "64K", "--max-kernels", "1",
+                                           "--max-inflight", "1", NULL};
+
+/* System mode, open to this process's group, loading modules only from the test module's
+ * directory. */
+static const char *const *system_mode(void)
+{
+    static char group[256], dir[PATH_MAX];
+    static const char *flags[] = {"--system", "--group", group, "--module-dir", dir, NULL};
+    struct group *g = getgrgid(getgid());
+    if (!g)
+        fail_msg("this process's group %u has no name", (unsigned)getgid());
+    snprintf(group, sizeof group, "%s", g->gr_name);
+    snprintf(dir, sizeof dir, "%s", GT_TEST_DAEMON_MODULE);
+    *strrchr(dir, '/') = '\0';
+    return flags;
+}
+
 static void start_daemon(life *l, const char *name)
 {
     char trace[PATH_MAX];
     if (mkdir(GT_DAEMON_LIFE_TRACES, 0755) != 0 && errno != EEXIST)
         fail_msg("cannot create %s: %s", GT_DAEMON_LIFE_TRACES, strerror(errno));
     snprintf(trace, sizeof trace, "%s/%s.jsonl", GT_DAEMON_LIFE_TRACES, name);
-    daemon_fixture_start(&l->fx, trace, NULL);
+    const char *const *extra = strcmp(name, "limits") == 0        ? small_limits
+                               : strcmp(name, "system_mode") == 0 ? system_mode()
+                                                                  : NULL;
+    daemon_fixture_start(&l->fx, trace, extra);
 }
 
 static int teardown(void **state)
@@ -204,6 +229,71 @@ static void *client_main(void *arg)
 }
 
 SETUP(concurrent_clients)
+
+/* ---- limits, and a launch waiting on one that failed ---------------------------------------- */
+
+SETUP(system_mode)
+
+/* The socket is open to the group only; modules load from --module-dir alone, whatever the
+ * path says on the way; kernels are not built from source without --allow-build. */
+static void test_system_mode(void **state)
+{
+    life *l = *state;
+    struct stat st;
+    assert_int_equal(stat(l->fx.socket, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0660);
+    assert_int_equal(st.st_gid, getgid());
+    gt_client *c = daemon_fixture_connect(&l->fx);
+    gt_kernel *k = NULL;
+    char sneaky[PATH_MAX];
+    const char *base = strrchr(GT_TEST_DAEMON_MODULE, '/');
+    int n = snprintf(sneaky, sizeof sneaky, "%.*s/.%s", (int)(base - GT_TEST_DAEMON_MODULE), GT_TEST_DAEMON_MODULE,
+                     base);
+    assert_true(n > 0 && (size_t)n < sizeof sneaky);
+    assert_int_equal(gt_kernel_load(c, sneaky, "fill", &k), 0); /* dir/./module.so is inside */
+    gt_kernel_release(k);
+    k = NULL;
+    assert_api_error(&l->fx, c, gt_kernel_load(c, GT_GRIDTUNED_PATH, "fill", &k), GT_ERR_LOAD, EACCES,
+                     "outside the directories");
+    assert_api_error(&l->fx, c, gt_kernel_build(c, "int x;", "x", NULL, &k), GT_ERR_BUILD, EPERM, "--allow-build");
+    gt_disconnect(c);
+}
+
+SETUP(limits)
+
+/* Each limit is answered with a limit error naming its flag, and the client goes on. */
+static void test_limits(void **state)
+{
+    life *l = *state;
+    gt_client *c = daemon_fixture_connect(&l->fx);
+    gt_buffer *b[3] = {0};
+    gt_kernel *k = NULL, *k2 = NULL;
+    assert_int_equal(gt_buffer_create(c, 60 * 1024, &b[0]), 0);
+    assert_api_error(&l->fx, c, gt_buffer_create(c, 8 * 1024, &b[1]), GT_ERR_LIMIT, ENOSPC, "--max-buffer-bytes");
+    assert_int_equal(gt_buffer_create(c, 1024, &b[1]), 0);
+    assert_api_error(&l->fx, c, gt_buffer_create(c, 1024, &b[2]), GT_ERR_LIMIT, ENOSPC, "--max-buffers");
+    assert_int_equal(gt_kernel_load(c, GT_TEST_DAEMON_MODULE, "hold", &k), 0);
+    assert_api_error(&l->fx, c, gt_kernel_load(c, GT_TEST_DAEMON_MODULE, "fill", &k2), GT_ERR_LIMIT, ENOSPC,
+                     "--max-kernels");
+    /* A hold on a process that is alive (this one) until max_polls: one launch in flight. */
+    gt_range range = {.dims = 1, .global = {1}, .local = {1}};
+    gt_arg args[] = {gt_arg_buffer(b[1]), gt_arg_i32((int32_t)getpid()), gt_arg_i32(200)};
+    gt_event first, second;
+    assert_int_equal(gt_launch(c, k, &range, args, 3, NULL, &first), 0);
+    assert_api_error(&l->fx, c, gt_launch(c, k, &range, args, 3, NULL, &second), GT_ERR_LIMIT, ENOSPC,
+                     "--max-inflight");
+    assert_int_equal(gt_wait(c, first), 0);
+    assert_int_equal(((int32_t *)gt_buffer_data(b[1]))[0], 200); /* it polled to the end */
+    /* Releasing makes room again. */
+    gt_buffer_release(b[0]);
+    b[0] = NULL;
+    assert_int_equal(gt_buffer_create(c, 1024, &b[2]), 0);
+    for (int i = 0; i < 3; i++)
+        gt_buffer_release(b[i]);
+    gt_kernel_release(k);
+    gt_disconnect(c);
+}
+
 
 static void test_concurrent_clients(void **state)
 {
@@ -447,6 +537,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_concurrent_clients, setup_concurrent_clients, teardown),
+        cmocka_unit_test_setup_teardown(test_limits, setup_limits, teardown),
+        cmocka_unit_test_setup_teardown(test_system_mode, setup_system_mode, teardown),
         cmocka_unit_test_setup_teardown(test_client_killed_during_launch, setup_client_killed_during_launch,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_shutdown_under_load, setup_shutdown_under_load, teardown),
