@@ -16,8 +16,8 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_cli_bench-XXXXXX")
 export GRIDTUNE_SOCKET=$tmp/gridtuned.sock XDG_STATE_HOME=$tmp/state XDG_CACHE_HOME=$tmp/cache
 unset GRIDTUNE_WISDOM GRIDTUNE_NO_AUTOSTART
 
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+# shellcheck source=cli_checks.sh
+. "$(dirname "$0")/cli_checks.sh"
 
 # Stops the daemon serving $GRIDTUNE_SOCKET, if any, and waits for it to go (it saves its
 # wisdom on the way out). Autostart is off here, so asking for the pid starts nothing.
@@ -34,21 +34,6 @@ stop_daemon() {
 }
 trap 'stop_daemon; rm -rf "$tmp"' EXIT
 
-# run EXPECTED_STATUS ARGS...: runs gridtune, keeping stdout in $out and stderr in $err.
-run() {
-  local want=$1 got=0
-  shift
-  "$gridtune" "$@" >"$tmp/out" 2>"$tmp/err" || got=$?
-  out=$(cat "$tmp/out")
-  err=$(cat "$tmp/err")
-  if [ "$got" != "$want" ]; then
-    fail "gridtune $* exited $got, expected $want; stderr: $err"
-  fi
-}
-
-expect_in() { # TEXT NEEDLE WHAT
-  case "$1" in *"$2"*) ;; *) fail "$3: \"$2\" not in: $1" ;; esac
-}
 
 # --- a wrong command line is refused before any daemon is asked ---
 GRIDTUNE_NO_AUTOSTART=1 run 2 bench --rounds 0

@@ -19,27 +19,9 @@ unset GRIDTUNE_WISDOM
 export GRIDTUNE_SOCKET=$tmp/no-daemon.sock GRIDTUNE_NO_AUTOSTART=1
 wisdom=$XDG_STATE_HOME/gridtune/wisdom.json
 
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+# shellcheck source=cli_checks.sh
+. "$(dirname "$0")/cli_checks.sh"
 
-# run EXPECTED_STATUS ARGS...: runs gridtune, keeping stdout in $out and stderr in $err.
-run() {
-  local want=$1 got=0
-  shift
-  "$gridtune" "$@" >"$tmp/out" 2>"$tmp/err" || got=$?
-  out=$(cat "$tmp/out")
-  err=$(cat "$tmp/err")
-  if [ "$got" != "$want" ]; then
-    fail "gridtune $* exited $got, expected $want; stderr: $err"
-  fi
-}
-
-expect_in() { # TEXT NEEDLE WHAT
-  case "$1" in *"$2"*) ;; *) fail "$3: \"$2\" not in: $1" ;; esac
-}
-expect_not_in() {
-  case "$1" in *"$2"*) fail "$3: \"$2\" unexpectedly in: $1" ;; *) ;; esac
-}
 
 entry() { # KERNEL SCHEDULE GAIN WORKERS
   cat <<EOF
