@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#define DEMO_SIZE_DIVISOR 4 /* the demo runs each seed at a quarter of its benchmark side */
+#define DEMO_SIZE_DIVISOR 2 /* the demo runs each seed at half its benchmark side */
 #define SOURCE_SIDE 2048
 
 /* A kernel written the naive way: work-item (x, y) touches element x*n + y, so consecutive
@@ -162,7 +162,7 @@ static int parse_demo_flags(int argc, char **argv, demo *d)
         {"help", no_argument, NULL, 'h'}, {0}};
     static const char usage[] = "demo [--module PATH] [--size N]\n"
                                 "  --module PATH  the seed kernels' module (default: the one built or installed)\n"
-                                "  --size N       the matrix side for every kernel (default: a quarter of each\n"
+                                "  --size N       the matrix side for every kernel (default: half of each\n"
                                 "                 benchmark's side, 2048 for the kernel built from source)\n";
     optind = 1;
     opterr = 0;
