@@ -206,6 +206,22 @@ bool gt_parse_args(const gt_request *r, const cJSON *v, const gt_kernel_desc *de
     return true;
 }
 
+bool gt_check_extents(const gt_request *r, const gt_module *m, const gt_kernel_desc *desc, const gt_range *range,
+                      gt_shm *const *bufs, unsigned nargs)
+{
+    size_t bytes[GT_MAX_ARGS] = {0};
+    for (unsigned i = 0; i < nargs; i++)
+        bytes[i] = bufs[i] ? bufs[i]->size : 0;
+    /* gt_range_check allows at most 2^32 workgroups of at most 2^16 items: no overflow */
+    uint64_t items = (uint64_t)range->global[0] * range->global[1] * range->global[2];
+    char err[512];
+    if (gt_extents_check(m, desc, items, bytes, err, sizeof err) != 0) {
+        gt_request_fail(r, GT_ERR_ARGS, EINVAL, "launch: %s", err);
+        return false;
+    }
+    return true;
+}
+
 bool gt_parse_options(const gt_request *r, const cJSON *v, gt_tune_config *cfg)
 {
     if (!v)

@@ -18,9 +18,12 @@ struct gt_module {
     void *handle;
     size_t count;
     const gt_kernel_desc *const *kernels;
+    size_t nextents;
+    const gt_buffer_extent *const *extents;
 };
 
 typedef const gt_kernel_desc *const *module_kernels_fn(size_t *count);
+typedef const gt_buffer_extent *const *module_extents_fn(size_t *count);
 
 static int check_param(const gt_kernel_desc *k, uint32_t i, char *err, size_t errlen)
 {
@@ -75,6 +78,36 @@ static int check_kernels(const gt_module *m, const char *path, char *err, size_t
     return 0;
 }
 
+static int param_index(const gt_kernel_desc *k, const char *name)
+{
+    for (uint32_t i = 0; i < k->nparams; i++)
+        if (strcmp(k->params[i].name, name) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* Every extent must name a buffer parameter of one of the module's kernels, once. */
+static int check_extents(const gt_module *m, const char *path, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < m->nextents; i++) {
+        const gt_buffer_extent *e = m->extents[i];
+        const gt_kernel_desc *k = e && e->kernel && e->param ? gt_module_find(m, e->kernel) : NULL;
+        int p = k ? param_index(k, e->param) : -1;
+        if (p < 0 || k->params[p].kind == GT_PARAM_SCALAR || e->bytes_per_item == 0) {
+            snprintf(err, errlen, "%s: GT_BUFFER_EXTENT(%s, %s, %llu) must name a buffer parameter of one of its "
+                     "kernels and at least 1 byte per work-item", path, e && e->kernel ? e->kernel : "?",
+                     e && e->param ? e->param : "?", e ? (unsigned long long)e->bytes_per_item : 0ULL);
+            return -EINVAL;
+        }
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(m->extents[j]->kernel, e->kernel) == 0 && strcmp(m->extents[j]->param, e->param) == 0) {
+                snprintf(err, errlen, "%s declares the extent of %s's %s twice", path, e->kernel, e->param);
+                return -EINVAL;
+            }
+    }
+    return 0;
+}
+
 int gt_module_open(const char *path, gt_module **out, char *err, size_t errlen)
 {
     /* without a slash dlopen would search the library path; a module path is a file path */
@@ -101,7 +134,13 @@ int gt_module_open(const char *path, gt_module **out, char *err, size_t errlen)
         return -EINVAL;
     }
     m->kernels = list(&m->count);
+    module_extents_fn *extents;
+    *(void **)&extents = dlsym(m->handle, "gt_module_extents"); /* absent from older modules: none declared */
+    if (extents)
+        m->extents = extents(&m->nextents);
     int rc = check_kernels(m, path, err, errlen);
+    if (rc == 0)
+        rc = check_extents(m, path, err, errlen);
     if (rc) {
         gt_module_close(m);
         return rc;
@@ -170,6 +209,29 @@ int gt_args_check(const gt_kernel_desc *k, const gt_arg_value *args, unsigned na
         describe_arg(&args[i], got, sizeof got);
         snprintf(err, errlen, "argument %u (%s) of %s: expected %s, got %s", i, p->name, k->name, want, got);
         return -EINVAL;
+    }
+    return 0;
+}
+
+int gt_extents_check(const gt_module *m, const gt_kernel_desc *k, uint64_t items, const size_t *bytes, char *err,
+                     size_t errlen)
+{
+    for (size_t i = 0; i < m->nextents; i++) {
+        const gt_buffer_extent *e = m->extents[i];
+        if (strcmp(e->kernel, k->name) != 0)
+            continue;
+        int p = param_index(k, e->param);
+        uint64_t need;
+        bool overflow = __builtin_mul_overflow(items, e->bytes_per_item, &need);
+        if (overflow || bytes[p] < need) {
+            char need_text[32] = "more than 2^64";
+            if (!overflow)
+                snprintf(need_text, sizeof need_text, "%llu", (unsigned long long)need);
+            snprintf(err, errlen, "argument %d (%s) of %s: the buffer has %zu bytes, but %llu work-items of %llu "
+                     "bytes each need %s", p, e->param, k->name, bytes[p], (unsigned long long)items,
+                     (unsigned long long)e->bytes_per_item, need_text);
+            return -EINVAL;
+        }
     }
     return 0;
 }

@@ -44,6 +44,13 @@ typedef struct gt_arg_value {
  * "argument 2 (n) of transpose: expected a 4-byte scalar (int32_t), got a buffer". */
 int gt_args_check(const gt_kernel_desc *k, const gt_arg_value *args, unsigned nargs, char *err, size_t errlen);
 
+/* Checks the buffer arguments of a launch of k (a kernel of m) over items work-items against
+ * the extents m declares for them (GT_BUFFER_EXTENT); bytes[i] is the size of argument i's
+ * buffer (ignored for scalars). Returns 0 or -EINVAL with a sentence naming the argument,
+ * its size and the size needed. Parameters without a declared extent are not checked. */
+int gt_extents_check(const gt_module *m, const gt_kernel_desc *k, uint64_t items, const size_t *bytes, char *err,
+                     size_t errlen);
+
 /* Fills slots[i] with the address the workgroup function reads parameter i from. The slots
  * point into args, so args must outlive every batch that uses the slots. */
 void gt_args_bind(const gt_arg_value *args, unsigned nargs, void **slots);

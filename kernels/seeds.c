@@ -1,7 +1,10 @@
 /* seeds.c: the seed benchmark kernels, built as the module libgridtune-seeds.so.
  * Matrices are n x n, row-major, n a multiple of the workgroup size. Bodies are straight-line
  * C over one work-item so that the linear item order compiles to a vectorisable loop; the
- * host side (seedbench.c) holds the generators and the references they are checked against. */
+ * host side (seedbench.c) holds the generators and the references they are checked against.
+ * The 2-D kernels declare their buffers' extents (one element per work-item), so gridtuned
+ * refuses a launch with a buffer too small for its range; the 1-D integral images walk a whole
+ * row or column per work-item, which a per-item extent cannot state. */
 #include <gridtune/kernel.h>
 
 /* Running sum along row y; in holds small values, so uint32_t sums are exact. */
@@ -37,6 +40,8 @@ GT_KERNEL(conv11, float *, out, const float *, in, const float *, weights, int32
             acc += in[(y + dy) * w + x + dx] * weights[dy * 11 + dx];
     out[y * (size_t)n + x] = acc;
 }
+GT_BUFFER_EXTENT(conv11, out, sizeof(float));
+GT_BUFFER_EXTENT(conv11, in, sizeof(float)); /* a lower bound: the input is padded */
 
 /* Naive C = A B, summing k in order. */
 GT_KERNEL(matmul, float *, c, const float *, a, const float *, b, int32_t, n)
@@ -47,6 +52,9 @@ GT_KERNEL(matmul, float *, c, const float *, a, const float *, b, int32_t, n)
         acc += a[y * w + k] * b[k * w + x];
     c[y * w + x] = acc;
 }
+GT_BUFFER_EXTENT(matmul, c, sizeof(float));
+GT_BUFFER_EXTENT(matmul, a, sizeof(float));
+GT_BUFFER_EXTENT(matmul, b, sizeof(float));
 
 /* Consecutive work-items copy consecutive elements. */
 GT_KERNEL(copy_rows, float *, dst, const float *, src, int32_t, n)
@@ -54,6 +62,8 @@ GT_KERNEL(copy_rows, float *, dst, const float *, src, int32_t, n)
     size_t x = gt_global_id(0), y = gt_global_id(1);
     dst[y * (size_t)n + x] = src[y * (size_t)n + x];
 }
+GT_BUFFER_EXTENT(copy_rows, dst, sizeof(float));
+GT_BUFFER_EXTENT(copy_rows, src, sizeof(float));
 
 /* Consecutive work-items copy elements n apart (the column-wise copy of the ARM study). */
 GT_KERNEL(copy_cols, float *, dst, const float *, src, int32_t, n)
@@ -61,9 +71,13 @@ GT_KERNEL(copy_cols, float *, dst, const float *, src, int32_t, n)
     size_t x = gt_global_id(0), y = gt_global_id(1);
     dst[x * (size_t)n + y] = src[x * (size_t)n + y];
 }
+GT_BUFFER_EXTENT(copy_cols, dst, sizeof(float));
+GT_BUFFER_EXTENT(copy_cols, src, sizeof(float));
 
 GT_KERNEL(transpose, float *, dst, const float *, src, int32_t, n)
 {
     uint32_t x = gt_global_id(0), y = gt_global_id(1);
     dst[(size_t)x * n + y] = src[(size_t)y * n + x];
 }
+GT_BUFFER_EXTENT(transpose, dst, sizeof(float));
+GT_BUFFER_EXTENT(transpose, src, sizeof(float));

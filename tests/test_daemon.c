@@ -394,6 +394,22 @@ static void test_scalar_for_buffer_argument(void **state)
     assert_still_serving();
 }
 
+/* fill declares one int32_t of dst per work-item (GT_BUFFER_EXTENT); the buffer holds 1024. */
+static void test_buffer_too_small_for_range(void **state)
+{
+    (void)state;
+    api_client a;
+    api_open(&a);
+    gt_range range = {.dims = 2, .global = {64, 32}, .local = {16, 16}};
+    gt_arg args[] = {gt_arg_buffer(a.buf), gt_arg_i32(7)};
+    gt_event ev;
+    int rc = gt_launch(a.c, a.fill, &range, args, 2, NULL, &ev);
+    assert_api_error(&fx, a.c, rc, GT_ERR_ARGS, EINVAL,
+                     "argument 0 (dst) of fill: the buffer has 4096 bytes, but 2048 work-items of 4 bytes each need 8192");
+    api_close(&a);
+    assert_still_serving();
+}
+
 static void test_scalar_of_wrong_width(void **state)
 {
     (void)state;
@@ -957,6 +973,7 @@ int main(void)
         cmocka_unit_test(test_wrong_argument_count),
         cmocka_unit_test(test_scalar_for_buffer_argument),
         cmocka_unit_test(test_scalar_of_wrong_width),
+        cmocka_unit_test(test_buffer_too_small_for_range),
         cmocka_unit_test(test_float_for_integer_argument),
         cmocka_unit_test(test_unknown_buffer_id),
         cmocka_unit_test(test_unknown_kernel_id),

@@ -15,6 +15,7 @@ GT_KERNEL(fill, int32_t *, dst, int32_t, v)
     size_t id = gt_global_id(0) + gt_global_size(0) * (gt_global_id(1) + gt_global_size(1) * gt_global_id(2));
     dst[id] = v + (int32_t)id;
 }
+GT_BUFFER_EXTENT(fill, dst, sizeof(int32_t));
 
 /* Polls every millisecond until process `pid` is gone (reaped), at most max_polls times, and
  * stores how many polls it took in dst[global id 0], so a test can tell a launch released by

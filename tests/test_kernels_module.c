@@ -6,6 +6,8 @@ GT_KERNEL(scale, float *, dst, const float *, src, float, factor)
     size_t i = gt_global_id(0);
     dst[i] = src[i] * factor;
 }
+GT_BUFFER_EXTENT(scale, dst, sizeof(float));
+GT_BUFFER_EXTENT(scale, src, 2 * sizeof(float)); /* more than it reads, so the two limits differ */
 
 GT_KERNEL(nothing)
 {

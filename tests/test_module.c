@@ -149,6 +149,33 @@ static void bad_modules_are_refused(void **state)
     assert_open_refused(GT_TEST_MODULE_PLAIN, -EINVAL, "is not a gridtune kernel module");
     assert_open_refused(GT_TEST_MODULE_EMPTY, -EINVAL, "defines no kernels");
     assert_open_refused(GT_TEST_MODULE_WIDE_SCALAR, -EINVAL, "(long double big) is a 16-byte scalar");
+    assert_open_refused(GT_TEST_MODULE_BAD_EXTENT, -EINVAL, "GT_BUFFER_EXTENT(scale_by, factor, 4) must name a buffer");
+}
+
+static void assert_extents_refused(const gt_module *m, uint64_t items, const size_t *bytes, const char *named)
+{
+    char err[512] = "";
+    assert_int_equal(gt_extents_check(m, gt_module_find(m, "scale"), items, bytes, err, sizeof err), -EINVAL);
+    if (!strstr(err, named))
+        fail_msg("error \"%s\" does not say \"%s\"", err, named);
+}
+
+static void buffers_are_checked_against_declared_extents(void **state)
+{
+    const gt_module *m = *state;
+    char err[512];
+    /* scale: dst 4 bytes a work-item, src 8 (declared), factor a scalar whose "size" is ignored */
+    size_t exact[3] = {64 * 4, 64 * 8, 0};
+    assert_int_equal(gt_extents_check(m, gt_module_find(m, "scale"), 64, exact, err, sizeof err), 0);
+    size_t short_dst[3] = {64 * 4 - 1, 64 * 8, 0};
+    assert_extents_refused(m, 64, short_dst, "argument 0 (dst) of scale: the buffer has 255 bytes, but 64 work-items "
+                           "of 4 bytes each need 256");
+    size_t short_src[3] = {64 * 4, 64 * 4, 0};
+    assert_extents_refused(m, 64, short_src, "argument 1 (src) of scale: the buffer has 256 bytes, but 64 work-items "
+                           "of 8 bytes each need 512");
+    assert_extents_refused(m, UINT64_MAX / 2, exact, "need more than 2^64");
+    /* a kernel without declared extents is not checked */
+    assert_int_equal(gt_extents_check(m, gt_module_find(m, "twelve"), 1u << 30, exact, err, sizeof err), 0);
 }
 
 static void stale_descriptors_are_refused(void **state)
@@ -174,6 +201,7 @@ int main(void)
         cmocka_unit_test(argument_mismatches_are_named),
         cmocka_unit_test(loaded_kernel_runs_with_bound_arguments),
         cmocka_unit_test(bad_modules_are_refused),
+        cmocka_unit_test(buffers_are_checked_against_declared_extents),
         cmocka_unit_test(stale_descriptors_are_refused),
     };
     return cmocka_run_group_tests(tests, open_test_module, close_test_module);

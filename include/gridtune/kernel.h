@@ -67,6 +67,10 @@ typedef struct gt_kernel_desc {
 /* Every module that includes this header exports this accessor (weak, so that several
  * translation units of one module share one copy). It returns the module's kernels. */
 const gt_kernel_desc *const *gt_module_kernels(size_t *count);
+typedef struct gt_buffer_extent gt_buffer_extent;
+/* Likewise the module's buffer extents (GT_BUFFER_EXTENT below); modules built before extents
+ * existed lack it, and a loader treats that as none declared. */
+const gt_buffer_extent *const *gt_module_extents(size_t *count);
 
 /* ---- work-item builtins --------------------------------------------------------------------
  * They read locals of the generated loop, never thread-local storage. d is 0, 1 or 2; beyond
@@ -174,6 +178,24 @@ const gt_kernel_desc *const *gt_module_kernels(size_t *count);
     static inline __attribute__((always_inline)) void gt__body_##name(                                  \
         GT__ITEM_PARAMS MAP(GT__PARAM_DECL, 0, __VA_ARGS__))
 
+/* ---- buffer extents --------------------------------------------------------------------------
+ * GT_BUFFER_EXTENT(kernel, param, bytes_per_item) declares that buffer parameter param of kernel
+ * is indexed by work-item: a launch must pass a buffer of at least bytes_per_item bytes for
+ * every work-item of its range. A runtime refuses a smaller buffer before any workgroup runs,
+ * instead of letting the kernel read or write past its end. Write it after the GT_KERNEL, at
+ * file scope; a parameter without one is not checked (its size cannot be known). */
+struct gt_buffer_extent {
+    const char *kernel;      /* the GT_KERNEL's name */
+    const char *param;       /* the name of one of its buffer parameters */
+    uint64_t bytes_per_item; /* at least 1 */
+};
+
+#define GT_BUFFER_EXTENT(kernel, param, bytes_per_item)                                                   \
+    _Static_assert(sizeof(gt_kernel_desc_##kernel) > 0, "GT_BUFFER_EXTENT after GT_KERNEL(" #kernel ")"); \
+    static const gt_buffer_extent gt__extent_##kernel##_##param = {#kernel, #param, (bytes_per_item)};   \
+    static const gt_buffer_extent *const gt__extent_entry_##kernel##_##param                              \
+        __attribute__((used, section("gt_extents"), aligned(sizeof(void *)))) = &gt__extent_##kernel##_##param
+
 /* The section's bounds are hidden symbols of the module itself, so each module sees only its
  * own kernels. The accessor is weak: one copy per module however many files include this. */
 extern const gt_kernel_desc *const __start_gt_kernels[] __attribute__((weak, visibility("hidden")));
@@ -183,6 +205,16 @@ __attribute__((weak)) const gt_kernel_desc *const *gt_module_kernels(size_t *cou
 {
     *count = __start_gt_kernels ? (size_t)(__stop_gt_kernels - __start_gt_kernels) : 0;
     return __start_gt_kernels;
+}
+
+/* The module's buffer extents, found the same way (empty when it declares none). */
+extern const gt_buffer_extent *const __start_gt_extents[] __attribute__((weak, visibility("hidden")));
+extern const gt_buffer_extent *const __stop_gt_extents[] __attribute__((weak, visibility("hidden")));
+
+__attribute__((weak)) const gt_buffer_extent *const *gt_module_extents(size_t *count)
+{
+    *count = __start_gt_extents ? (size_t)(__stop_gt_extents - __start_gt_extents) : 0;
+    return __start_gt_extents;
 }
 
 #ifdef __cplusplus
