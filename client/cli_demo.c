@@ -21,7 +21,9 @@ static const char source_kernel[] =
     "{\n"
     "    size_t x = gt_global_id(0), y = gt_global_id(1);\n"
     "    dst[x * (size_t)n + y] = src[x * (size_t)n + y] * k;\n"
-    "}\n";
+    "}\n"
+    "GT_BUFFER_EXTENT(scale_columns, dst, sizeof(float));\n"
+    "GT_BUFFER_EXTENT(scale_columns, src, sizeof(float));\n";
 
 typedef struct demo {
     gt_client *c;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* gt_arg_value carries scalars in 8 bytes; larger ones cannot be passed. */
 #define GT_MAX_SCALAR_BYTES 8
@@ -114,6 +115,13 @@ int gt_module_open(const char *path, gt_module **out, char *err, size_t errlen)
     char local[4096];
     if (!strchr(path, '/') && snprintf(local, sizeof local, "./%s", path) < (int)sizeof local)
         path = local;
+    /* dlopen of a FIFO or a device would block the loading thread, and every client's loads
+       behind it, until someone writes to it: only a regular file can be a module */
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "%s is not a regular file; a kernel module is a shared object file", path);
+        return -EINVAL;
+    }
     gt_module *m = calloc(1, sizeof *m);
     if (!m) {
         snprintf(err, errlen, "out of memory opening %s", path);

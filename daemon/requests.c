@@ -53,7 +53,7 @@ void gt_requests_dispatch(gt_session *s, const cJSON *msg, int *fds, unsigned nf
         gt_request_fail(&r, GT_ERR_TYPE, EOPNOTSUPP, "unknown request type %s%s%s; protocol %d has hello, "
                         "buffer_create, buffer_release, kernel_load, kernel_build, kernel_release, launch, wait, "
                         "report, event_release, status, reports, wisdom_import and wisdom_clear",
-                        cJSON_IsString(type) ? "\"" : "", cJSON_IsString(type) ? type->valuestring : "(none)",
+                        cJSON_IsString(type) ? "\"" : "", cJSON_IsString(type) ? type->valuestring : type ? "(not a string)" : "(none)",
                         cJSON_IsString(type) ? "\"" : "", GT_PROTOCOL_VERSION);
         return;
     }

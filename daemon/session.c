@@ -105,9 +105,15 @@ static void frame_error(gt_session *s, const char *code, int errnum, const char 
 
 static void handle_frame(gt_session *s, gt_wire_frame *f)
 {
-    cJSON *msg = cJSON_ParseWithLength(f->json, f->len);
-    if (!msg || !cJSON_IsObject(msg)) {
-        frame_error(s, GT_ERR_JSON, EBADMSG, "the frame is not a JSON object", false);
+    const char *end = NULL;
+    cJSON *msg = cJSON_ParseWithLengthOpts(f->json, f->len, &end, false);
+    /* the frame is one JSON text: bytes after it (other than white space) make it malformed */
+    while (msg && end < f->json + f->len && strchr(" \t\r\n", *end) && *end)
+        end++;
+    if (!msg || !cJSON_IsObject(msg) || end != f->json + f->len) {
+        frame_error(s, GT_ERR_JSON, EBADMSG, msg && cJSON_IsObject(msg)
+                        ? "the frame has bytes after its JSON object"
+                        : "the frame is not a JSON object", false);
     } else {
         trace(s, "in", NULL, msg);
         gt_requests_dispatch(s, msg, f->fds, f->nfds);

@@ -318,6 +318,9 @@ static void test_invalid_json(void **state)
     answer = raw_client_call(&rc, "[\"status\", 3]", NULL, 0);
     assert_error_answer(answer, GT_ERR_JSON, EBADMSG, "not a JSON object");
     cJSON_Delete(answer);
+    answer = raw_client_call(&rc, "{\"type\":\"status\",\"id\":4} trailing junk", NULL, 0);
+    assert_error_answer(answer, GT_ERR_JSON, EBADMSG, "the frame has bytes after its JSON object");
+    cJSON_Delete(answer);
     assert_connection_goes_on(&rc);
     raw_client_close(&rc);
     assert_still_serving();

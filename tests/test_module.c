@@ -146,6 +146,8 @@ static void bad_modules_are_refused(void **state)
     (void)state;
     assert_open_refused("/nonexistent/kernels.so", -ENOENT, "/nonexistent/kernels.so");
     assert_open_refused("no-such-module.so", -ENOENT, "./no-such-module.so");
+    assert_open_refused("/dev/null", -EINVAL, "/dev/null is not a regular file");
+    assert_open_refused("/tmp", -EINVAL, "/tmp is not a regular file");
     assert_open_refused(GT_TEST_MODULE_PLAIN, -EINVAL, "is not a gridtune kernel module");
     assert_open_refused(GT_TEST_MODULE_EMPTY, -EINVAL, "defines no kernels");
     assert_open_refused(GT_TEST_MODULE_WIDE_SCALAR, -EINVAL, "(long double big) is a 16-byte scalar");
