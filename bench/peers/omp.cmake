@@ -1,0 +1,17 @@
+# OpenMP twins of the seed kernels (omp_twins.c) and the memcpy bandwidth probe (memcpy_probe.c):
+# the hand-written OpenMP peer gridtune is measured against, and its test.
+find_package(OpenMP REQUIRED)
+add_library(gt_peers_omp STATIC omp_twins.c memcpy_probe.c)
+# OpenMP is PUBLIC: whoever links this static library needs libgomp too.
+target_link_libraries(gt_peers_omp PUBLIC gt_seedbench gt_build_flags OpenMP::OpenMP_C)
+# -O3 as for the seed kernels (kernels/CMakeLists.txt), so neither side is compared at a
+# different optimisation level (gcc vectorises only at -O3).
+target_compile_options(gt_peers_omp PRIVATE -O3)
+
+if(BUILD_TESTING)
+  # As gt_add_test in tests/CMakeLists.txt, which is defined after this directory is read.
+  add_executable(test_peers_omp ${PROJECT_SOURCE_DIR}/tests/test_peers_omp.c)
+  target_link_libraries(test_peers_omp PRIVATE gt_peers_omp gt_build_flags PkgConfig::CMOCKA)
+  add_test(NAME test_peers_omp COMMAND test_peers_omp)
+  set_tests_properties(test_peers_omp PROPERTIES TIMEOUT 600)
+endif()

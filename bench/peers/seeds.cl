@@ -1,0 +1,77 @@
+/* seeds.cl: the OpenCL C twins of the seed kernels (kernels/seeds.c), the peer gridtune is
+ * measured against through pocl. Each twin has its GT_KERNEL's parameters in the same order and
+ * its body with the same indexing and summation order; get_global_id(d) stands for
+ * gt_global_id(d). ocl_twins.c builds this text with -cl-std=CL1.2; the build embeds it into
+ * gt_peers_opencl (embed_text.cmake), so nothing reads this file at run time. */
+
+/* The GT_KERNELs and the host references are ISO C (gcc -std=c11 never fuses a*b + c), while
+ * OpenCL C lets the compiler fuse by default: off here, so every sum rounds as theirs do. */
+#pragma OPENCL FP_CONTRACT OFF
+
+/* Running sum along row y; in holds small values, so uint sums are exact. */
+__kernel void integral_rows(__global uint *out, __global const uint *in, int n)
+{
+    size_t y = get_global_id(0), w = (size_t)n;
+    uint sum = 0;
+    for (size_t x = 0; x < w; x++) {
+        sum += in[y * w + x];
+        out[y * w + x] = sum;
+    }
+}
+
+/* Running sum down column x: neighbouring work-items walk neighbouring columns. */
+__kernel void integral_cols(__global uint *out, __global const uint *in, int n)
+{
+    size_t x = get_global_id(0), w = (size_t)n;
+    uint sum = 0;
+    for (size_t y = 0; y < w; y++) {
+        sum += in[y * w + x];
+        out[y * w + x] = sum;
+    }
+}
+
+/* 11x11 convolution over an input padded to (n + 10) x (n + 10). */
+__kernel void conv11(__global float *out, __global const float *in, __global const float *weights, int n)
+{
+    size_t x = get_global_id(0), y = get_global_id(1), w = (size_t)n + 10;
+    float acc = 0.0f;
+    for (size_t dy = 0; dy < 11; dy++)
+        for (size_t dx = 0; dx < 11; dx++)
+            acc += in[(y + dy) * w + x + dx] * weights[dy * 11 + dx];
+    out[y * (size_t)n + x] = acc;
+}
+
+/* Naive C = A B, summing k in order. */
+__kernel void matmul(__global float *c, __global const float *a, __global const float *b, int n)
+{
+    size_t x = get_global_id(0), y = get_global_id(1), w = (size_t)n;
+    float acc = 0.0f;
+    for (size_t k = 0; k < w; k++)
+        acc += a[y * w + k] * b[k * w + x];
+    c[y * w + x] = acc;
+}
+
+/* Consecutive work-items copy consecutive elements. */
+__kernel void copy_rows(__global float *dst, __global const float *src, int n)
+{
+    size_t x = get_global_id(0), y = get_global_id(1);
+    dst[y * (size_t)n + x] = src[y * (size_t)n + x];
+}
+
+/* Consecutive work-items copy elements n apart. */
+__kernel void copy_cols(__global float *dst, __global const float *src, int n)
+{
+    size_t x = get_global_id(0), y = get_global_id(1);
+    dst[x * (size_t)n + y] = src[x * (size_t)n + y];
+}
+
+__kernel void transpose(__global float *dst, __global const float *src, int n)
+{
+    uint x = (uint)get_global_id(0), y = (uint)get_global_id(1);
+    dst[(size_t)x * n + y] = src[(size_t)y * n + x];
+}
+
+/* No work: gt_ocl_empty_roundtrip times the launch itself. */
+__kernel void empty(void)
+{
+}
