@@ -1,0 +1,644 @@
+/* peer_bench.c: gridtune-peer-bench, gridtune side by side with its peers on the seed benchmarks.
+ *
+ * Contenders, per benchmark and in one run: gridtune through a gridtuned of this run's own
+ * (cold tuned, warm from the wisdom, and the default schedule forced), the OpenMP twins with
+ * schedule static, dynamic and guided, each at its best chunk of a small geometric series (the
+ * peer is tuned too), the OpenCL C twins through pocl, and for the two matrix copies a memcpy of
+ * the same bytes, the bandwidth limit. Then the overhead of one launch: an empty kernel's round
+ * trip through gridtuned and through pocl, and a raw Unix-socket ping-pong of the same frame
+ * sizes, the floor.
+ *
+ * Method:
+ * - One seed case per benchmark: its buffers are the peers' buffers and the reference side of
+ *   the daemon's shared copies (client/cli_seeds.c). Every run poisons the output first and
+ *   checks it against the reference after; nothing wrong is timed.
+ * - The warm-up round (untimed) touches every page, compiles pocl's workgroup functions, makes
+ *   the daemon's first decision, and picks each OpenMP schedule's chunk by the best of two
+ *   checked runs per chunk.
+ * - Timed rounds run every contender once, in an order that rotates from round to round, so
+ *   drift hits all alike. Cold and warm run as a pair (retune, then a wisdom hit).
+ * - Figures are medians, and ratios are of medians against gridtune warm. Nothing is compared
+ *   with a fixed target here; the table says which is faster. */
+#include "bench/bench_common.h"
+#include "bench/peers/ocl_twins.h"
+#include "bench/peers/omp_twins.h"
+#include "bench/private_daemon.h"
+#include "bench/roundtrip.h"
+#include "client/cli_seeds.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define PEER_PROG "gridtune-peer-bench"
+#define DEFAULT_REPS 3
+#define DEFAULT_OVERHEAD_REPS 500
+#define MAX_OVERHEAD_REPS 100000
+#define MAX_CHUNKS 12
+#define DEFAULT_CHUNKS "1,4,16,64,256"
+#define CHUNK_TRIES 2
+#define DEFAULT_SCHEDULE "group=linear,item=linear,assign=dynamic:1"
+#define TEXT_MAX 256
+
+enum contender { C_COLD, C_WARM, C_DEFAULT, C_OMP_STATIC, C_OMP_DYNAMIC, C_OMP_GUIDED, C_POCL, C_MEMCPY, NCONT };
+
+static const struct {
+    const char *label, *key;
+} contenders[NCONT] = {
+    {"cold", "gridtune_cold"},   {"warm", "gridtune_warm"},     {"default", "gridtune_default"},
+    {"omp-static", "omp_static"}, {"omp-dynamic", "omp_dynamic"}, {"omp-guided", "omp_guided"},
+    {"pocl", "pocl"},            {"memcpy", "memcpy"},
+};
+
+typedef struct peer_options {
+    gt_bench_flags flags;
+    unsigned nbenches;
+    const gt_seed_bench *benches[GT_BENCH_MAX_BENCHES];
+    unsigned chunks[MAX_CHUNKS], nchunks;
+    unsigned overhead_reps;
+    bool pocl;
+} peer_options;
+
+typedef struct peer_result {
+    const gt_seed_bench *bench;
+    size_t n;
+    uint64_t bytes_copied; /* read plus written by a matrix copy; 0 for the others */
+    bool ran[NCONT];
+    gt_bench_times t[NCONT];
+    unsigned chunk[GT_OMP_KINDS];                  /* chosen per OpenMP kind */
+    uint64_t chunk_ns[GT_OMP_KINDS][MAX_CHUNKS];   /* best of CHUNK_TRIES per chunk */
+    char cold_winner[TEXT_MAX], warm_winner[TEXT_MAX], warm_source[16];
+    double cold_analysis;                          /* the last cold launch's analysis_fraction */
+    unsigned wisdom_misses;
+} peer_result;
+
+typedef struct overhead {
+    bool ran_gridtuned, ran_pocl, ran_pingpong;
+    gt_bench_times gridtuned, pocl, pingpong;
+    size_t frames[GT_RT_FRAMES];
+    char pocl_why[TEXT_MAX];
+} overhead;
+
+/* The context a benchmark runs in. */
+typedef struct peer_run {
+    const peer_options *o;
+    gt_client *c;
+    const char *module;
+    unsigned threads;
+    gt_ocl *ocl; /* NULL: no pocl, for the reason in pocl_why */
+    const char *pocl_why;
+} peer_run;
+
+void say(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs(PEER_PROG ": ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+static uint64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* ---- command line ------------------------------------------------------------------------- */
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: " PEER_PROG " [OPTIONS] [BENCHMARK]...\n"
+            "gridtune against its peers on the seed benchmarks, in one run: gridtune cold, warm and\n"
+            "default through a gridtuned of this run's own; OpenMP static, dynamic and guided, each at\n"
+            "its best chunk; the OpenCL twins through pocl; and memcpy for the matrix copies. Then one\n"
+            "launch's overhead: an empty kernel through gridtuned and through pocl, and a raw Unix-socket\n"
+            "ping-pong of the same frame sizes. Prints medians and ratios against gridtune warm.\n"
+            "BENCHMARK: any of the seven (default: all; --list names them).\n\n");
+    gt_bench_flags_help(out, "timed rounds after the checked warm-up round", DEFAULT_REPS);
+    fprintf(out,
+            "      --chunks LIST     OpenMP chunk sizes tried in the warm-up round (default " DEFAULT_CHUNKS ")\n"
+            "      --overhead-reps N round trips timed for each overhead figure (default %d)\n"
+            "      --no-pocl         leave pocl out\n"
+            "  -l, --list            list the benchmarks and exit\n"
+            "  -h, --help            this text\n"
+            "environment: GRIDTUNE_DAEMON, the gridtuned to start (default: the build tree's, else the\n"
+            "installed one); OMP_* variables other than the schedule apply to the OpenMP twins.\n",
+            DEFAULT_OVERHEAD_REPS);
+}
+
+static int parse_chunks(peer_options *o, const char *text)
+{
+    char copy[256], *save = NULL;
+    snprintf(copy, sizeof copy, "%s", text);
+    o->nchunks = 0;
+    for (char *p = strtok_r(copy, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
+        uint32_t v;
+        if (o->nchunks == MAX_CHUNKS) {
+            say("--chunks: at most %d sizes", MAX_CHUNKS);
+            return -1;
+        }
+        if (gt_bench_number_parse(PEER_PROG, "--chunks", p, 1, 1u << 20, &v) != 0)
+            return -1;
+        o->chunks[o->nchunks++] = v;
+    }
+    if (!o->nchunks) {
+        say("--chunks \"%s\": expected sizes separated by commas, e.g. " DEFAULT_CHUNKS, text);
+        return -1;
+    }
+    return 0;
+}
+
+enum { OPT_CHUNKS = 256, OPT_OVERHEAD_REPS, OPT_NO_POCL };
+
+static int flag(int c, const char *arg, void *ctx)
+{
+    peer_options *o = ctx;
+    uint32_t v;
+    switch (c) {
+    case OPT_CHUNKS:
+        return parse_chunks(o, arg);
+    case OPT_OVERHEAD_REPS:
+        if (gt_bench_number_parse(PEER_PROG, "--overhead-reps", arg, 1, MAX_OVERHEAD_REPS, &v) != 0)
+            return -1;
+        o->overhead_reps = v;
+        return 0;
+    case OPT_NO_POCL:
+        o->pocl = false;
+        return 0;
+    }
+    return -1;
+}
+
+/* Returns -1 to go on, else the exit status. */
+static int parse(int argc, char **argv, peer_options *o)
+{
+    static const struct option own[] = {{"chunks", required_argument, 0, OPT_CHUNKS},
+                                        {"overhead-reps", required_argument, 0, OPT_OVERHEAD_REPS},
+                                        {"no-pocl", no_argument, 0, OPT_NO_POCL},
+                                        {0}};
+    *o = (peer_options){.flags = {.reps = DEFAULT_REPS}, .overhead_reps = DEFAULT_OVERHEAD_REPS, .pocl = true};
+    parse_chunks(o, DEFAULT_CHUNKS);
+    const gt_bench_cli cli = {.prog = PEER_PROG, .options = own, .flag = flag, .usage = usage, .list = gt_bench_list};
+    int rc = gt_bench_cli_parse(&cli, argc, argv, &o->flags, o);
+    if (rc)
+        return rc > 0 ? 0 : 2;
+    for (int i = optind; i < argc; i++)
+        if (gt_bench_add(PEER_PROG, argv[i], o->benches, &o->nbenches) != 0)
+            return 2;
+    if (!o->nbenches)
+        gt_bench_add_all(o->benches, &o->nbenches);
+    for (unsigned i = 0; o->flags.size && i < o->nbenches; i++)
+        if (o->flags.size % o->benches[i]->min_n) {
+            say("--size %zu: %s needs a multiple of %zu", o->flags.size, o->benches[i]->name, o->benches[i]->min_n);
+            return 2;
+        }
+    return -1;
+}
+
+/* ---- one contender's run -------------------------------------------------------------------- */
+
+static bool is_copy(const gt_seed_bench *b)
+{
+    return strcmp(b->name, "copy_rows") == 0 || strcmp(b->name, "copy_cols") == 0;
+}
+
+/* The decision of a launch's report. */
+static void note_decision(const char *report, char *winner, char *source, double *analysis)
+{
+    cJSON *r = cJSON_Parse(report);
+    const cJSON *d = cJSON_GetObjectItemCaseSensitive(r, "decision");
+    const char *w = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(d, "winner"));
+    const char *s = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(d, "source"));
+    snprintf(winner, TEXT_MAX, "%s", w ? w : "?");
+    if (source)
+        snprintf(source, 16, "%s", s ? s : "?");
+    if (analysis)
+        *analysis = cJSON_GetNumberValue(
+            cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(r, "phases"), "analysis_fraction"));
+    cJSON_Delete(r);
+}
+
+static int gridtune_run(cli_seed *s, peer_result *pr, enum contender k, unsigned round, uint64_t *ns)
+{
+    char what[128], *report = NULL;
+    snprintf(what, sizeof what, "%s, round %u, gridtune %s", pr->bench->name, round, contenders[k].label);
+    gt_launch_options opts = gt_launch_options_default();
+    if (k == C_DEFAULT) {
+        opts.schedule = DEFAULT_SCHEDULE;
+        opts.tuning = GT_TUNING_OFF;
+    } else {
+        opts.tuning = k == C_COLD ? GT_TUNING_RETUNE : GT_TUNING_AUTO;
+    }
+    if (cli_seed_run(s, what, &opts, &report, ns) != 0)
+        return -1;
+    if (k == C_COLD)
+        note_decision(report, pr->cold_winner, NULL, &pr->cold_analysis);
+    if (k == C_WARM) {
+        note_decision(report, pr->warm_winner, pr->warm_source, NULL);
+        pr->wisdom_misses += strcmp(pr->warm_source, "wisdom") != 0;
+    }
+    free(report);
+    return 0;
+}
+
+/* A peer's run over the case's own buffers: poisoned, timed, checked. */
+static int peer_run_once(const peer_run *pc, gt_seed_case *sc, gt_ocl_case *oc, enum contender k, unsigned chunk,
+                         unsigned round, uint64_t *ns)
+{
+    char err[512] = "";
+    gt_seed_case_poison_output(sc);
+    uint64_t t0 = now_ns();
+    int rc = 0;
+    if (k == C_POCL)
+        rc = gt_ocl_case_run(oc, err, sizeof err);
+    else if (k == C_MEMCPY)
+        gt_memcpy_probe(sc->buffers[sc->output], sc->buffers[1], sc->buffer_bytes[sc->output], pc->threads);
+    else
+        rc = gt_omp_twin_run(sc, (gt_omp_kind)(k - C_OMP_STATIC), chunk, pc->threads, err, sizeof err);
+    *ns = now_ns() - t0;
+    if (rc == 0 && gt_seed_case_verify(sc, err, sizeof err) != 0)
+        rc = -1;
+    if (rc != 0)
+        say("%s, round %u, %s: %s", sc->bench->name, round, contenders[k].label, err);
+    return rc ? -1 : 0;
+}
+
+/* ---- one benchmark ---------------------------------------------------------------------------- */
+
+/* Each OpenMP kind's chunk: the best of CHUNK_TRIES checked runs per chunk size. */
+static int choose_chunks(const peer_run *pc, gt_seed_case *sc, peer_result *pr)
+{
+    for (int kind = 0; kind < GT_OMP_KINDS; kind++) {
+        unsigned best = 0;
+        for (unsigned i = 0; i < pc->o->nchunks; i++) {
+            pr->chunk_ns[kind][i] = UINT64_MAX;
+            for (int t = 0; t < CHUNK_TRIES; t++) {
+                uint64_t ns;
+                if (peer_run_once(pc, sc, NULL, (enum contender)(C_OMP_STATIC + kind), pc->o->chunks[i], 0, &ns) != 0)
+                    return -1;
+                pr->chunk_ns[kind][i] = ns < pr->chunk_ns[kind][i] ? ns : pr->chunk_ns[kind][i];
+            }
+            best = pr->chunk_ns[kind][i] < pr->chunk_ns[kind][best] ? i : best;
+        }
+        pr->chunk[kind] = pc->o->chunks[best];
+    }
+    return 0;
+}
+
+/* Slot k of a round: 0 the cold and warm pair, then default, the OpenMP kinds, pocl, memcpy. */
+static const enum contender slots[] = {C_COLD, C_DEFAULT, C_OMP_STATIC, C_OMP_DYNAMIC, C_OMP_GUIDED, C_POCL, C_MEMCPY};
+#define NSLOTS (sizeof slots / sizeof slots[0])
+
+static int run_slot(const peer_run *pc, cli_seed *s, gt_ocl_case *oc, peer_result *pr, enum contender k,
+                    unsigned round)
+{
+    uint64_t ns, warm_ns;
+    int rc;
+    if (k == C_COLD || k == C_DEFAULT) {
+        rc = gridtune_run(s, pr, k, round, &ns);
+        if (rc == 0 && k == C_COLD && (rc = gridtune_run(s, pr, C_WARM, round, &warm_ns)) == 0 && round)
+            pr->t[C_WARM].ns[pr->t[C_WARM].n++] = warm_ns;
+    } else {
+        unsigned chunk = k >= C_OMP_STATIC && k <= C_OMP_GUIDED ? pr->chunk[k - C_OMP_STATIC] : 0;
+        rc = peer_run_once(pc, s->sc, oc, k, chunk, round, &ns);
+    }
+    if (rc == 0 && round)
+        pr->t[k].ns[pr->t[k].n++] = ns;
+    return rc;
+}
+
+static int run_rounds(const peer_run *pc, cli_seed *s, gt_ocl_case *oc, peer_result *pr)
+{
+    unsigned rounds = pc->o->flags.reps;
+    for (unsigned round = 1; round <= rounds; round++) {
+        size_t first = (size_t)(round - 1) * NSLOTS / rounds;
+        for (size_t i = 0; i < NSLOTS; i++) {
+            enum contender k = slots[(first + i) % NSLOTS];
+            if (pr->ran[k] && run_slot(pc, s, oc, pr, k, round) != 0)
+                return -1;
+        }
+    }
+    for (int k = 0; k < NCONT; k++)
+        if (pr->ran[k])
+            gt_bench_times_summarise(&pr->t[k]);
+    return 0;
+}
+
+static int run_bench(const peer_run *pc, const gt_seed_bench *b, peer_result *pr)
+{
+    *pr = (peer_result){.bench = b};
+    cli_seed s;
+    gt_ocl_case *oc = NULL;
+    char err[512];
+    int rc = cli_seed_open(pc->c, pc->module, b, pc->o->flags.size, &s);
+    if (rc == 0) {
+        pr->n = s.sc->n;
+        for (int k = 0; k < NCONT; k++)
+            pr->ran[k] = k != C_POCL && k != C_MEMCPY;
+        pr->ran[C_MEMCPY] = is_copy(b);
+        if (is_copy(b))
+            pr->bytes_copied = 2 * (uint64_t)s.sc->buffer_bytes[s.sc->output];
+        if (pc->ocl && gt_ocl_case_open(pc->ocl, s.sc, &oc, err, sizeof err) != 0)
+            say("%s: pocl left out: %s", b->name, err);
+        pr->ran[C_POCL] = oc != NULL;
+        /* the warm-up round: every contender once, checked, untimed */
+        for (size_t i = 0; rc == 0 && i < NSLOTS; i++)
+            if (pr->ran[slots[i]] && slots[i] < C_OMP_STATIC)
+                rc = run_slot(pc, &s, oc, pr, slots[i], 0);
+        uint64_t ns;
+        if (rc == 0)
+            rc = choose_chunks(pc, s.sc, pr);
+        for (enum contender k = C_POCL; rc == 0 && k <= C_MEMCPY; k++)
+            if (pr->ran[k])
+                rc = peer_run_once(pc, s.sc, oc, k, 0, 0, &ns);
+    }
+    if (rc == 0) {
+        say("%s  n=%zu  warm-up done: gridtune chose %s; OpenMP chunks static %u, dynamic %u, guided %u", b->name,
+            pr->n, pr->cold_winner, pr->chunk[0], pr->chunk[1], pr->chunk[2]);
+        rc = run_rounds(pc, &s, oc, pr);
+    }
+    gt_ocl_case_close(oc);
+    cli_seed_close(&s);
+    return rc;
+}
+
+/* ---- launch overhead ------------------------------------------------------------------------- */
+
+static int build_empty(gt_client *c, gt_kernel **k)
+{
+    if (gt_kernel_build(c, gt_rt_empty_source, "empty", "-O2", k) != 0) {
+        say("building the empty kernel: %s", gt_last_error(c));
+        return -1;
+    }
+    return 0;
+}
+
+/* The frame sizes of an empty launch, from a short-lived gridtuned that traces its protocol. */
+static int learn_frame_sizes(gt_private_daemon *d, overhead *ov)
+{
+    gt_client *c;
+    gt_kernel *k = NULL;
+    uint64_t ns[3];
+    if (gt_private_daemon_start(PEER_PROG, gt_private_daemon_program(), 0, true, d, &c) != 0)
+        return -1;
+    int rc = build_empty(c, &k);
+    if (rc == 0)
+        rc = gt_rt_gridtuned(PEER_PROG, c, k, 3, ns);
+    gt_kernel_release(k);
+    gt_disconnect(c);
+    if (gt_private_daemon_stop(PEER_PROG, d) != 0)
+        rc = -1;
+    return rc ? rc : gt_rt_frame_sizes(PEER_PROG, d->trace, ov->frames);
+}
+
+/* The three overhead figures, side by side in rotating rounds of reps/10 round trips each. */
+static int measure_overhead(const peer_run *pc, overhead *ov)
+{
+    gt_kernel *k = NULL;
+    if (build_empty(pc->c, &k) != 0)
+        return -1;
+    unsigned reps = pc->o->overhead_reps, block = reps >= 10 ? reps / 10 : 1;
+    uint64_t *ns = calloc(block, sizeof *ns);
+    gt_bench_times *t[3] = {&ov->gridtuned, &ov->pocl, &ov->pingpong};
+    int rc = ns ? 0 : -1;
+    ov->ran_gridtuned = ov->ran_pingpong = true;
+    ov->ran_pocl = pc->ocl != NULL;
+    snprintf(ov->pocl_why, sizeof ov->pocl_why, "%s", pc->ocl ? "" : pc->pocl_why);
+    char err[512];
+    /* GT_BENCH_MAX_REPS medians of blocks are kept, each block's median one sample */
+    for (unsigned done = 0, round = 0; rc == 0 && done < reps; done += block, round++)
+        for (unsigned j = 0; rc == 0 && j < 3; j++) {
+            unsigned which = (round + j) % 3;
+            if (which == 0)
+                rc = gt_rt_gridtuned(PEER_PROG, pc->c, k, block, ns);
+            else if (which == 1 && ov->ran_pocl && gt_ocl_empty_roundtrip(pc->ocl, block, ns, err, sizeof err) != 0)
+                say("pocl's empty launch: %s", err), rc = -1;
+            else if (which == 2)
+                rc = gt_rt_pingpong(PEER_PROG, ov->frames, block, ns);
+            if (rc || (which == 1 && !ov->ran_pocl) || t[which]->n == GT_BENCH_MAX_REPS)
+                continue;
+            gt_bench_times blk = {.n = block};
+            memcpy(blk.ns, ns, (block < GT_BENCH_MAX_REPS ? block : GT_BENCH_MAX_REPS) * sizeof *ns);
+            blk.n = block < GT_BENCH_MAX_REPS ? block : GT_BENCH_MAX_REPS;
+            gt_bench_times_summarise(&blk);
+            t[which]->ns[t[which]->n++] = blk.median_ns;
+        }
+    for (int i = 0; i < 3; i++)
+        if (t[i]->n)
+            gt_bench_times_summarise(t[i]);
+    free(ns);
+    gt_kernel_release(k);
+    return rc;
+}
+
+/* ---- output -------------------------------------------------------------------------------- */
+
+static double ratio(uint64_t a, uint64_t b)
+{
+    return a && b ? (double)a / (double)b : 0;
+}
+
+/* The peer (OpenMP or pocl) with the lowest median; NCONT when none ran. */
+static enum contender best_peer(const peer_result *pr)
+{
+    enum contender best = NCONT;
+    for (enum contender k = C_OMP_STATIC; k <= C_POCL; k++)
+        if (pr->ran[k] && (best == NCONT || pr->t[k].median_ns < pr->t[best].median_ns))
+            best = k;
+    return best;
+}
+
+static void print_tables(const peer_options *o, const peer_result *r, unsigned n)
+{
+    printf("\nmedians of %u rounds, ms (OpenMP chunk in brackets)\n", o->flags.reps);
+    printf("%-14s %6s", "benchmark", "n");
+    for (int k = 0; k < NCONT; k++)
+        printf(" %12s", contenders[k].label);
+    printf("\n");
+    for (unsigned i = 0; i < n; i++) {
+        printf("%-14s %6zu", r[i].bench->name, r[i].n);
+        for (int k = 0; k < NCONT; k++) {
+            char cell[32] = "-";
+            if (r[i].ran[k] && k >= C_OMP_STATIC && k <= C_OMP_GUIDED)
+                snprintf(cell, sizeof cell, "%.1f [%u]", gt_bench_ms(r[i].t[k].median_ns),
+                         r[i].chunk[k - C_OMP_STATIC]);
+            else if (r[i].ran[k])
+                snprintf(cell, sizeof cell, "%.1f", gt_bench_ms(r[i].t[k].median_ns));
+            printf(" %12s", cell);
+        }
+        printf("\n");
+    }
+    printf("\nratios: contender median / gridtune warm median (above 1: warm is faster)\n");
+    printf("%-14s", "benchmark");
+    for (int k = 0; k < NCONT; k++)
+        if (k != C_WARM)
+            printf(" %12s", contenders[k].label);
+    printf(" %12s  %s\n", "best peer", "warm winner");
+    for (unsigned i = 0; i < n; i++) {
+        const peer_result *p = &r[i];
+        printf("%-14s", p->bench->name);
+        for (int k = 0; k < NCONT; k++)
+            if (k != C_WARM) {
+                char cell[16] = "-";
+                if (p->ran[k])
+                    snprintf(cell, sizeof cell, "%.2f", ratio(p->t[k].median_ns, p->t[C_WARM].median_ns));
+                printf(" %12s", cell);
+            }
+        enum contender b = best_peer(p);
+        char cell[32] = "-";
+        if (b != NCONT)
+            snprintf(cell, sizeof cell, "%.2f %s", ratio(p->t[b].median_ns, p->t[C_WARM].median_ns),
+                     contenders[b].label);
+        printf(" %12s  %s\n", cell, p->warm_winner);
+    }
+    for (unsigned i = 0; i < n; i++)
+        if (r[i].bytes_copied) {
+            const peer_result *p = &r[i];
+            printf("%s: gridtune warm %.1f GB/s, memcpy %.1f GB/s: %.0f%% of memcpy (read plus write)\n",
+                   p->bench->name, (double)p->bytes_copied / (double)p->t[C_WARM].median_ns,
+                   (double)p->bytes_copied / (double)p->t[C_MEMCPY].median_ns,
+                   100.0 * ratio(p->t[C_MEMCPY].median_ns, p->t[C_WARM].median_ns));
+        }
+}
+
+static void print_overhead(const overhead *ov)
+{
+    printf("\nlaunch round trip of an empty kernel, medians of %u blocks' medians, us\n", ov->gridtuned.n);
+    printf("  gridtuned (gt_launch + gt_wait)   %8.1f\n", (double)ov->gridtuned.median_ns / 1e3);
+    if (ov->ran_pocl)
+        printf("  pocl (enqueue + clFinish)          %8.1f\n", (double)ov->pocl.median_ns / 1e3);
+    else
+        printf("  pocl                               -  (%s)\n", ov->pocl_why);
+    printf("  raw socket ping-pong (the floor)   %8.1f   frames of %zu/%zu and %zu/%zu bytes\n",
+           (double)ov->pingpong.median_ns / 1e3, ov->frames[0], ov->frames[1], ov->frames[2], ov->frames[3]);
+    printf("  gridtuned / floor: %.2fx\n", ratio(ov->gridtuned.median_ns, ov->pingpong.median_ns));
+}
+
+static cJSON *bench_json(const peer_result *p)
+{
+    cJSON *b = cJSON_CreateObject();
+    cJSON_AddStringToObject(b, "benchmark", p->bench->name);
+    cJSON_AddNumberToObject(b, "n", (double)p->n);
+    cJSON_AddStringToObject(b, "cold_winner", p->cold_winner);
+    cJSON_AddStringToObject(b, "warm_winner", p->warm_winner);
+    cJSON_AddNumberToObject(b, "cold_analysis_fraction", p->cold_analysis);
+    cJSON_AddNumberToObject(b, "warm_not_from_wisdom", p->wisdom_misses);
+    cJSON *cs = cJSON_AddObjectToObject(b, "contenders");
+    for (int k = 0; k < NCONT; k++) {
+        if (!p->ran[k])
+            continue;
+        cJSON *c = cJSON_AddObjectToObject(cs, contenders[k].key);
+        gt_bench_times_json(c, &p->t[k]);
+        cJSON_AddNumberToObject(c, "over_warm", ratio(p->t[k].median_ns, p->t[C_WARM].median_ns));
+        if (k >= C_OMP_STATIC && k <= C_OMP_GUIDED) {
+            int kind = k - C_OMP_STATIC;
+            cJSON_AddNumberToObject(c, "chunk", p->chunk[kind]);
+            cJSON *search = cJSON_AddArrayToObject(c, "chunk_search_best_ns");
+            for (unsigned i = 0; i < MAX_CHUNKS && p->chunk_ns[kind][i]; i++)
+                cJSON_AddItemToArray(search, cJSON_CreateNumber((double)p->chunk_ns[kind][i]));
+        }
+    }
+    enum contender best = best_peer(p);
+    if (best != NCONT)
+        cJSON_AddStringToObject(b, "best_peer", contenders[best].key);
+    if (p->bytes_copied)
+        cJSON_AddNumberToObject(b, "bytes_copied", (double)p->bytes_copied);
+    return b;
+}
+
+static cJSON *overhead_json(const overhead *ov)
+{
+    cJSON *o = cJSON_CreateObject();
+    gt_bench_times_json(cJSON_AddObjectToObject(o, "gridtuned"), &ov->gridtuned);
+    if (ov->ran_pocl)
+        gt_bench_times_json(cJSON_AddObjectToObject(o, "pocl"), &ov->pocl);
+    else
+        cJSON_AddStringToObject(o, "pocl_unavailable", ov->pocl_why);
+    gt_bench_times_json(cJSON_AddObjectToObject(o, "pingpong"), &ov->pingpong);
+    cJSON *frames = cJSON_AddArrayToObject(o, "frame_bytes");
+    for (int i = 0; i < GT_RT_FRAMES; i++)
+        cJSON_AddItemToArray(frames, cJSON_CreateNumber((double)ov->frames[i]));
+    cJSON_AddNumberToObject(o, "gridtuned_over_pingpong", ratio(ov->gridtuned.median_ns, ov->pingpong.median_ns));
+    cJSON_AddStringToObject(o, "method", "times are medians of blocks of round trips, each block's own median one sample");
+    return o;
+}
+
+static int write_json(const peer_options *o, const peer_run *pc, const peer_result *r, unsigned n,
+                      const overhead *ov)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "format", "gridtune-peer-bench");
+    cJSON_AddNumberToObject(root, "version", 1);
+    cJSON_AddNumberToObject(root, "rounds", o->flags.reps);
+    cJSON_AddNumberToObject(root, "threads", pc->threads);
+    cJSON_AddStringToObject(root, "pocl", pc->ocl ? gt_ocl_device_name(pc->ocl) : pc->pocl_why);
+    cJSON *chunks = cJSON_AddArrayToObject(root, "omp_chunks");
+    for (unsigned i = 0; i < o->nchunks; i++)
+        cJSON_AddItemToArray(chunks, cJSON_CreateNumber(o->chunks[i]));
+    cJSON_AddStringToObject(root, "note", "one run on this machine; compare within this run only");
+    cJSON *list = cJSON_AddArrayToObject(root, "benchmarks");
+    for (unsigned i = 0; i < n; i++)
+        cJSON_AddItemToArray(list, bench_json(&r[i]));
+    cJSON_AddItemToObject(root, "overhead", overhead_json(ov));
+    return gt_bench_json_write(PEER_PROG, root, o->flags.json);
+}
+
+/* ---- main ---------------------------------------------------------------------------------- */
+
+int main(int argc, char **argv)
+{
+    peer_options o;
+    int status = parse(argc, argv, &o);
+    if (status >= 0)
+        return status;
+    signal(SIGPIPE, SIG_IGN); /* a ping-pong peer that died is an error, not a signal */
+    const char *module = cli_seeds_module();
+    if (o.flags.module && strcmp(o.flags.module, gt_bench_module_default()) != 0)
+        module = o.flags.module;
+    if (!module) {
+        say("cannot find the seed kernels' module; give --module PATH");
+        return 1;
+    }
+    static peer_result results[GT_BENCH_MAX_BENCHES];
+    static overhead ov;
+    gt_private_daemon d = {0};
+    peer_run pc = {.o = &o, .module = module, .pocl_why = "left out with --no-pocl"};
+    char pocl_err[TEXT_MAX] = "";
+    int rc = learn_frame_sizes(&d, &ov);
+    if (rc == 0)
+        rc = gt_private_daemon_start(PEER_PROG, gt_private_daemon_program(), o.flags.workers, false, &d, &pc.c);
+    if (rc == 0) {
+        pc.threads = (unsigned)gt_private_daemon_status_number(pc.c, "workers");
+        if (o.pocl && gt_ocl_open(&pc.ocl, pocl_err, sizeof pocl_err) != 0) {
+            say("pocl left out: %s", pocl_err);
+            pc.pocl_why = pocl_err;
+        }
+        say("gridtuned pid %d, %u workers; OpenMP %u threads; pocl: %s", (int)d.pid, pc.threads, pc.threads,
+            pc.ocl ? gt_ocl_device_name(pc.ocl) : pc.pocl_why);
+    }
+    unsigned done = 0;
+    for (; rc == 0 && done < o.nbenches; done++)
+        rc = run_bench(&pc, o.benches[done], &results[done]);
+    if (rc == 0)
+        rc = measure_overhead(&pc, &ov);
+    if (rc == 0) {
+        print_tables(&o, results, done);
+        print_overhead(&ov);
+        if (o.flags.json)
+            rc = write_json(&o, &pc, results, done, &ov);
+    }
+    gt_ocl_close(pc.ocl);
+    gt_disconnect(pc.c);
+    if (gt_private_daemon_stop(PEER_PROG, &d) != 0)
+        rc = -1;
+    gt_private_daemon_remove(&d);
+    return rc ? 1 : 0;
+}
