@@ -25,6 +25,7 @@
 #include "bench/private_daemon.h"
 #include "bench/roundtrip.h"
 #include "client/cli_seeds.h"
+#include "daemon/clock.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -32,12 +33,13 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define PEER_PROG "gridtune-peer-bench"
 #define DEFAULT_REPS 3
 #define DEFAULT_OVERHEAD_REPS 500
-#define MAX_OVERHEAD_REPS 100000
+#define OVERHEAD_BLOCKS 10
+/* a block holds at most GT_BENCH_MAX_REPS round trips */
+#define MAX_OVERHEAD_REPS (OVERHEAD_BLOCKS * GT_BENCH_MAX_REPS)
 #define MAX_CHUNKS 12
 #define DEFAULT_CHUNKS "1,4,16,64,256"
 #define CHUNK_TRIES 2
@@ -101,13 +103,6 @@ void say(const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
-}
-
-static uint64_t now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
 /* ---- command line ------------------------------------------------------------------------- */
@@ -255,7 +250,7 @@ static int peer_run_once(const peer_run *pc, gt_seed_case *sc, gt_ocl_case *oc, 
 {
     char err[512] = "";
     gt_seed_case_poison_output(sc);
-    uint64_t t0 = now_ns();
+    uint64_t t0 = gt_clock_ns();
     int rc = 0;
     if (k == C_POCL)
         rc = gt_ocl_case_run(oc, err, sizeof err);
@@ -263,7 +258,7 @@ static int peer_run_once(const peer_run *pc, gt_seed_case *sc, gt_ocl_case *oc, 
         gt_memcpy_probe(sc->buffers[sc->output], sc->buffers[1], sc->buffer_bytes[sc->output], pc->threads);
     else
         rc = gt_omp_twin_run(sc, (gt_omp_kind)(k - C_OMP_STATIC), chunk, pc->threads, err, sizeof err);
-    *ns = now_ns() - t0;
+    *ns = gt_clock_ns() - t0;
     if (rc == 0 && gt_seed_case_verify(sc, err, sizeof err) != 0)
         rc = -1;
     if (rc != 0)
@@ -399,42 +394,49 @@ static int learn_frame_sizes(gt_private_daemon *d, overhead *ov)
     return rc ? rc : gt_rt_frame_sizes(PEER_PROG, d->trace, ov->frames);
 }
 
-/* The three overhead figures, side by side in rotating rounds of reps/10 round trips each. */
+/* One block of round trips of overhead figure which (0 gridtuned, 1 pocl, 2 the ping-pong). */
+static int overhead_block(const peer_run *pc, const overhead *ov, gt_kernel *k, unsigned which, gt_bench_times *b)
+{
+    char err[512];
+    if (which == 0)
+        return gt_rt_gridtuned(PEER_PROG, pc->c, k, b->n, b->ns);
+    if (which == 2)
+        return gt_rt_pingpong(PEER_PROG, ov->frames, b->n, b->ns);
+    if (gt_ocl_empty_roundtrip(pc->ocl, b->n, b->ns, err, sizeof err) != 0) {
+        say("pocl's empty launch: %s", err);
+        return -1;
+    }
+    return 0;
+}
+
+/* The three overhead figures side by side: OVERHEAD_BLOCKS rounds, each running a block of
+ * reps / OVERHEAD_BLOCKS round trips of every figure in a rotating order; a block's median is
+ * one sample of its figure. */
 static int measure_overhead(const peer_run *pc, overhead *ov)
 {
     gt_kernel *k = NULL;
     if (build_empty(pc->c, &k) != 0)
         return -1;
-    unsigned reps = pc->o->overhead_reps, block = reps >= 10 ? reps / 10 : 1;
-    uint64_t *ns = calloc(block, sizeof *ns);
+    unsigned block = pc->o->overhead_reps >= OVERHEAD_BLOCKS ? pc->o->overhead_reps / OVERHEAD_BLOCKS : 1;
     gt_bench_times *t[3] = {&ov->gridtuned, &ov->pocl, &ov->pingpong};
-    int rc = ns ? 0 : -1;
     ov->ran_gridtuned = ov->ran_pingpong = true;
     ov->ran_pocl = pc->ocl != NULL;
     snprintf(ov->pocl_why, sizeof ov->pocl_why, "%s", pc->ocl ? "" : pc->pocl_why);
-    char err[512];
-    /* GT_BENCH_MAX_REPS medians of blocks are kept, each block's median one sample */
-    for (unsigned done = 0, round = 0; rc == 0 && done < reps; done += block, round++)
+    int rc = 0;
+    for (unsigned round = 0; rc == 0 && round < OVERHEAD_BLOCKS; round++)
         for (unsigned j = 0; rc == 0 && j < 3; j++) {
             unsigned which = (round + j) % 3;
-            if (which == 0)
-                rc = gt_rt_gridtuned(PEER_PROG, pc->c, k, block, ns);
-            else if (which == 1 && ov->ran_pocl && gt_ocl_empty_roundtrip(pc->ocl, block, ns, err, sizeof err) != 0)
-                say("pocl's empty launch: %s", err), rc = -1;
-            else if (which == 2)
-                rc = gt_rt_pingpong(PEER_PROG, ov->frames, block, ns);
-            if (rc || (which == 1 && !ov->ran_pocl) || t[which]->n == GT_BENCH_MAX_REPS)
+            gt_bench_times b = {.n = block};
+            if (which == 1 && !ov->ran_pocl)
                 continue;
-            gt_bench_times blk = {.n = block};
-            memcpy(blk.ns, ns, (block < GT_BENCH_MAX_REPS ? block : GT_BENCH_MAX_REPS) * sizeof *ns);
-            blk.n = block < GT_BENCH_MAX_REPS ? block : GT_BENCH_MAX_REPS;
-            gt_bench_times_summarise(&blk);
-            t[which]->ns[t[which]->n++] = blk.median_ns;
+            if ((rc = overhead_block(pc, ov, k, which, &b)) == 0) {
+                gt_bench_times_summarise(&b);
+                t[which]->ns[t[which]->n++] = b.median_ns;
+            }
         }
     for (int i = 0; i < 3; i++)
         if (t[i]->n)
             gt_bench_times_summarise(t[i]);
-    free(ns);
     gt_kernel_release(k);
     return rc;
 }
@@ -600,13 +602,7 @@ int main(int argc, char **argv)
     if (status >= 0)
         return status;
     signal(SIGPIPE, SIG_IGN); /* a ping-pong peer that died is an error, not a signal */
-    const char *module = cli_seeds_module();
-    if (o.flags.module && strcmp(o.flags.module, gt_bench_module_default()) != 0)
-        module = o.flags.module;
-    if (!module) {
-        say("cannot find the seed kernels' module; give --module PATH");
-        return 1;
-    }
+    const char *module = o.flags.module; /* gt_bench_cli_parse's default when not given */
     static peer_result results[GT_BENCH_MAX_BENCHES];
     static overhead ov;
     gt_private_daemon d = {0};

@@ -1,5 +1,6 @@
 /* roundtrip.c: launch overhead through gridtuned and its socket floor (roundtrip.h). */
 #include "roundtrip.h"
+#include "daemon/clock.h"
 
 #include "client/wire.h"
 
@@ -16,13 +17,6 @@
 
 const char gt_rt_empty_source[] = "#include <gridtune/kernel.h>\nGT_KERNEL(empty)\n{\n}\n";
 
-static uint64_t now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
 int gt_rt_gridtuned(const char *prog, gt_client *c, gt_kernel *k, unsigned reps, uint64_t *ns)
 {
     gt_range one = {.dims = 1, .global = {1}, .local = {1}};
@@ -30,11 +24,11 @@ int gt_rt_gridtuned(const char *prog, gt_client *c, gt_kernel *k, unsigned reps,
     opts.tuning = GT_TUNING_OFF;
     for (unsigned i = 0; i < reps; i++) {
         gt_event ev;
-        uint64_t t0 = now_ns();
+        uint64_t t0 = gt_clock_ns();
         int rc = gt_launch(c, k, &one, NULL, 0, &opts, &ev);
         if (rc == 0)
             rc = gt_wait(c, ev);
-        ns[i] = now_ns() - t0;
+        ns[i] = gt_clock_ns() - t0;
         if (rc != 0) {
             fprintf(stderr, "%s: empty launch %u: %s\n", prog, i, gt_last_error(c));
             return -1;
@@ -144,10 +138,10 @@ int gt_rt_pingpong(const char *prog, const size_t sizes[GT_RT_FRAMES], unsigned 
     close(sv[1]);
     int rc = child < 0 ? -1 : 0;
     for (unsigned r = 0; rc == 0 && r < reps; r++) {
-        uint64_t t0 = now_ns();
+        uint64_t t0 = gt_clock_ns();
         for (int i = 0; rc == 0 && i < GT_RT_FRAMES; i += 2)
             rc = move_bytes(sv[0], buf, sizes[i], 1) || move_bytes(sv[0], buf, sizes[i + 1], 0) ? -1 : 0;
-        ns[r] = now_ns() - t0;
+        ns[r] = gt_clock_ns() - t0;
     }
     if (rc != 0)
         fprintf(stderr, "%s: ping-pong: %s\n", prog, child < 0 ? strerror(errno) : "the echo process stopped");

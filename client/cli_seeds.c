@@ -3,6 +3,8 @@
  * and back after it, and verified there, so a workgroup the daemon skipped shows. */
 #include "cli_seeds.h"
 
+#include "daemon/clock.h"
+
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -83,24 +85,17 @@ void cli_seed_close(cli_seed *s)
     *s = (cli_seed){0};
 }
 
-static uint64_t monotonic_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
 int cli_launch(gt_client *c, const char *what, gt_kernel *k, const gt_range *range, const gt_arg *args,
                unsigned nargs, const gt_launch_options *opts, char **report, uint64_t *wall_ns)
 {
     gt_event ev = 0;
     *report = NULL;
-    uint64_t start = monotonic_ns();
+    uint64_t start = gt_clock_ns();
     int rc = gt_launch(c, k, range, args, nargs, opts, &ev);
     if (rc == 0)
         rc = gt_wait(c, ev);
     if (wall_ns)
-        *wall_ns = monotonic_ns() - start;
+        *wall_ns = gt_clock_ns() - start;
     if (rc == 0)
         rc = gt_report(c, ev, report);
     if (rc != 0)

@@ -3,6 +3,7 @@
  * bench driver times and checks it exactly like a gridtune launch. The OpenCL objects live here
  * and nowhere else: callers see gt_ocl and gt_ocl_case only. */
 #include "bench/peers/ocl_twins.h"
+#include "daemon/clock.h"
 
 #include "seeds_cl.h" /* gt_seeds_cl_source, generated from seeds.cl by the build */
 
@@ -433,13 +434,6 @@ void gt_ocl_case_close(gt_ocl_case *oc)
 
 /* ---- launch overhead ----------------------------------------------------------------------- */
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static int launch_empty(gt_ocl *o, char *err, size_t errlen)
 {
     const size_t one = 1;
@@ -462,11 +456,11 @@ int gt_ocl_empty_roundtrip(gt_ocl *o, unsigned reps, uint64_t *ns, char *err, si
             return ret;
     }
     for (unsigned i = 0; i < reps; i++) {
-        uint64_t start = now_ns();
+        uint64_t start = gt_clock_ns();
         int ret = launch_empty(o, err, errlen);
         if (ret < 0)
             return ret;
-        ns[i] = now_ns() - start;
+        ns[i] = gt_clock_ns() - start;
     }
     return 0;
 }
