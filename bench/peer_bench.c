@@ -63,11 +63,13 @@ typedef struct peer_options {
     unsigned chunks[MAX_CHUNKS], nchunks;
     unsigned overhead_reps;
     bool pocl;
+    uint32_t group[2]; /* --group: workgroup shape for gridtune and pocl; 0: the seeds' own */
 } peer_options;
 
 typedef struct peer_result {
     const gt_seed_bench *bench;
     size_t n;
+    size_t group[2]; /* the workgroup shape gridtune and pocl launched with */
     uint64_t bytes_copied; /* read plus written by a matrix copy; 0 for the others */
     bool ran[NCONT];
     gt_bench_times t[NCONT];
@@ -122,6 +124,8 @@ static void usage(FILE *out)
             "      --chunks LIST     OpenMP chunk sizes tried in the warm-up round (default " DEFAULT_CHUNKS ")\n"
             "      --overhead-reps N round trips timed for each overhead figure (default %d)\n"
             "      --no-pocl         leave pocl out\n"
+            "      --group WxH       workgroup shape for gridtune and pocl instead of the seeds' 16x16\n"
+            "                        (16 in 1-D); W and H must divide the size; 1-D benchmarks use W\n"
             "  -l, --list            list the benchmarks and exit\n"
             "  -h, --help            this text\n"
             "environment: GRIDTUNE_DAEMON, the gridtuned to start (default: the build tree's, else the\n"
@@ -151,7 +155,31 @@ static int parse_chunks(peer_options *o, const char *text)
     return 0;
 }
 
-enum { OPT_CHUNKS = 256, OPT_OVERHEAD_REPS, OPT_NO_POCL };
+enum { OPT_CHUNKS = 256, OPT_OVERHEAD_REPS, OPT_NO_POCL, OPT_GROUP };
+
+/* --group WxH: each side 1 to MAX_GROUP_ITEMS, and so is their product. */
+#define MAX_GROUP_ITEMS 4096
+static int parse_group(peer_options *o, const char *text)
+{
+    char w[16], h[16];
+    const char *x = strchr(text, 'x');
+    if (!x || (size_t)(x - text) >= sizeof w || strlen(x + 1) >= sizeof h) {
+        say("--group %s: expected WxH, for example 256x1", text);
+        return -1;
+    }
+    memcpy(w, text, (size_t)(x - text));
+    w[x - text] = '\0';
+    strcpy(h, x + 1);
+    if (gt_bench_number_parse(PEER_PROG, "--group width", w, 1, MAX_GROUP_ITEMS, &o->group[0]) != 0 ||
+        gt_bench_number_parse(PEER_PROG, "--group height", h, 1, MAX_GROUP_ITEMS, &o->group[1]) != 0)
+        return -1;
+    if (o->group[0] * o->group[1] > MAX_GROUP_ITEMS) {
+        say("--group %s: %u work-items in a workgroup; at most %d", text, o->group[0] * o->group[1],
+            MAX_GROUP_ITEMS);
+        return -1;
+    }
+    return 0;
+}
 
 static int flag(int c, const char *arg, void *ctx)
 {
@@ -168,6 +196,8 @@ static int flag(int c, const char *arg, void *ctx)
     case OPT_NO_POCL:
         o->pocl = false;
         return 0;
+    case OPT_GROUP:
+        return parse_group(o, arg);
     }
     return -1;
 }
@@ -178,6 +208,7 @@ static int parse(int argc, char **argv, peer_options *o)
     static const struct option own[] = {{"chunks", required_argument, 0, OPT_CHUNKS},
                                         {"overhead-reps", required_argument, 0, OPT_OVERHEAD_REPS},
                                         {"no-pocl", no_argument, 0, OPT_NO_POCL},
+                                        {"group", required_argument, 0, OPT_GROUP},
                                         {0}};
     *o = (peer_options){.flags = {.reps = DEFAULT_REPS}, .overhead_reps = DEFAULT_OVERHEAD_REPS, .pocl = true};
     parse_chunks(o, DEFAULT_CHUNKS);
@@ -327,6 +358,21 @@ static int run_rounds(const peer_run *pc, cli_seed *s, gt_ocl_case *oc, peer_res
     return 0;
 }
 
+/* --group: the case's workgroup shape, which both gridtune and pocl launch with. */
+static int set_group(const peer_options *o, gt_seed_case *sc)
+{
+    gt_range *r = &sc->range;
+    for (unsigned d = 0; d < r->dims && d < 2; d++) {
+        if (r->global[d] % o->group[d]) {
+            say("%s: --group %ux%u does not divide the %zu x %zu range", sc->bench->name, o->group[0], o->group[1],
+                r->global[0], r->global[1]);
+            return -1;
+        }
+        r->local[d] = o->group[d];
+    }
+    return 0;
+}
+
 static int run_bench(const peer_run *pc, const gt_seed_bench *b, peer_result *pr)
 {
     *pr = (peer_result){.bench = b};
@@ -334,8 +380,12 @@ static int run_bench(const peer_run *pc, const gt_seed_bench *b, peer_result *pr
     gt_ocl_case *oc = NULL;
     char err[512];
     int rc = cli_seed_open(pc->c, pc->module, b, pc->o->flags.size, &s);
+    if (rc == 0 && pc->o->group[0])
+        rc = set_group(pc->o, s.sc);
     if (rc == 0) {
         pr->n = s.sc->n;
+        pr->group[0] = s.sc->range.local[0];
+        pr->group[1] = s.sc->range.local[1];
         for (int k = 0; k < NCONT; k++)
             pr->ran[k] = k != C_POCL && k != C_MEMCPY;
         pr->ran[C_MEMCPY] = is_copy(b);
@@ -356,8 +406,9 @@ static int run_bench(const peer_run *pc, const gt_seed_bench *b, peer_result *pr
                 rc = peer_run_once(pc, s.sc, oc, k, 0, 0, &ns);
     }
     if (rc == 0) {
-        say("%s  n=%zu  warm-up done: gridtune chose %s; OpenMP chunks static %u, dynamic %u, guided %u", b->name,
-            pr->n, pr->cold_winner, pr->chunk[0], pr->chunk[1], pr->chunk[2]);
+        say("%s  n=%zu  workgroup %zux%zu  warm-up done: gridtune chose %s; OpenMP chunks static %u, dynamic %u, "
+            "guided %u",
+            b->name, pr->n, pr->group[0], pr->group[1], pr->cold_winner, pr->chunk[0], pr->chunk[1], pr->chunk[2]);
         rc = run_rounds(pc, &s, oc, pr);
     }
     gt_ocl_case_close(oc);
@@ -529,6 +580,9 @@ static cJSON *bench_json(const peer_result *p)
     cJSON *b = cJSON_CreateObject();
     cJSON_AddStringToObject(b, "benchmark", p->bench->name);
     cJSON_AddNumberToObject(b, "n", (double)p->n);
+    cJSON *group = cJSON_AddArrayToObject(b, "workgroup");
+    for (int d = 0; d < 2; d++)
+        cJSON_AddItemToArray(group, cJSON_CreateNumber((double)p->group[d]));
     cJSON_AddStringToObject(b, "cold_winner", p->cold_winner);
     cJSON_AddStringToObject(b, "warm_winner", p->warm_winner);
     cJSON_AddNumberToObject(b, "cold_analysis_fraction", p->cold_analysis);
