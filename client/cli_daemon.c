@@ -109,6 +109,20 @@ static void print_counters(const cJSON *s)
                str(e, "reason") ? str(e, "reason") : "?");
 }
 
+static void print_probes(const cJSON *s)
+{
+    printf("probes:     %s", str(s, "probes.summary") ? str(s, "probes.summary") : "?");
+    if (str(s, "probes.state") && strcmp(str(s, "probes.state"), "on") == 0)
+        printf("; %.0f samples disturbed so far", num(s, "probes.disturbed_samples"));
+    printf("\n");
+    const cJSON *w;
+    cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(s, "probes"), "workers"))
+        printf("            worker %.0f (tid %.0f): %.0f involuntary switches, %.3f ms preempted, %.0f migrations, "
+               "%.0f page faults\n",
+               num(w, "worker"), num(w, "tid"), num(w, "involuntary_switches"), num(w, "offcpu_ns") / 1e6,
+               num(w, "migrations"), num(w, "page_faults"));
+}
+
 static void print_status(const cJSON *s)
 {
     long up = (long)num(s, "uptime_s");
@@ -116,11 +130,7 @@ static void print_status(const cJSON *s)
            num(s, "pid"), up / 3600, up % 3600 / 60, up % 60, str(s, "mode") ? str(s, "mode") : "?");
     printf("socket:     %s\nworkers:    %.0f\n", str(s, "socket"), num(s, "workers"));
     print_counters(s);
-    printf("probes:     %s%s%s\n", cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
-                                       cJSON_GetObjectItemCaseSensitive(s, "probes"), "available"))
-                                       ? "available"
-                                       : "unavailable",
-           str(s, "probes.reason") ? ": " : "", str(s, "probes.reason") ? str(s, "probes.reason") : "");
+    print_probes(s);
     printf("compiler:   %s\n", str(s, "compiler") ? str(s, "compiler") : "none (kernel builds are off)");
     printf("wisdom:     %s, %.0f entries%s%s\n", str(s, "wisdom.path"), num(s, "wisdom.entries"),
            str(s, "wisdom.warning") && *str(s, "wisdom.warning") ? "; " : "",

@@ -123,6 +123,13 @@ static int set_no_pin(gt_daemon_config *cfg, const char *arg, char *err, size_t 
     return 0;
 }
 
+static int set_no_probes(gt_daemon_config *cfg, const char *arg, char *err, size_t errlen)
+{
+    (void)arg, (void)err, (void)errlen;
+    cfg->no_probes = true;
+    return 0;
+}
+
 static int set_allow_build(gt_daemon_config *cfg, const char *arg, char *err, size_t errlen)
 {
     (void)arg, (void)err, (void)errlen;
@@ -229,6 +236,18 @@ static int set_budget(gt_daemon_config *cfg, const char *arg, char *err, size_t 
     return 0;
 }
 
+static int set_disturbed_share(gt_daemon_config *cfg, const char *arg, char *err, size_t errlen)
+{
+    char *end;
+    double v = strtod(arg, &end);
+    if (end == arg || *end || !(v > 0 && v <= 1)) {
+        snprintf(err, errlen, "--disturbed-share \"%s\": expected a fraction above 0, at most 1", arg);
+        return -EINVAL;
+    }
+    cfg->tune.disturbed_share = v;
+    return 0;
+}
+
 static int set_strategy(gt_daemon_config *cfg, const char *arg, char *err, size_t errlen)
 {
     if (gt_strategy_parse(arg, &cfg->tune.strategy) == 0)
@@ -253,6 +272,7 @@ static const flag flags[] = {
     {"foreground", NULL, set_foreground, "stay attached to the terminal; log to stderr (for systemd)"},
     {"workers", "N", set_workers, "worker threads (default: every CPU the daemon may run on)"},
     {"no-pin", NULL, set_no_pin, "leave worker threads unpinned"},
+    {"no-probes", NULL, set_no_probes, "do not load the eBPF probes that watch the workers (on by default where permitted)"},
     {"log", "FILE", set_log, "log to FILE (default: stderr in the foreground, else the state directory)"},
     {"log-level", "LEVEL", set_log_level, "error, warn, info (default) or debug"},
     {"wisdom", "PATH", set_wisdom, "the wisdom file (default: see GRIDTUNE_WISDOM below)"},
@@ -266,6 +286,8 @@ static const flag flags[] = {
     {"budget", "FRACTION", set_budget, "share of a launch's workgroups analysis may use (default 0.1)"},
     {"strategy", "NAME", set_strategy, "analysis strategy: racing (default) or nested"},
     {"metric", "NAME", set_metric, "what candidates are judged by: time (default), ipc, l1, l2, energy"},
+    {"disturbed-share", "FRACTION", set_disturbed_share,
+     "with probes, a sample whose workers spent more than this share of it preempted is measured again (default 0.1)"},
     {"http", "ADDR:PORT", set_http, "serve /status, /reports and /metrics over HTTP (e.g. 127.0.0.1:8470)"},
     {"keep-reports", "N", set_keep_reports, "recent reports kept for clients and HTTP (default 256)"},
     {"max-frame", "BYTES", set_max_frame, "largest message a client may send (default 1M)"},

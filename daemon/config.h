@@ -48,6 +48,7 @@ typedef struct gt_daemon_config {
     unsigned build_timeout_ms;
     unsigned workers;    /* 0: every CPU this process may use */
     bool no_pin;
+    bool no_probes;
     char *events[GT_COUNTERS_MAX];
     unsigned nevents;    /* 0: the default event list */
     unsigned keep_reports;

@@ -25,6 +25,7 @@ typedef struct gt_builder gt_builder; /* build.h */
 typedef struct gt_stats {
     uint64_t launches, succeeded, failed, cancelled;
     uint64_t workgroups, workgroups_analysis;
+    uint64_t disturbed_samples; /* analysis samples the probes marked disturbed */
     uint64_t wisdom_hits;
     uint64_t errors; /* error replies sent */
     unsigned clients;
@@ -35,6 +36,8 @@ typedef struct gt_daemon {
     const gt_daemon_config *cfg;
     struct event_base *base;
     gt_counters *counters;
+    gt_probes *probes; /* NULL: off or unavailable, for the reason in probe_status */
+    gt_probe_status probe_status;
     gt_pool *pool;
     gt_wisdom *wisdom;
     gt_builder *builder; /* NULL when builds are off; build_note says why */

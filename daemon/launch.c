@@ -36,6 +36,7 @@ typedef struct launch_job {
     bool ran;
     gt_decision_source source;
     uint64_t groups, groups_analysis;
+    unsigned disturbed_samples;
     size_t wisdom_entries;
 } launch_job;
 
@@ -90,7 +91,7 @@ static char *build_report(launch_job *j, const gt_tune_launch *tl, const gt_tune
     snprintf(id, sizeof id, "%" PRIu64, j->report_id);
     gt_report_input in = {.config = &j->cfg, .launch = tl, .result = res,
                           .counters = d->counters ? gt_counters_status(d->counters) : NULL,
-                          .workers = gt_pool_workers(d->pool), .id = id, .started = started};
+                          .probes = &d->probe_status, .workers = gt_pool_workers(d->pool), .id = id, .started = started};
     cJSON *report = gt_report_build(&in);
     char *text = report ? cJSON_PrintUnformatted(report) : NULL;
     cJSON_Delete(report);
@@ -113,7 +114,7 @@ static void launch_run(gt_job *job)
         return;
     }
     gt_executor exec;
-    gt_pool_executor_init(&j->pe, d->pool, d->counters, j->kernel->desc->run, j->slots, &j->range, &exec);
+    gt_pool_executor_init(&j->pe, d->pool, d->counters, &d->probe_status, j->kernel->desc->run, j->slots, &j->range, &exec);
     gt_tune_launch tl = {.kernel = j->kernel->desc->name, .kernel_hash = j->kernel->hash, .machine = d->machine,
                          .range = j->range};
     gt_tune_result res;
@@ -123,6 +124,7 @@ static void launch_run(gt_job *job)
     j->ran = true;
     j->groups = res.groups_analysis + res.groups_remainder;
     j->groups_analysis = res.groups_analysis;
+    j->disturbed_samples = res.disturbed_samples;
     j->source = res.source;
     if (rc == 0) {
         if (res.groups_analysis > 0) /* analysis decided, also when it kept the default */
@@ -176,6 +178,7 @@ static void count(gt_daemon *d, const launch_job *j)
         return;
     d->stats.workgroups += j->groups;
     d->stats.workgroups_analysis += j->groups_analysis;
+    d->stats.disturbed_samples += j->disturbed_samples;
     d->stats.wisdom_hits += outcome > 0 && j->source == GT_SOURCE_WISDOM;
     d->stats.wisdom_entries = j->wisdom_entries;
 }

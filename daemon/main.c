@@ -197,6 +197,20 @@ static void start_builder(gt_daemon *d)
     gt_log_warn("kernel builds from source are off: %s", d->build_note);
 }
 
+/* The probes are optional: without them, samples are just not checked for disturbance. The
+   reason is logged once here and shown by status and every report. */
+static void start_probes(gt_daemon *d)
+{
+    if (d->cfg->no_probes) {
+        d->probe_status = (gt_probe_status){.state = GT_PROBES_OFF, .reason = "turned off with --no-probes"};
+    } else if (gt_probes_open(&d->probes, &d->probe_status) == 0) {
+        gt_log_info("probes: on (%s)", d->probe_status.reason);
+        return;
+    }
+    gt_log_warn("probes: %s (%s); samples are not checked for disturbance",
+                gt_probe_state_name(d->probe_status.state), d->probe_status.reason);
+}
+
 static int start_engine(daemon_main *m, char *err, size_t errlen)
 {
     gt_daemon *d = &m->d;
@@ -210,10 +224,17 @@ static int start_engine(daemon_main *m, char *err, size_t errlen)
                                 &d->counters, err, errlen);
     if (rc)
         return rc;
-    rc = gt_pool_create(&(gt_pool_config){.workers = workers, .no_pin = cfg->no_pin, .counters = d->counters},
+    start_probes(d);
+    rc = gt_pool_create(&(gt_pool_config){.workers = workers, .no_pin = cfg->no_pin, .counters = d->counters,
+                                          .probes = d->probes},
                         &d->pool, err, errlen);
     if (rc)
         return rc;
+    if (d->probes && !gt_pool_probed(d->pool)) {
+        d->probe_status.state = GT_PROBES_UNAVAILABLE;
+        snprintf(d->probe_status.reason, sizeof d->probe_status.reason, "the worker threads could not be watched");
+        gt_log_warn("probes: unavailable (%s); samples are not checked for disturbance", d->probe_status.reason);
+    }
     rc = gt_wisdom_open(cfg->wisdom, &d->wisdom, err, errlen);
     if (rc)
         return rc;
@@ -302,6 +323,7 @@ static void shut_down(daemon_main *m)
         gt_pool_destroy(d->pool);
     if (d->counters)
         gt_counters_destroy(d->counters);
+    gt_probes_close(d->probes);
     if (d->trace)
         fclose(d->trace);
     if (d->base)

@@ -3,7 +3,9 @@
  * condition variable between batches: an idle daemon costs no CPU. A batch is posted under the
  * pool's mutex (which also publishes the plan to the workers), every worker pulls runs of
  * positions from the assigner until it is dry, and the last one to finish wakes the caller.
- * Each worker owns a counters slot and reads it once before and once after its share. */
+ * Each worker owns a counters slot and reads it once before and once after its share. With
+ * probes, each worker is watched in the probe slot of its index, and the submitter reads every
+ * worker's probe figures just before posting a batch and just after its last worker is done. */
 #include "pool.h"
 
 #include "assign.h"
@@ -18,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct worker {
     gt_pool *pool;
@@ -25,6 +28,9 @@ typedef struct worker {
     int cpu; /* -1: unpinned */
     pthread_t thread;
     int attach_rc; /* gt_counters_thread_attach's result, read by gt_pool_create */
+    bool watched;  /* the probes count this thread */
+    pid_t tid;
+    gt_probe_figures probe_before;
     gt_worker_stats stats;
 } worker;
 
@@ -32,6 +38,7 @@ struct gt_pool {
     unsigned nworkers;
     worker *workers;
     gt_counters *counters; /* borrowed; NULL: none */
+    gt_probes *probes;     /* borrowed; NULL: none */
     pthread_mutex_t submit; /* one batch at a time */
 
     pthread_mutex_t lock;   /* guards everything below */
@@ -102,9 +109,14 @@ static void *worker_main(void *arg)
     pin(w);
     /* here, on the worker: an event set counts the thread that starts it */
     int rc = pool->counters ? gt_counters_thread_attach(pool->counters, w->index) : 0;
+    char why[128];
+    pid_t tid = gettid();
+    bool watched = pool->probes && gt_probes_watch(pool->probes, w->index, tid, why, sizeof why) == 0;
     uint64_t seen = 0;
     pthread_mutex_lock(&pool->lock);
     w->attach_rc = rc;
+    w->watched = watched;
+    w->tid = tid;
     if (--pool->starting == 0)
         pthread_cond_signal(&pool->done);
     for (;;) {
@@ -122,6 +134,8 @@ static void *worker_main(void *arg)
     pthread_mutex_unlock(&pool->lock);
     if (rc == 0 && pool->counters)
         gt_counters_thread_detach(pool->counters, w->index);
+    if (watched)
+        gt_probes_unwatch(pool->probes, tid);
     return NULL;
 }
 
@@ -216,6 +230,7 @@ int gt_pool_create(const gt_pool_config *cfg, gt_pool **out, char *err, size_t e
     pool->nworkers = n;
     pool->workers = workers;
     pool->counters = cfg ? cfg->counters : NULL;
+    pool->probes = cfg ? cfg->probes : NULL;
     pthread_mutex_init(&pool->submit, NULL);
     pthread_mutex_init(&pool->lock, NULL);
     pthread_cond_init(&pool->wake, NULL);
@@ -254,6 +269,38 @@ unsigned gt_pool_workers(const gt_pool *pool)
     return pool->nworkers;
 }
 
+bool gt_pool_probed(const gt_pool *pool)
+{
+    for (unsigned i = 0; pool->probes && i < pool->nworkers; i++)
+        if (!pool->workers[i].watched)
+            return false;
+    return pool->probes != NULL;
+}
+
+void gt_pool_worker_probe(const gt_pool *pool, unsigned i, pid_t *tid, gt_probe_figures *total)
+{
+    *tid = pool->workers[i].tid;
+    gt_probes_read(pool->probes, i, total);
+}
+
+static void probes_before(gt_pool *pool)
+{
+    for (unsigned i = 0; pool->probes && i < pool->nworkers; i++)
+        gt_probes_read(pool->probes, i, &pool->workers[i].probe_before);
+}
+
+static void probes_after(const gt_pool *pool, gt_batch_result *res)
+{
+    res->probed = gt_pool_probed(pool);
+    res->probe = (gt_probe_figures){0};
+    for (unsigned i = 0; res->probed && i < pool->nworkers; i++) {
+        gt_probe_figures now;
+        gt_probes_read(pool->probes, i, &now);
+        res->worker[i].probe = gt_probe_figures_delta(&now, &pool->workers[i].probe_before);
+        gt_probe_figures_add(&res->probe, &res->worker[i].probe);
+    }
+}
+
 static void collect(const gt_pool *pool, gt_batch_result *res)
 {
     res->wall_ns = gt_clock_ns() - pool->start_ns;
@@ -287,12 +334,15 @@ int gt_pool_run(gt_pool *pool, const gt_batch *batch, gt_batch_result *result, c
     pool->plan = plan;
     pool->running = pool->nworkers;
     pool->generation++;
+    probes_before(pool);
     pool->start_ns = gt_clock_ns();
     pthread_cond_broadcast(&pool->wake);
     while (pool->running > 0)
         pthread_cond_wait(&pool->done, &pool->lock);
-    if (result)
+    if (result) {
         collect(pool, result);
+        probes_after(pool, result);
+    }
     pool->batch = NULL;
     pthread_mutex_unlock(&pool->lock);
     gt_assigner_destroy(&pool->assigner);

@@ -8,6 +8,7 @@
 #define GT_POOL_H
 
 #include "counters.h"
+#include "probes/probes.h"
 #include "tuner/schedule.h"
 
 #include <gridtune/kernel.h>
@@ -26,6 +27,9 @@ typedef struct gt_pool_config {
     /* NULL: no counters. Borrowed: it must outlive the pool, have a slot per worker and serve
        no other pool; worker i attaches slot i. */
     gt_counters *counters;
+    /* NULL: no probes. Borrowed: it must outlive the pool and serve no other pool; worker i is
+       watched in probe slot i. A worker the probes cannot watch leaves the pool unprobed. */
+    gt_probes *probes;
 } gt_pool_config;
 
 /* Workers are pinned round-robin to the CPUs the process may run on, and attach their counters
@@ -38,6 +42,10 @@ int gt_pool_create(const gt_pool_config *cfg, gt_pool **out, char *err, size_t e
 /* Joins the workers. No gt_pool_run may be in progress. */
 void gt_pool_destroy(gt_pool *pool);
 unsigned gt_pool_workers(const gt_pool *pool);
+/* The pool has probes and they watch every worker: batch results carry probe figures. */
+bool gt_pool_probed(const gt_pool *pool);
+/* Worker i's thread id and its probe figures since the pool started (zeros without probes). */
+void gt_pool_worker_probe(const gt_pool *pool, unsigned i, pid_t *tid, gt_probe_figures *total);
 
 /* One batch: which workgroups of the launch to run, and how.
  * The subset is the box [origin, origin + extent) in workgroup coordinates (an all-zero
@@ -62,6 +70,7 @@ typedef struct gt_worker_stats {
        its last one (even when it ran none), never per workgroup; in the order of the
        counters' status->used, zeros past ncounters. */
     int64_t counters[GT_COUNTERS_MAX];
+    gt_probe_figures probe; /* the probes' figures over the batch, when the result is probed */
 } gt_worker_stats;
 
 typedef struct gt_batch_result {
@@ -70,6 +79,8 @@ typedef struct gt_batch_result {
     unsigned workers;
     unsigned ncounters;                /* the counters' status->nused; 0 without counters */
     int64_t counters[GT_COUNTERS_MAX]; /* the workers' counters summed; zeros past ncounters */
+    bool probed;                       /* the probes watched every worker over the batch */
+    gt_probe_figures probe;            /* their figures summed over the workers */
     gt_worker_stats worker[GT_POOL_MAX_WORKERS];
 } gt_batch_result;
 

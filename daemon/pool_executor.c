@@ -22,11 +22,14 @@ static int pool_executor_run(void *ctx, const gt_exec_batch *b, gt_exec_result *
     r->wall_ns = pe->last.wall_ns;
     r->groups = pe->last.groups;
     memcpy(r->counters, pe->last.counters, sizeof r->counters);
+    r->probed = pe->last.probed;
+    r->probe = pe->last.probe;
     return 0;
 }
 
-void gt_pool_executor_init(gt_pool_executor *pe, gt_pool *pool, const gt_counters *counters, gt_workgroup_fn *run,
-                           void *const *args, const gt_range *range, gt_executor *exec)
+void gt_pool_executor_init(gt_pool_executor *pe, gt_pool *pool, const gt_counters *counters,
+                           const gt_probe_status *probes, gt_workgroup_fn *run, void *const *args,
+                           const gt_range *range, gt_executor *exec)
 {
     pe->pool = pool;
     pe->run = run;
@@ -37,5 +40,6 @@ void gt_pool_executor_init(gt_pool_executor *pe, gt_pool *pool, const gt_counter
         .ctx = pe,
         .workers = gt_pool_workers(pool),
         .counters = counters ? gt_counters_status(counters) : NULL,
+        .probes = probes,
     };
 }

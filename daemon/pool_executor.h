@@ -16,10 +16,11 @@ typedef struct gt_pool_executor {
     gt_batch_result last; /* the pool's full result of the latest batch, per worker */
 } gt_pool_executor;
 
-/* Fills pe and exec so that exec runs batches of this launch on pool. pool, args and
- * counters (may be NULL) are borrowed and must outlive every use of exec; counters must be
- * the ones the pool was created with. */
-void gt_pool_executor_init(gt_pool_executor *pe, gt_pool *pool, const gt_counters *counters, gt_workgroup_fn *run,
-                           void *const *args, const gt_range *range, gt_executor *exec);
+/* Fills pe and exec so that exec runs batches of this launch on pool. pool, args, counters
+ * and probes (both may be NULL) are borrowed and must outlive every use of exec; counters must
+ * be the ones the pool was created with, and probes the status of the pool's probes. */
+void gt_pool_executor_init(gt_pool_executor *pe, gt_pool *pool, const gt_counters *counters,
+                           const gt_probe_status *probes, gt_workgroup_fn *run, void *const *args,
+                           const gt_range *range, gt_executor *exec);
 
 #endif

@@ -26,11 +26,33 @@ static cJSON *launches_object(const gt_daemon *d)
     return o;
 }
 
+/* The probes' state as reports show it, and what they counted per worker so far. */
+static void add_probes(cJSON *s, const gt_daemon *d)
+{
+    if (!gt_report_add_probes(s, &d->probe_status))
+        return;
+    cJSON *probes = cJSON_GetObjectItemCaseSensitive(s, "probes");
+    cJSON *workers = cJSON_AddArrayToObject(probes, "workers");
+    cJSON_AddNumberToObject(probes, "disturbed_samples", (double)d->stats.disturbed_samples);
+    for (unsigned i = 0; workers && gt_pool_probed(d->pool) && i < gt_pool_workers(d->pool); i++) {
+        pid_t tid;
+        gt_probe_figures f;
+        gt_pool_worker_probe(d->pool, i, &tid, &f);
+        cJSON *w = cJSON_CreateObject();
+        cJSON_AddNumberToObject(w, "worker", i);
+        cJSON_AddNumberToObject(w, "tid", tid);
+        cJSON_AddNumberToObject(w, "involuntary_switches", (double)f.involuntary_switches);
+        cJSON_AddNumberToObject(w, "offcpu_ns", (double)f.offcpu_ns);
+        cJSON_AddNumberToObject(w, "migrations", (double)f.migrations);
+        cJSON_AddNumberToObject(w, "page_faults", (double)f.page_faults);
+        cJSON_AddItemToArray(workers, w);
+    }
+}
+
 cJSON *gt_status_build(const gt_daemon *d)
 {
     const gt_daemon_config *cfg = d->cfg;
-    cJSON *s = cJSON_CreateObject(), *probes = cJSON_CreateObject(), *wisdom = cJSON_CreateObject(),
-          *groups = cJSON_CreateObject();
+    cJSON *s = cJSON_CreateObject(), *wisdom = cJSON_CreateObject(), *groups = cJSON_CreateObject();
     cJSON_AddStringToObject(s, "daemon", "gridtuned " GT_VERSION);
     cJSON_AddNumberToObject(s, "protocol", GT_PROTOCOL_VERSION);
     cJSON_AddNumberToObject(s, "pid", (double)getpid());
@@ -39,9 +61,7 @@ cJSON *gt_status_build(const gt_daemon *d)
     cJSON_AddStringToObject(s, "socket", cfg->socket);
     cJSON_AddNumberToObject(s, "workers", gt_pool_workers(d->pool));
     gt_report_add_counters(s, d->counters ? gt_counters_status(d->counters) : NULL);
-    cJSON_AddBoolToObject(probes, "available", false);
-    cJSON_AddStringToObject(probes, "reason", "this gridtuned was built without the eBPF probes");
-    cJSON_AddItemToObject(s, "probes", probes);
+    add_probes(s, d);
     if (d->builder)
         cJSON_AddStringToObject(s, "compiler", gt_builder_compiler(d->builder));
     else
@@ -100,11 +120,14 @@ int gt_status_metrics(const gt_daemon *d, struct evbuffer *out)
         "# HELP gridtune_errors_total Error answers sent to clients.\n"
         "# TYPE gridtune_errors_total counter\n"
         "gridtune_errors_total %" PRIu64 "\n"
+        "# HELP gridtune_samples_disturbed_total Analysis samples the probes marked disturbed.\n"
+        "# TYPE gridtune_samples_disturbed_total counter\n"
+        "gridtune_samples_disturbed_total %" PRIu64 "\n"
         "# HELP gridtune_clients Connected clients.\n"
         "# TYPE gridtune_clients gauge\n"
         "gridtune_clients %u\n",
         st->succeeded, st->failed, st->cancelled, st->launches - st->succeeded - st->failed - st->cancelled,
         st->workgroups_analysis, st->workgroups - st->workgroups_analysis, fraction, st->wisdom_hits,
-        st->wisdom_entries, st->errors, st->clients);
+        st->wisdom_entries, st->errors, st->disturbed_samples, st->clients);
     return n < 0 ? -ENOMEM : 0;
 }

@@ -13,6 +13,13 @@ static bool is_skipped(const uint8_t *skip, uint32_t g)
     return skip && (skip[g / 8] >> (g % 8) & 1);
 }
 
+/* The formatted schedule has part ("group=tiled:4x4"); every schedule has the part "". */
+static bool text_has_part(const char *text, const char *part)
+{
+    const char *at = strstr(text, part);
+    return at && (!*part || at[strlen(part)] == ',' || at[strlen(part)] == '\0');
+}
+
 /* The factors of the schedule's parts that the model names, multiplied. */
 static void schedule_factors(const fake_executor *f, const gt_schedule *s, double *time, double *cpi)
 {
@@ -21,14 +28,19 @@ static void schedule_factors(const fake_executor *f, const gt_schedule *s, doubl
     *time = 1;
     *cpi = 1;
     for (unsigned i = 0; i < f->nfactors; i++) {
-        const char *at = strstr(text, f->factors[i].part);
-        size_t len = strlen(f->factors[i].part);
-        if (!at || (at[len] != ',' && at[len] != '\0'))
+        if (!text_has_part(text, f->factors[i].part))
             continue;
         *time *= f->factors[i].factor;
         if (f->factors[i].cpi > 0)
             *cpi *= f->factors[i].cpi;
     }
+}
+
+static bool has_part(const gt_schedule *s, const char *part)
+{
+    char text[GT_SCHEDULE_TEXT_MAX];
+    gt_schedule_format(s, text, sizeof text);
+    return text_has_part(text, part);
 }
 
 static int fake_run(void *ctx, const gt_exec_batch *b, gt_exec_result *r, char *err, size_t errlen)
@@ -66,6 +78,14 @@ static int fake_run(void *ctx, const gt_exec_batch *b, gt_exec_result *r, char *
     memset(r, 0, sizeof *r);
     r->groups = groups;
     r->wall_ns = (uint64_t)(ns / f->workers);
+    r->probed = f->probed;
+    if (!whole && f->tenant_part && has_part(&b->schedule, f->tenant_part) && ++f->tenant_seen % f->tenant_period == 0) {
+        /* one worker preempted: the batch waits for it */
+        f->disturbed++;
+        r->wall_ns += f->tenant_ns;
+        r->probe = f->probed ? (gt_probe_figures){.involuntary_switches = 1, .offcpu_ns = f->tenant_ns}
+                             : (gt_probe_figures){0};
+    }
     if (f->counters.nused == 2) {
         r->counters[1] = (int64_t)(groups * 1000);           /* instructions */
         r->counters[0] = (int64_t)(groups * 1000 * cpi);     /* cycles */
@@ -112,4 +132,18 @@ uint64_t fake_executor_miscounted(const fake_executor *f)
     for (uint64_t g = 0; g < f->groups; g++)
         bad += f->runs[g] != 1;
     return bad;
+}
+
+void fake_executor_add_probes(fake_executor *f, gt_executor *exec)
+{
+    f->probed = true;
+    f->probes = (gt_probe_status){.state = GT_PROBES_ON, .reason = "the fake's"};
+    exec->probes = &f->probes;
+}
+
+void fake_executor_tenant(fake_executor *f, const char *part, unsigned period, uint64_t ns)
+{
+    f->tenant_part = part;
+    f->tenant_period = period ? period : 1;
+    f->tenant_ns = ns;
 }

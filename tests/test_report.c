@@ -26,6 +26,7 @@ typedef struct report_case {
     gt_tune_launch launch;
     gt_tune_result result;
     gt_counter_status counters;
+    gt_probe_status probes;
     gt_candidate candidates[3];
     gt_sample samples[3][3];
     gt_report_input in;
@@ -110,6 +111,7 @@ static void set_config(gt_tune_config *cfg)
     cfg->min_gain = 0.03;
     cfg->sample_ns = 250000;
     cfg->min_samples = 2;
+    cfg->disturbed_share = 0.1;
     cfg->space.series = (gt_series){.start = 2, .ratio = 4, .limit = 64};
     cfg->space.axes = 1u << GT_AXIS_ITEM | 1u << GT_AXIS_GROUP;
     cfg->space.group_styles = 1u << GT_ORDER_LINEAR | 1u << GT_ORDER_TILED | 1u << GT_ORDER_HILBERT;
@@ -253,6 +255,36 @@ static void set_nan_gain(report_case *c)
     c->result.estimated_gain = NAN;
 }
 
+/* Probes on: every sample has figures; the default's second sample (7782 ns on 2 workers) lost
+ * 9000 ns to another task, so it is disturbed and unused, and was measured again. */
+static void set_probed(report_case *c)
+{
+    set_analysis(c);
+    c->probes = (gt_probe_status){.state = GT_PROBES_ON, .page_faults = true};
+    snprintf(c->probes.reason, sizeof c->probes.reason, "raw tracepoints sched_switch");
+    c->in.probes = &c->probes;
+    for (size_t i = 0; i < 3; i++)
+        for (size_t j = 0; j < c->candidates[i].nsamples; j++) {
+            c->samples[i][j].probed = true;
+            c->samples[i][j].probe.page_faults = 3;
+        }
+    gt_sample *d = &c->samples[0][1];
+    d->disturbed = true;
+    d->used = false;
+    d->probe = (gt_probe_figures){.involuntary_switches = 4, .offcpu_ns = 9000, .migrations = 1,
+                                  .page_faults = 7};
+    c->result.disturbed_samples = 1;
+    c->result.remeasured = 1;
+}
+
+static void set_probes_unavailable(report_case *c)
+{
+    set_wisdom_hit(c);
+    c->probes = (gt_probe_status){.state = GT_PROBES_UNAVAILABLE};
+    snprintf(c->probes.reason, sizeof c->probes.reason, "no kernel BTF at /sys/kernel/btf/vmlinux");
+    c->in.probes = &c->probes;
+}
+
 static void set_no_counters(report_case *c)
 {
     set_analysis(c);
@@ -312,6 +344,8 @@ static int software(void **state) { return build(state, "software_counters", set
 static int nan_gain(void **state) { return build(state, "nan_gain", set_nan_gain); }
 static int no_counters(void **state) { return build(state, "no_counters", set_no_counters); }
 static int large_counters(void **state) { return build(state, "large_counters", set_large_counters); }
+static int probed(void **state) { return build(state, "probed", set_probed); }
+static int probes_unavailable(void **state) { return build(state, "probes_unavailable", set_probes_unavailable); }
 
 static int teardown(void **state)
 {
@@ -687,6 +721,44 @@ static void out_of_memory_gives_null(void **state)
     free(c);
 }
 
+/* ---- probes -------------------------------------------------------------------------------- */
+
+static void without_probes_samples_have_none(void **state)
+{
+    assert_text(state, "probes.state", "unavailable");
+    assert_bool(state, "probes.page_faults", false);
+    assert_text(state, "probes.summary", "unavailable (this executor has no probes)");
+    assert_null_at(state, "candidates.0.samples.1.probe");
+    assert_bool(state, "candidates.0.samples.1.disturbed", false);
+    assert_number(state, "phases.disturbed_samples", 0);
+    assert_number(state, "tuning.disturbed_share", 0.1);
+}
+
+static void unavailable_probes_say_why(void **state)
+{
+    assert_text(state, "probes.state", "unavailable");
+    assert_text(state, "probes.summary", "unavailable (no kernel BTF at /sys/kernel/btf/vmlinux)");
+}
+
+static void probed_samples_carry_figures_and_the_disturbed_one_is_unused(void **state)
+{
+    assert_text(state, "probes.state", "on");
+    assert_bool(state, "probes.page_faults", true);
+    assert_text(state, "probes.summary", "on (raw tracepoints sched_switch)");
+    assert_bool(state, "candidates.0.samples.1.disturbed", true);
+    assert_bool(state, "candidates.0.samples.1.used", false);
+    assert_number(state, "candidates.0.samples.1.probe.involuntary_switches", 4);
+    assert_number(state, "candidates.0.samples.1.probe.offcpu_ns", 9000);
+    assert_number(state, "candidates.0.samples.1.probe.migrations", 1);
+    assert_number(state, "candidates.0.samples.1.probe.page_faults", 7);
+    assert_bool(state, "candidates.0.samples.2.disturbed", false);
+    assert_bool(state, "candidates.0.samples.2.used", true);
+    assert_number(state, "candidates.0.samples.2.probe.offcpu_ns", 0);
+    assert_number(state, "candidates.0.samples.2.probe.page_faults", 3);
+    assert_number(state, "phases.disturbed_samples", 1);
+    assert_number(state, "phases.remeasured", 1);
+}
+
 int main(int argc, char **argv)
 {
     out_dir = argc > 1 ? argv[1] : NULL;
@@ -718,6 +790,9 @@ int main(int argc, char **argv)
         ON(nan_gain, nan_gain_is_null),
         ON(nan_gain, nan_summary_and_infinite_cost_are_null),
         ON(large_counters, large_counter_values_print_exactly),
+        ON(analysis, without_probes_samples_have_none),
+        ON(probes_unavailable, unavailable_probes_say_why),
+        ON(probed, probed_samples_carry_figures_and_the_disturbed_one_is_unused),
         cmocka_unit_test(out_of_memory_gives_null),
     };
 #undef ON

@@ -454,6 +454,99 @@ static void test_corrupt_wisdom_is_survived(void **state)
     remove_tree(dir);
 }
 
+/* ---- samples disturbed by another tenant ------------------------------------------------------ */
+
+/* Every sample the probes saw disturbed is unused, and the used ones were not disturbed. */
+static void assert_disturbed_unused(const gt_tune_result *r, unsigned *disturbed)
+{
+    *disturbed = 0;
+    for (size_t i = 0; i < r->ncandidates; i++)
+        for (size_t k = 0; k < r->candidates[i].nsamples; k++) {
+            const gt_sample *smp = &r->candidates[i].samples[k];
+            assert_true(smp->probed);
+            if (smp->disturbed) {
+                assert_false(smp->used);
+                assert_true(smp->probe.offcpu_ns > 0);
+                (*disturbed)++;
+            }
+        }
+}
+
+/* The tenant takes 20 samples' time from every other sample of the best candidate. */
+static void tenant_on_the_best(fixture *fx)
+{
+    fake_executor_factor(&fx->fake, "item=tiled:4x4", 0.5, 0);
+    fake_executor_tenant(&fx->fake, "item=tiled:4x4", 2, 20 * fx->cfg.sample_ns);
+}
+
+static void test_disturbed_samples_are_left_out_and_measured_again(void **state)
+{
+    (void)state;
+    fixture fx;
+    fixture_init(&fx, &square);
+    fake_executor_add_probes(&fx.fake, &fx.exec);
+    tenant_on_the_best(&fx);
+    assert_int_equal(tune(&fx, NULL), 0);
+    assert_winner(&fx.result, "group=linear,item=tiled:4x4,assign=dynamic:1");
+    unsigned disturbed;
+    assert_disturbed_unused(&fx.result, &disturbed);
+    assert_true(fx.fake.disturbed > 0);
+    assert_int_equal(disturbed, fx.fake.disturbed);
+    assert_int_equal(fx.result.disturbed_samples, disturbed);
+    /* each disturbed sample was followed by a clean one of the same candidate */
+    assert_int_equal(fx.result.remeasured, disturbed);
+    assert_true(fx.result.groups_analysis <= budget_groups(&fx));
+    assert_launch_complete(&fx);
+    fixture_fini(&fx);
+}
+
+/* The same tenant without probes: its slow samples count, as the probes' absence implies. */
+static void test_without_probes_disturbed_samples_count(void **state)
+{
+    (void)state;
+    fixture fx;
+    fixture_init(&fx, &square);
+    tenant_on_the_best(&fx);
+    assert_int_equal(tune(&fx, NULL), 0);
+    size_t slow_used = 0;
+    for (size_t i = 0; i < fx.result.ncandidates; i++)
+        for (size_t k = 0; k < fx.result.candidates[i].nsamples; k++) {
+            const gt_sample *smp = &fx.result.candidates[i].samples[k];
+            assert_false(smp->probed);
+            assert_false(smp->disturbed);
+            slow_used += smp->used && smp->wall_ns > 10 * fx.cfg.sample_ns;
+        }
+    assert_true(fx.fake.disturbed > 0);
+    assert_int_equal(slow_used, fx.fake.disturbed);
+    assert_int_equal(fx.result.disturbed_samples, 0);
+    assert_int_equal(fx.result.remeasured, 0);
+    assert_launch_complete(&fx);
+    fixture_fini(&fx);
+}
+
+/* A tenant on every batch: measuring again is bounded, the budget holds, the launch completes
+   with the default, and the report says nothing could be measured cleanly. */
+static void test_a_tenant_on_every_sample_cannot_eat_the_budget(void **state)
+{
+    (void)state;
+    fixture fx;
+    fixture_init(&fx, &square);
+    fake_executor_add_probes(&fx.fake, &fx.exec);
+    fake_executor_factor(&fx.fake, "item=tiled:4x4", 0.5, 0);
+    fake_executor_tenant(&fx.fake, "", 1, 20 * fx.cfg.sample_ns);
+    assert_int_equal(tune(&fx, NULL), 0);
+    unsigned disturbed;
+    assert_disturbed_unused(&fx.result, &disturbed);
+    assert_int_equal(disturbed, fx.fake.disturbed);
+    assert_true(fx.result.remeasured > 0);
+    assert_true(fx.result.remeasured <= 3 * (disturbed - fx.result.remeasured));
+    assert_non_null(strstr(fx.result.reason, "more disturbed by other tasks"));
+    assert_true(fx.result.groups_analysis <= budget_groups(&fx));
+    assert_winner(&fx.result, "group=linear,item=linear,assign=dynamic:1");
+    assert_launch_complete(&fx);
+    fixture_fini(&fx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -475,6 +568,9 @@ int main(void)
         cmocka_unit_test(test_wisdom_hit_skips_analysis),
         cmocka_unit_test(test_retune_ignores_and_replaces_the_wisdom),
         cmocka_unit_test(test_corrupt_wisdom_is_survived),
+        cmocka_unit_test(test_disturbed_samples_are_left_out_and_measured_again),
+        cmocka_unit_test(test_without_probes_disturbed_samples_count),
+        cmocka_unit_test(test_a_tenant_on_every_sample_cannot_eat_the_budget),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,6 +8,7 @@
 
 #include "schedule.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -39,6 +40,30 @@ typedef struct gt_counter_status {
 
 const char *gt_counter_mode_name(gt_counter_mode m);
 
+/* What the probes (probes/) saw of the workers while a batch ran, summed over the workers. */
+typedef struct gt_probe_figures {
+    uint64_t involuntary_switches; /* switched out while still runnable */
+    uint64_t offcpu_ns;            /* time spent runnable but not running: taken by others */
+    uint64_t migrations;           /* moves to another CPU */
+    uint64_t page_faults;          /* user-mode page faults; 0 when page_faults is not watched */
+} gt_probe_figures;
+
+typedef enum gt_probe_state {
+    GT_PROBES_ON,          /* loaded and attached; batches come with figures */
+    GT_PROBES_OFF,         /* turned off (gridtuned --no-probes) */
+    GT_PROBES_UNAVAILABLE, /* could not load or attach; reason says why */
+} gt_probe_state;
+
+typedef struct gt_probe_status {
+    gt_probe_state state;
+    bool page_faults; /* the page-fault tracepoint is attached too */
+    char reason[192]; /* why off or unavailable, or which tracepoints are attached */
+} gt_probe_status;
+
+const char *gt_probe_state_name(gt_probe_state s);
+/* "on", "off (reason)" or "unavailable (reason)": the one line logs, status and reports show. */
+void gt_probe_status_summary(const gt_probe_status *st, char *out, size_t outlen);
+
 typedef struct gt_exec_batch {
     gt_schedule schedule;
     /* The box [origin, origin + extent) in workgroup coordinates; an all-zero extent means
@@ -55,6 +80,8 @@ typedef struct gt_exec_result {
     uint64_t groups;  /* workgroups run */
     /* Counter values summed over the workers, in the order of counters->used. */
     int64_t counters[GT_COUNTERS_MAX];
+    bool probed;            /* probe figures were read around the batch */
+    gt_probe_figures probe; /* their change over the batch, summed over the workers */
 } gt_exec_result;
 
 typedef struct gt_executor {
@@ -64,6 +91,7 @@ typedef struct gt_executor {
     void *ctx;
     unsigned workers;
     const gt_counter_status *counters; /* may be NULL: no counters, wall time only */
+    const gt_probe_status *probes;     /* may be NULL: no probes */
 } gt_executor;
 
 #endif

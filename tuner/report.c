@@ -164,6 +164,26 @@ bool gt_report_add_counters(cJSON *root, const gt_counter_status *c)
            add_text(obj, "note", c->note, sizeof c->note);
 }
 
+/* Without a probe status the executor had no probes at all. */
+bool gt_report_add_probes(cJSON *root, const gt_probe_status *p)
+{
+    char summary[TEXT_MAX];
+    gt_probe_status_summary(p, summary, sizeof summary);
+    cJSON *obj = cJSON_AddObjectToObject(root, "probes");
+    return obj && add_name(obj, "state", gt_probe_state_name(p ? p->state : GT_PROBES_UNAVAILABLE)) &&
+           add_bool(obj, "page_faults", p && p->page_faults) && add_string(obj, "summary", summary);
+}
+
+static bool add_probe_figures(cJSON *obj, const gt_sample *s)
+{
+    if (!s->probed)
+        return add_item(obj, "probe", cJSON_CreateNull());
+    cJSON *p = cJSON_AddObjectToObject(obj, "probe");
+    return p && add_uint(p, "involuntary_switches", s->probe.involuntary_switches) &&
+           add_uint(p, "offcpu_ns", s->probe.offcpu_ns) && add_uint(p, "migrations", s->probe.migrations) &&
+           add_uint(p, "page_faults", s->probe.page_faults);
+}
+
 static bool add_metric(cJSON *root, const gt_report_input *in)
 {
     cJSON *obj = cJSON_AddObjectToObject(root, "metric");
@@ -213,7 +233,8 @@ static bool add_tuning(cJSON *root, const gt_tune_config *cfg)
     return obj && add_name(obj, "mode", gt_tune_mode_name(cfg->mode)) &&
            add_name(obj, "strategy", gt_strategy_name(cfg->strategy)) && add_real(obj, "budget", cfg->budget) &&
            add_real(obj, "min_gain", cfg->min_gain) && add_uint(obj, "sample_ns", cfg->sample_ns) &&
-           add_uint(obj, "min_samples", cfg->min_samples) && add_space(obj, &cfg->space);
+           add_uint(obj, "min_samples", cfg->min_samples) && add_real(obj, "disturbed_share", cfg->disturbed_share) &&
+           add_space(obj, &cfg->space);
 }
 
 static bool add_sample(cJSON *list, const gt_sample *s, const gt_counter_status *counters)
@@ -223,7 +244,8 @@ static bool add_sample(cJSON *list, const gt_sample *s, const gt_counter_status 
            add_box(obj, "box_extent", s->box_extent) && add_uint(obj, "round", s->round) &&
            add_uint(obj, "groups", s->groups) && add_uint(obj, "items", s->items) &&
            add_uint(obj, "wall_ns", s->wall_ns) && add_real(obj, "cost_per_item", s->cost) &&
-           add_bool(obj, "used", s->used) && add_counter_values(obj, "counters", counters, s->counters);
+           add_bool(obj, "used", s->used) && add_bool(obj, "disturbed", s->disturbed) &&
+           add_probe_figures(obj, s) && add_counter_values(obj, "counters", counters, s->counters);
 }
 
 static bool add_summary(cJSON *cand, const gt_candidate *c)
@@ -278,7 +300,8 @@ static bool add_phases(cJSON *root, const gt_report_input *in)
     return obj && add_uint(obj, "groups_analysis", r->groups_analysis) &&
            add_uint(obj, "groups_remainder", r->groups_remainder) && add_real(obj, "analysis_fraction", fraction) &&
            add_uint(obj, "analysis_ns", r->analysis_ns) && add_uint(obj, "remainder_ns", r->remainder_ns) &&
-           add_uint(obj, "total_ns", r->total_ns) &&
+           add_uint(obj, "total_ns", r->total_ns) && add_uint(obj, "disturbed_samples", r->disturbed_samples) &&
+           add_uint(obj, "remeasured", r->remeasured) &&
            add_counter_values(obj, "remainder_counters", in->counters, r->remainder_counters);
 }
 
@@ -290,6 +313,7 @@ cJSON *gt_report_build(const gt_report_input *in)
     if (!root)
         return NULL;
     if (!add_header(root, in) || !add_launch(root, in) || !gt_report_add_counters(root, in->counters) ||
+        !gt_report_add_probes(root, in->probes) ||
         !add_metric(root, in) || !add_tuning(root, in->config) || !add_candidates(root, in) ||
         !add_decision(root, in->result) || !add_phases(root, in) ||
         !add_real(root, "estimated_gain", in->result->estimated_gain)) {

@@ -16,6 +16,7 @@ typedef struct gt_report_input {
     const gt_tune_launch *launch;
     const gt_tune_result *result;
     const gt_counter_status *counters; /* may be NULL: counters were not read */
+    const gt_probe_status *probes;     /* may be NULL: the executor had no probes */
     unsigned workers;
     const char *id;       /* the launch's id, may be NULL */
     int64_t started;      /* unix time in milliseconds */
@@ -28,5 +29,9 @@ cJSON *gt_report_build(const gt_report_input *in);
  * daemon's status shows the same object. c may be NULL: nothing is counted. False without
  * memory. */
 bool gt_report_add_counters(cJSON *root, const gt_counter_status *c);
+
+/* Adds the "probes" object (state, page_faults, summary) to root; the daemon's status shows
+ * the same object. p may be NULL: no probes. False without memory. */
+bool gt_report_add_probes(cJSON *root, const gt_probe_status *p);
 
 #endif

@@ -24,6 +24,9 @@
 #define MAX_SAMPLE_STRETCH 8
 /* A launch must hold this many samples in its budget to be analysed at all. */
 #define MIN_SLOTS 4
+/* A disturbed sample is measured again on fresh workgroups at most this many times in a row,
+   while the budget lasts; a machine that disturbs every sample must not eat the budget. */
+#define REMEASURE_MAX 3
 /* Boxes are at most this many workgroups tall: enough for tiled and Hilbert group orders to
    differ from the linear one, short enough to keep the row-major neighbourhood of samples. */
 #define BOX_MAX_HEIGHT 8
@@ -129,6 +132,14 @@ static void summarise(gt_candidate *c)
     c->max = st.max;
 }
 
+/* The workers lost more than the allowed share of the batch's time, summed over them,
+   runnable but off-CPU: the sample measured the machine's other tenants, not the candidate. */
+static bool is_disturbed(const gt_sampler *s, const gt_exec_result *er)
+{
+    double available = (double)er->wall_ns * s->exec->workers;
+    return er->probed && available > 0 && (double)er->probe.offcpu_ns > s->cfg->disturbed_share * available;
+}
+
 /* Runs candidate `index` on the box at origin and records the sample. */
 static int run_box(gt_sampler *s, size_t index, const uint32_t origin[3], const uint32_t extent[3], unsigned round,
                    bool used, char *err, size_t errlen)
@@ -161,7 +172,11 @@ static int run_box(gt_sampler *s, size_t index, const uint32_t origin[3], const 
     smp->items = er.groups * s->r->items_per_group;
     smp->wall_ns = er.wall_ns;
     smp->cost = sample_cost(&s->metric, &er, smp->items);
-    smp->used = used && isfinite(smp->cost);
+    smp->probed = er.probed;
+    smp->probe = er.probe;
+    smp->disturbed = is_disturbed(s, &er);
+    s->r->disturbed_samples += smp->disturbed;
+    smp->used = used && isfinite(smp->cost) && !smp->disturbed;
     memcpy(smp->counters, er.counters, sizeof smp->counters);
     summarise(c);
     return 0;
@@ -326,10 +341,9 @@ size_t gt_sampler_slots_left(const gt_sampler *s)
     return s->ready ? (size_t)(left / volume(s->box)) : 0;
 }
 
-int gt_sampler_run(gt_sampler *s, size_t index, unsigned round, char *err, size_t errlen)
+/* Runs one sample on the next free box; -ENOSPC when none is left. */
+static int run_next_box(gt_sampler *s, size_t index, unsigned round, char *err, size_t errlen)
 {
-    if (gt_sampler_slots_left(s) == 0)
-        return -ENOSPC;
     uint64_t nboxes = volume(s->boxes);
     for (; s->next_box < nboxes; s->next_box++) {
         uint32_t b[3], origin[3];
@@ -342,4 +356,26 @@ int gt_sampler_run(gt_sampler *s, size_t index, unsigned round, char *err, size_
         return run_box(s, index, origin, s->box, round, true, err, errlen);
     }
     return -ENOSPC;
+}
+
+static bool last_disturbed(const gt_sampler *s, size_t index)
+{
+    const gt_candidate *c = &s->r->candidates[index];
+    return c->nsamples && c->samples[c->nsamples - 1].disturbed;
+}
+
+int gt_sampler_run(gt_sampler *s, size_t index, unsigned round, char *err, size_t errlen)
+{
+    if (gt_sampler_slots_left(s) == 0)
+        return -ENOSPC;
+    int rc = run_next_box(s, index, round, err, errlen);
+    for (unsigned again = 0; rc == 0 && again < REMEASURE_MAX && last_disturbed(s, index) &&
+                             gt_sampler_slots_left(s) > 0;
+         again++) {
+        rc = run_next_box(s, index, round, err, errlen);
+        if (rc == -ENOSPC)
+            return 0; /* no free box after all: the disturbed sample stays unused */
+        s->r->remeasured += rc == 0;
+    }
+    return rc;
 }

@@ -190,12 +190,15 @@ static void decide(const gt_tune_config *cfg, gt_tune_result *r, size_t incumben
     const gt_candidate *def = &r->candidates[0], *win = &r->candidates[incumbent];
     r->winner = win->schedule;
     size_t samples = samples_of(r);
+    char disturbed[64] = "";
+    if (r->disturbed_samples)
+        snprintf(disturbed, sizeof disturbed, "; %u more disturbed by other tasks", r->disturbed_samples);
     if (incumbent == 0) {
         r->source = GT_SOURCE_DEFAULT;
         r->estimated_gain = isnan(def->median) ? NAN : 0.0;
         snprintf(r->reason, sizeof r->reason,
-                 "analysis found no candidate that beats the default by %.0f%% (%zu candidates, %zu samples)",
-                 cfg->min_gain * 100, r->ncandidates, samples);
+                 "analysis found no candidate that beats the default by %.0f%% (%zu candidates, %zu samples%s)",
+                 cfg->min_gain * 100, r->ncandidates, samples, disturbed);
         return;
     }
     r->source = GT_SOURCE_ANALYSIS;
@@ -203,8 +206,9 @@ static void decide(const gt_tune_config *cfg, gt_tune_result *r, size_t incumben
     /* The comparison that made it win was against the schedule it varied, on one axis; the
        default's median comes from other rounds, so the two can disagree on a noisy machine. */
     snprintf(r->reason, sizeof r->reason,
-             "won the analysis with a median cost of %.3g %s against the default's %.3g (%zu candidates, %zu samples)",
-             win->median, gt_metric_unit(r->metric), def->median, r->ncandidates, samples);
+             "won the analysis with a median cost of %.3g %s against the default's %.3g (%zu candidates, %zu "
+             "samples%s)",
+             win->median, gt_metric_unit(r->metric), def->median, r->ncandidates, samples, disturbed);
 }
 
 /* The axes in the order they are explored, the first one again last: a setting chosen under

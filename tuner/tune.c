@@ -30,6 +30,7 @@ static const char *const metric_units[] = {"ns per work-item", "cycles per instr
                                            "L2 misses per work-item", "energy units per work-item"};
 static const char *const source_names[] = {"analysis", "wisdom", "forced", "default"};
 static const char *const counter_mode_names[] = {"hardware", "software", "none"};
+static const char *const probe_state_names[] = {"on", "off", "unavailable"};
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 #define NAME_OF(table, v) ((unsigned)(v) < COUNT(table) ? (table)[v] : "unknown")
@@ -40,6 +41,17 @@ const char *gt_metric_name(gt_metric m) { return NAME_OF(metric_names, m); }
 const char *gt_metric_unit(gt_metric m) { return NAME_OF(metric_units, m); }
 const char *gt_decision_source_name(gt_decision_source s) { return NAME_OF(source_names, s); }
 const char *gt_counter_mode_name(gt_counter_mode m) { return NAME_OF(counter_mode_names, m); }
+const char *gt_probe_state_name(gt_probe_state s) { return NAME_OF(probe_state_names, s); }
+
+void gt_probe_status_summary(const gt_probe_status *st, char *out, size_t outlen)
+{
+    if (!st)
+        snprintf(out, outlen, "unavailable (this executor has no probes)");
+    else if (st->reason[0])
+        snprintf(out, outlen, "%s (%s)", gt_probe_state_name(st->state), st->reason);
+    else
+        snprintf(out, outlen, "%s", gt_probe_state_name(st->state));
+}
 
 static int parse_name(const char *text, const char *const *names, size_t n, int *out)
 {
@@ -86,6 +98,7 @@ gt_tune_config gt_tune_config_default(void)
         .min_gain = 0.03,
         .sample_ns = 250000,
         .min_samples = 2,
+        .disturbed_share = 0.10,
         .space = gt_space_config_default(),
         .forced = false,
         .schedule = gt_schedule_default,
@@ -104,6 +117,10 @@ int gt_tune_config_check(const gt_tune_config *cfg, char *err, size_t errlen)
     }
     if (cfg->sample_ns < 1000 || cfg->sample_ns > 10000000000ULL) {
         snprintf(err, errlen, "sample time %llu ns: expected 1 us to 10 s", (unsigned long long)cfg->sample_ns);
+        return -EINVAL;
+    }
+    if (!(cfg->disturbed_share > 0 && cfg->disturbed_share <= 1)) {
+        snprintf(err, errlen, "disturbed share %g: expected a fraction above 0, at most 1", cfg->disturbed_share);
         return -EINVAL;
     }
     if (cfg->min_samples < 1 || cfg->min_samples > 64) {

@@ -47,12 +47,16 @@ typedef struct gt_tune_config {
     double min_gain;         /* a challenger must beat the incumbent by this fraction */
     uint64_t sample_ns;      /* samples are sized to take about this long */
     unsigned min_samples;    /* samples a candidate needs before a winner can be clear */
+    /* With probes, a sample whose workers spent more than this share of their time runnable
+       but off-CPU is disturbed: left out of the statistics and measured again. (0, 1]. */
+    double disturbed_share;
     gt_space_config space;   /* the candidate space and its parameter series */
     bool forced;             /* run `schedule` on the whole launch, no analysis */
     gt_schedule schedule;
 } gt_tune_config;
 
-/* Every default in one place: racing, time, 10% budget, 3% gain, 250 us samples. */
+/* Every default in one place: racing, time, 10% budget, 3% gain, 250 us samples, 10% off-CPU
+ * disturbs a sample. */
 gt_tune_config gt_tune_config_default(void);
 int gt_tune_mode_parse(const char *text, gt_tune_mode *out);
 int gt_strategy_parse(const char *text, gt_strategy *out);
@@ -89,7 +93,10 @@ typedef struct gt_sample {
     uint64_t items;
     uint64_t wall_ns;
     double cost;      /* the metric per work-item for this sample */
-    bool used;        /* counted in the statistics; the calibration sample is not */
+    bool used;        /* counted in the statistics; calibration and disturbed samples are not */
+    bool disturbed;   /* probes saw the workers off-CPU for more than cfg->disturbed_share */
+    bool probed;      /* probe holds the probes' figures for this sample */
+    gt_probe_figures probe;
     int64_t counters[GT_COUNTERS_MAX];
 } gt_sample;
 
@@ -117,6 +124,8 @@ typedef struct gt_tune_result {
     uint64_t groups_analysis;
     uint64_t groups_remainder;
     uint64_t items_per_group;
+    unsigned disturbed_samples; /* analysis samples the probes marked disturbed */
+    unsigned remeasured;        /* of those, how many were measured again on fresh workgroups */
     uint64_t analysis_ns;
     uint64_t remainder_ns;
     uint64_t total_ns;

@@ -1,0 +1,23 @@
+/* figures.c: arithmetic on probe figures, the same with or without BPF. */
+#include "probes.h"
+
+gt_probe_figures gt_probe_figures_delta(const gt_probe_figures *b, const gt_probe_figures *a)
+{
+    /* a spell off-CPU read while going on may end a little shorter than read: never negative */
+#define DELTA(f) (b->f > a->f ? b->f - a->f : 0)
+    return (gt_probe_figures){
+        .involuntary_switches = DELTA(involuntary_switches),
+        .offcpu_ns = DELTA(offcpu_ns),
+        .migrations = DELTA(migrations),
+        .page_faults = DELTA(page_faults),
+    };
+#undef DELTA
+}
+
+void gt_probe_figures_add(gt_probe_figures *sum, const gt_probe_figures *d)
+{
+    sum->involuntary_switches += d->involuntary_switches;
+    sum->offcpu_ns += d->offcpu_ns;
+    sum->migrations += d->migrations;
+    sum->page_faults += d->page_faults;
+}
