@@ -14,6 +14,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
+#include <linux/capability.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -176,7 +177,22 @@ static int wait_child(pid_t pid, const char *what)
     }
 }
 
+/* In the child, before exec: without the capabilities BPF needs in its bounding set, a root
+   process keeps none of them across exec. */
+static void drop_bpf_capabilities(void)
+{
+    static const int caps[] = {CAP_BPF, CAP_PERFMON, CAP_SYS_ADMIN};
+    for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++)
+        if (prctl(PR_CAPBSET_DROP, caps[i], 0, 0, 0) != 0)
+            _exit(126);
+}
+
 void daemon_fixture_start(daemon_fixture *fx, const char *trace, const char *const *extra)
+{
+    daemon_fixture_start_as(fx, trace, extra, false);
+}
+
+void daemon_fixture_start_as(daemon_fixture *fx, const char *trace, const char *const *extra, bool without_bpf)
 {
     *fx = (daemon_fixture){.pid = 0};
     setenv("GRIDTUNE_NO_AUTOSTART", "1", 1);
@@ -215,6 +231,8 @@ void daemon_fixture_start(daemon_fixture *fx, const char *trace, const char *con
     if (first < 0)
         fail_msg("fork: %s", strerror(errno));
     if (first == 0) {
+        if (without_bpf)
+            drop_bpf_capabilities();
         execve(GT_GRIDTUNED_PATH, (char *const *)argv, env.vars);
         _exit(127);
     }

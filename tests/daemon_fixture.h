@@ -40,6 +40,9 @@ typedef struct daemon_fixture {
  * first, so it describes this daemon alone), or DIR/trace.jsonl when NULL. The test process
  * becomes a child subreaper, so the detached daemon is its child and can be waited for. */
 void daemon_fixture_start(daemon_fixture *fx, const char *trace, const char *const *extra);
+/* The same, and with without_bpf, gridtuned runs without the capabilities BPF needs (CAP_BPF,
+ * CAP_PERFMON, CAP_SYS_ADMIN), as an unprivileged daemon would. */
+void daemon_fixture_start_as(daemon_fixture *fx, const char *trace, const char *const *extra, bool without_bpf);
 /* SIGTERM, then daemon_fixture_wait_exit. */
 int daemon_fixture_stop(daemon_fixture *fx);
 /* Waits for a signalled daemon to exit and returns its wait status. Fails the test when it
