@@ -433,7 +433,7 @@ static int learn_frame_sizes(gt_private_daemon *d, overhead *ov)
     gt_client *c;
     gt_kernel *k = NULL;
     uint64_t ns[3];
-    if (gt_private_daemon_start(PEER_PROG, gt_private_daemon_program(), 0, true, d, &c) != 0)
+    if (gt_private_daemon_start(PEER_PROG, gt_private_daemon_program(), 0, true, NULL, d, &c) != 0)
         return -1;
     int rc = build_empty(c, &k);
     if (rc == 0)
@@ -664,7 +664,7 @@ int main(int argc, char **argv)
     char pocl_err[TEXT_MAX] = "";
     int rc = learn_frame_sizes(&d, &ov);
     if (rc == 0)
-        rc = gt_private_daemon_start(PEER_PROG, gt_private_daemon_program(), o.flags.workers, false, &d, &pc.c);
+        rc = gt_private_daemon_start(PEER_PROG, gt_private_daemon_program(), o.flags.workers, false, NULL, &d, &pc.c);
     if (rc == 0) {
         pc.threads = (unsigned)gt_private_daemon_status_number(pc.c, "workers");
         if (o.pocl && gt_ocl_open(&pc.ocl, pocl_err, sizeof pocl_err) != 0) {

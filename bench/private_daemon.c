@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #define STOP_POLLS 1000 /* of 10 ms: 10 s */
+#define OWN_ARGS 13     /* the program and the flags it always or optionally gets here */
 
 const char *gt_private_daemon_program(void)
 {
@@ -42,8 +43,15 @@ double gt_private_daemon_status_number(gt_client *c, const char *key)
 }
 
 int gt_private_daemon_start(const char *prog, const char *program, unsigned workers, bool trace,
-                            gt_private_daemon *d, gt_client **out)
+                            const char *const *extra, gt_private_daemon *d, gt_client **out)
 {
+    size_t nextra = 0;
+    while (extra && extra[nextra])
+        nextra++;
+    if (nextra > GT_PRIVATE_DAEMON_MAX_EXTRA) {
+        fprintf(stderr, "%s: %zu extra flags for gridtuned; at most %d\n", prog, nextra, GT_PRIVATE_DAEMON_MAX_EXTRA);
+        return -1;
+    }
     if (!d->dir[0]) {
         snprintf(d->dir, sizeof d->dir, "%s/gridtune-bench-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
         if (!mkdtemp(d->dir)) {
@@ -63,7 +71,8 @@ int gt_private_daemon_start(const char *prog, const char *program, unsigned work
         snprintf(d->trace, sizeof d->trace, "%.*s/trace.jsonl", PATH_MAX - 16, d->dir);
         unlink(d->trace); /* the daemon appends; one trace describes one daemon */
     }
-    const char *argv[20] = {program, "--socket", d->socket, "--wisdom", wisdom, "--cache-dir", cache, "--log", log};
+    const char *argv[OWN_ARGS + GT_PRIVATE_DAEMON_MAX_EXTRA + 1] = {
+        program, "--socket", d->socket, "--wisdom", wisdom, "--cache-dir", cache, "--log", log};
     size_t n = 9;
     if (workers) {
         argv[n++] = "--workers";
@@ -73,6 +82,8 @@ int gt_private_daemon_start(const char *prog, const char *program, unsigned work
         argv[n++] = "--trace";
         argv[n++] = d->trace;
     }
+    for (size_t i = 0; i < nextra; i++)
+        argv[n++] = extra[i];
     argv[n] = NULL;
     pid_t first = fork();
     if (first < 0) {

@@ -21,12 +21,16 @@ typedef struct gt_private_daemon {
 /* The gridtuned to start: $GRIDTUNE_DAEMON, else the build tree's, else the installed one. */
 const char *gt_private_daemon_program(void);
 
+/* The most extra flags gt_private_daemon_start passes on. */
+#define GT_PRIVATE_DAEMON_MAX_EXTRA 8
+
 /* Starts program in a new temporary directory (dir may already name one made by an earlier
- * start, which is then reused with its build cache) with workers workers (0: every CPU) and,
- * when trace is true, a protocol trace. Returns 0 with *out connected, or -1 after printing
- * why on stderr, prefixed with prog. */
+ * start, which is then reused with its build cache) with workers workers (0: every CPU), when
+ * trace is true a protocol trace, and the flags of extra (NULL-terminated, at most
+ * GT_PRIVATE_DAEMON_MAX_EXTRA, e.g. "--no-probes"; NULL: none) after its own. Returns 0 with
+ * *out connected, or -1 after printing why on stderr, prefixed with prog. */
 int gt_private_daemon_start(const char *prog, const char *program, unsigned workers, bool trace,
-                            gt_private_daemon *d, gt_client **out);
+                            const char *const *extra, gt_private_daemon *d, gt_client **out);
 /* SIGTERM, then waits up to 10 s for the process to be gone. 0, or -1 after printing why. */
 int gt_private_daemon_stop(const char *prog, gt_private_daemon *d);
 /* A positive number of the daemon's status (gt_status), such as "pid" or "workers"; 0 when
