@@ -3,8 +3,9 @@
  *
  * Two gridtuneds of this run's own, alike but for the probes: one with them (as gridtuned
  * starts by default), one with --no-probes. Per benchmark, each round launches the case cold
- * (retune: analysis decides) once in each of four conditions: quiet or busy (a process pinned to
- * worker 0's CPU, spinning for exactly the length of the launch), probes on or off. The order
+ * (retune: analysis decides) once in each of six conditions: quiet, busy (a process pinned to
+ * worker 0's CPU, spinning for exactly the length of the launch) or bursts (the same process
+ * spinning 2 ms in every 20 ms, like another tenant's short jobs), probes on or off. The order
  * of the conditions rotates from round to round, so drift hits them alike. Before the rounds,
  * one untimed launch per daemon with tuning off touches every page of its shared buffers, so
  * that the first cold launch does not pay for them.
@@ -17,6 +18,7 @@
 #include "bench/bench_common.h"
 #include "bench/private_daemon.h"
 #include "client/cli_seeds.h"
+#include "daemon/clock.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -28,6 +30,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define PROBE_PROG "gridtune-probe-bench"
@@ -42,16 +45,24 @@ static const char *const default_benches[] = {"transpose", "copy_cols"};
 enum daemon_kind { D_ON, D_OFF, NDAEMONS };
 static const char *const daemon_flags[NDAEMONS][2] = {{NULL}, {"--no-probes", NULL}};
 
-enum condition { QUIET_ON, QUIET_OFF, BUSY_ON, BUSY_OFF, NCOND };
+/* What competes with worker 0 during a launch: nothing, a process spinning all the time, or
+ * one spinning in bursts of BURST_ON_NS every BURST_PERIOD_NS (another tenant's short jobs). */
+enum load { QUIET, BUSY, BURSTS };
+#define BURST_ON_NS 2000000ull
+#define BURST_PERIOD_NS 20000000ull
+
+enum condition { QUIET_ON, QUIET_OFF, BUSY_ON, BUSY_OFF, BURSTS_ON, BURSTS_OFF, NCOND };
 static const struct {
     const char *label, *key;
-    bool busy;
+    enum load load;
     enum daemon_kind daemon;
 } conditions[NCOND] = {
-    {"quiet, probes on", "quiet_probes_on", false, D_ON},
-    {"quiet, probes off", "quiet_probes_off", false, D_OFF},
-    {"busy, probes on", "busy_probes_on", true, D_ON},
-    {"busy, probes off", "busy_probes_off", true, D_OFF},
+    {"quiet, probes on", "quiet_probes_on", QUIET, D_ON},
+    {"quiet, probes off", "quiet_probes_off", QUIET, D_OFF},
+    {"busy, probes on", "busy_probes_on", BUSY, D_ON},
+    {"busy, probes off", "busy_probes_off", BUSY, D_OFF},
+    {"bursts, probes on", "bursts_probes_on", BURSTS, D_ON},
+    {"bursts, probes off", "bursts_probes_off", BURSTS, D_OFF},
 };
 
 typedef struct probe_options {
@@ -120,9 +131,10 @@ static void usage(FILE *out)
             "How often the tuner picks a schedule within %.0f%% of the oracle's best, with and without\n"
             "a competing busy process on one core, and with gridtuned's eBPF probes on and off. Two\n"
             "gridtuneds of this run's own (one with --no-probes) launch each benchmark cold once per\n"
-            "condition and round, the conditions in a rotating order; the busy process spins on worker\n"
-            "0's CPU for exactly the length of its launch. The oracle then times every schedule the\n"
-            "cold launches tried or picked, forced for the whole launch, quiet and with probes on.\n"
+            "condition and round, the conditions in a rotating order: quiet, busy (a process spins on\n"
+            "worker 0's CPU for exactly the length of the launch) or bursts (it spins 2 ms in every\n"
+            "20 ms). The oracle then times every schedule the cold launches tried or picked, forced\n"
+            "for the whole launch, quiet and with probes on.\n"
             "BENCHMARK: any of the seven (default: transpose copy_cols; --list names them).\n\n",
             100 * WITHIN_SHARE);
     gt_bench_flags_help(out, "rounds, each one cold launch per condition", DEFAULT_LAUNCHES);
@@ -199,9 +211,22 @@ static void catch_signals(void)
     sigaction(SIGTERM, &sa, NULL);
 }
 
-/* The child: pinned to cpu, it reports 0 or the errno of pinning on fd, then spins. It dies
- * with the bench (PR_SET_PDEATHSIG), so a bench that crashes leaves no spinner behind. */
-static _Noreturn void spin(int cpu, int fd, pid_t parent)
+/* Spins for BURST_ON_NS, then sleeps to the end of the period, forever. */
+static _Noreturn void spin_in_bursts(void)
+{
+    for (;;) {
+        uint64_t start = gt_clock_ns();
+        while (gt_clock_ns() - start < BURST_ON_NS)
+            ;
+        struct timespec rest = {0, (long)(BURST_PERIOD_NS - BURST_ON_NS)};
+        nanosleep(&rest, NULL);
+    }
+}
+
+/* The child: pinned to cpu, it reports 0 or the errno of pinning on fd, then spins (all the
+ * time, or in bursts). It dies with the bench (PR_SET_PDEATHSIG), so a bench that crashes
+ * leaves no spinner behind. */
+static _Noreturn void spin(int cpu, enum load load, int fd, pid_t parent)
 {
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
@@ -218,6 +243,8 @@ static _Noreturn void spin(int cpu, int fd, pid_t parent)
         err = errno;
     if (write(fd, &err, sizeof err) != (ssize_t)sizeof err || err)
         _exit(1);
+    if (load == BURSTS)
+        spin_in_bursts();
     for (volatile unsigned long i = 0;; i++)
         ;
 }
@@ -234,7 +261,7 @@ static void spinner_stop(void)
 }
 
 /* Starts the busy process and returns once it spins on cpu; -1 after saying why not. */
-static int spinner_start(int cpu)
+static int spinner_start(int cpu, enum load load)
 {
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0) {
@@ -249,7 +276,7 @@ static int spinner_start(int cpu)
     pid_t parent = getpid(), pid = fork();
     if (pid == 0) {
         close(fds[0]);
-        spin(cpu, fds[1], parent);
+        spin(cpu, load, fds[1], parent);
     }
     int fork_errno = errno;
     if (pid > 0)
@@ -407,7 +434,7 @@ static int cold_launch(const probe_run *pr, cli_seed seeds[NDAEMONS], bench_resu
     *p = (pick){.cond = k, .round = round};
     gt_launch_options opts = gt_launch_options_default();
     opts.tuning = GT_TUNING_RETUNE;
-    if (conditions[k].busy && spinner_start(pr->busy_cpu) != 0)
+    if (conditions[k].load != QUIET && spinner_start(pr->busy_cpu, conditions[k].load) != 0)
         return -1;
     int rc = cli_seed_run(&seeds[conditions[k].daemon], what, &opts, &report, &p->wall_ns);
     spinner_stop();
@@ -582,8 +609,9 @@ static void print_results(const probe_run *pr, const bench_result *r, unsigned n
     printf("probes (the probes-on gridtuned): %s\n", pr->probes_summary);
     if (strcmp(pr->probes_state, "on") != 0)
         printf("the probes were not on, so the probes-on rows measure what the probes-off rows do\n");
-    printf("%u workers; busy: a process spinning on CPU %d (worker 0's) for the length of each launch\n",
-           pr->workers, pr->busy_cpu);
+    printf("%u workers; busy: a process spinning on CPU %d (worker 0's) for the length of each launch;\n"
+           "bursts: the same process spinning %.0f ms in every %.0f ms\n",
+           pr->workers, pr->busy_cpu, BURST_ON_NS / 1e6, BURST_PERIOD_NS / 1e6);
     printf("within %.0f%%: picks whose oracle median is at most %.2f times the best's; regret: the pick's\n"
            "oracle median over the best's, minus one; disturbed, remeasured: samples per launch (medians)\n",
            100 * WITHIN_SHARE, 1 + WITHIN_SHARE);

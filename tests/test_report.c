@@ -757,6 +757,7 @@ static void probed_samples_carry_figures_and_the_disturbed_one_is_unused(void **
     assert_number(state, "candidates.0.samples.2.probe.page_faults", 3);
     assert_number(state, "phases.disturbed_samples", 1);
     assert_number(state, "phases.remeasured", 1);
+    assert_bool(state, "phases.steady_contention", false);
 }
 
 int main(int argc, char **argv)

@@ -27,6 +27,13 @@
 /* A disturbed sample is measured again on fresh workgroups at most this many times in a row,
    while the budget lasts; a machine that disturbs every sample must not eat the budget. */
 #define REMEASURE_MAX 3
+/* Once more than this share of at least STEADY_MIN_SAMPLES samples was disturbed, the
+   contention is the machine's steady state, which the remainder will run under too: from then
+   on every sample counts, the disturbed ones included, and none is measured again. Measured
+   here: a process spinning on a worker's CPU disturbs about 15% of the samples, one spinning
+   2 ms in every 20 ms about 2%, a quiet machine about 1%. */
+#define STEADY_SHARE 0.10
+#define STEADY_MIN_SAMPLES 20
 /* Boxes are at most this many workgroups tall: enough for tiled and Hilbert group orders to
    differ from the linear one, short enough to keep the row-major neighbourhood of samples. */
 #define BOX_MAX_HEIGHT 8
@@ -46,6 +53,8 @@ struct gt_sampler {
     uint32_t boxes[3]; /* full boxes per dimension */
     uint64_t next_box; /* row-major over the box grid */
     unsigned round;
+    size_t calibration_samples; /* the default's first samples, which only size the others */
+    size_t probed_samples;      /* samples that came with probe figures */
 };
 
 static uint64_t volume(const uint32_t s[3])
@@ -140,6 +149,22 @@ static bool is_disturbed(const gt_sampler *s, const gt_exec_result *er)
     return er->probed && available > 0 && (double)er->probe.offcpu_ns > s->cfg->disturbed_share * available;
 }
 
+/* Contention turned out steady: the disturbed samples kept out so far count after all. */
+static void check_steady_contention(gt_sampler *s)
+{
+    gt_tune_result *r = s->r;
+    if (r->steady_contention || s->probed_samples < STEADY_MIN_SAMPLES ||
+        (double)r->disturbed_samples <= STEADY_SHARE * (double)s->probed_samples)
+        return;
+    r->steady_contention = true;
+    for (size_t i = 0; i < r->ncandidates; i++) {
+        gt_candidate *c = &r->candidates[i];
+        for (size_t k = i == 0 ? s->calibration_samples : 0; k < c->nsamples; k++)
+            c->samples[k].used |= c->samples[k].disturbed && isfinite(c->samples[k].cost);
+        summarise(c);
+    }
+}
+
 /* Runs candidate `index` on the box at origin and records the sample. */
 static int run_box(gt_sampler *s, size_t index, const uint32_t origin[3], const uint32_t extent[3], unsigned round,
                    bool used, char *err, size_t errlen)
@@ -176,9 +201,13 @@ static int run_box(gt_sampler *s, size_t index, const uint32_t origin[3], const 
     smp->probe = er.probe;
     smp->disturbed = is_disturbed(s, &er);
     s->r->disturbed_samples += smp->disturbed;
-    smp->used = used && isfinite(smp->cost) && !smp->disturbed;
+    smp->used = used && isfinite(smp->cost) && !(smp->disturbed && !s->r->steady_contention);
+    if (!used)
+        s->calibration_samples++;
+    s->probed_samples += smp->probed;
     memcpy(smp->counters, er.counters, sizeof smp->counters);
     summarise(c);
+    check_steady_contention(s);
     return 0;
 }
 
@@ -358,24 +387,23 @@ static int run_next_box(gt_sampler *s, size_t index, unsigned round, char *err, 
     return -ENOSPC;
 }
 
+/* The candidate's last sample was disturbed and is kept out, so it is worth measuring again. */
 static bool last_disturbed(const gt_sampler *s, size_t index)
 {
     const gt_candidate *c = &s->r->candidates[index];
-    return c->nsamples && c->samples[c->nsamples - 1].disturbed;
+    return c->nsamples && c->samples[c->nsamples - 1].disturbed && !s->r->steady_contention;
 }
 
 int gt_sampler_run(gt_sampler *s, size_t index, unsigned round, char *err, size_t errlen)
 {
     if (gt_sampler_slots_left(s) == 0)
         return -ENOSPC;
-    int rc = run_next_box(s, index, round, err, errlen);
-    for (unsigned again = 0; rc == 0 && again < REMEASURE_MAX && last_disturbed(s, index) &&
-                             gt_sampler_slots_left(s) > 0;
-         again++) {
+    int rc = run_next_box(s, index, round, err, errlen), runs = 1;
+    for (; rc == 0 && runs <= REMEASURE_MAX && last_disturbed(s, index) && gt_sampler_slots_left(s) > 0; runs++) {
         rc = run_next_box(s, index, round, err, errlen);
         if (rc == -ENOSPC)
-            return 0; /* no free box after all: the disturbed sample stays unused */
+            return runs; /* no free box after all: the disturbed sample stays unused */
         s->r->remeasured += rc == 0;
     }
-    return rc;
+    return rc < 0 ? rc : runs;
 }

@@ -46,8 +46,9 @@ unsigned gt_sampler_next_round(gt_sampler *s);
 int gt_sampler_candidate(gt_sampler *s, const gt_space_entry *e, unsigned phase, size_t *index);
 /* Runs one sample of candidate `index` on the next free box. A sample the probes mark
  * disturbed is measured again on the next free box, a few times at most and while the budget
- * lasts; the disturbed ones stay recorded, unused. Returns 0, -ENOSPC when the budget or the
- * boxes are used up (nothing ran), or the executor's error. */
+ * lasts; the disturbed ones stay recorded, unused. Returns the samples run (1 and the
+ * re-measures), -ENOSPC when the budget or the boxes are used up (nothing ran), or the
+ * executor's error. */
 int gt_sampler_run(gt_sampler *s, size_t index, unsigned round, char *err, size_t errlen);
 
 #endif

@@ -92,7 +92,7 @@ static int run_round(axis_run *a, const size_t *list, size_t n, bool rotate, siz
         int rc = gt_sampler_run(a->s, c, round, a->err, a->errlen);
         if (rc < 0)
             return rc;
-        (*spent)++;
+        *spent += (size_t)rc; /* re-measures come out of this axis's share, not the next axes' */
     }
     return 0;
 }
@@ -191,7 +191,9 @@ static void decide(const gt_tune_config *cfg, gt_tune_result *r, size_t incumben
     r->winner = win->schedule;
     size_t samples = samples_of(r);
     char disturbed[64] = "";
-    if (r->disturbed_samples)
+    if (r->disturbed_samples && r->steady_contention)
+        snprintf(disturbed, sizeof disturbed, "; %u disturbed by steady contention, counted", r->disturbed_samples);
+    else if (r->disturbed_samples)
         snprintf(disturbed, sizeof disturbed, "; %u more disturbed by other tasks", r->disturbed_samples);
     if (incumbent == 0) {
         r->source = GT_SOURCE_DEFAULT;

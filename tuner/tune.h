@@ -126,6 +126,7 @@ typedef struct gt_tune_result {
     uint64_t items_per_group;
     unsigned disturbed_samples; /* analysis samples the probes marked disturbed */
     unsigned remeasured;        /* of those, how many were measured again on fresh workgroups */
+    bool steady_contention;     /* so many were disturbed that the disturbed ones count too */
     uint64_t analysis_ns;
     uint64_t remainder_ns;
     uint64_t total_ns;
