@@ -287,7 +287,7 @@ static const flag flags[] = {
     {"strategy", "NAME", set_strategy, "analysis strategy: racing (default) or nested"},
     {"metric", "NAME", set_metric, "what candidates are judged by: time (default), ipc, l1, l2, energy"},
     {"disturbed-share", "FRACTION", set_disturbed_share,
-     "with probes, a sample whose workers spent more than this share of it preempted is measured again (default 0.1)"},
+     "with probes, a sample in which a worker waited for other tasks this share of its time is measured again (default 0.1)"},
     {"http", "ADDR:PORT", set_http, "serve /status, /reports and /metrics over HTTP (e.g. 127.0.0.1:8470)"},
     {"keep-reports", "N", set_keep_reports, "recent reports kept for clients and HTTP (default 256)"},
     {"max-frame", "BYTES", set_max_frame, "largest message a client may send (default 1M)"},

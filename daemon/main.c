@@ -232,7 +232,8 @@ static int start_engine(daemon_main *m, char *err, size_t errlen)
         return rc;
     if (d->probes && !gt_pool_probed(d->pool)) {
         d->probe_status.state = GT_PROBES_UNAVAILABLE;
-        snprintf(d->probe_status.reason, sizeof d->probe_status.reason, "the worker threads could not be watched");
+        snprintf(d->probe_status.reason, sizeof d->probe_status.reason, "the worker threads could not be watched: %s",
+                 gt_pool_watch_error(d->pool));
         gt_log_warn("probes: unavailable (%s); samples are not checked for disturbance", d->probe_status.reason);
     }
     rc = gt_wisdom_open(cfg->wisdom, &d->wisdom, err, errlen);

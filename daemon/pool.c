@@ -39,6 +39,7 @@ struct gt_pool {
     worker *workers;
     gt_counters *counters; /* borrowed; NULL: none */
     gt_probes *probes;     /* borrowed; NULL: none */
+    char watch_error[160]; /* why the first worker the probes could not watch was not, or "" */
     pthread_mutex_t submit; /* one batch at a time */
 
     pthread_mutex_t lock;   /* guards everything below */
@@ -117,6 +118,8 @@ static void *worker_main(void *arg)
     w->attach_rc = rc;
     w->watched = watched;
     w->tid = tid;
+    if (pool->probes && !watched && !pool->watch_error[0])
+        snprintf(pool->watch_error, sizeof pool->watch_error, "worker %u: %.120s", w->index, why);
     if (--pool->starting == 0)
         pthread_cond_signal(&pool->done);
     for (;;) {
@@ -277,6 +280,11 @@ bool gt_pool_probed(const gt_pool *pool)
     return pool->probes != NULL;
 }
 
+const char *gt_pool_watch_error(const gt_pool *pool)
+{
+    return pool->watch_error;
+}
+
 void gt_pool_worker_probe(const gt_pool *pool, unsigned i, pid_t *tid, gt_probe_figures *total)
 {
     *tid = pool->workers[i].tid;
@@ -293,11 +301,14 @@ static void probes_after(const gt_pool *pool, gt_batch_result *res)
 {
     res->probed = gt_pool_probed(pool);
     res->probe = (gt_probe_figures){0};
+    res->probe_worst_offcpu_ns = 0;
     for (unsigned i = 0; res->probed && i < pool->nworkers; i++) {
         gt_probe_figures now;
         gt_probes_read(pool->probes, i, &now);
         res->worker[i].probe = gt_probe_figures_delta(&now, &pool->workers[i].probe_before);
         gt_probe_figures_add(&res->probe, &res->worker[i].probe);
+        if (res->worker[i].probe.offcpu_ns > res->probe_worst_offcpu_ns)
+            res->probe_worst_offcpu_ns = res->worker[i].probe.offcpu_ns;
     }
 }
 

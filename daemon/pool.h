@@ -44,6 +44,8 @@ void gt_pool_destroy(gt_pool *pool);
 unsigned gt_pool_workers(const gt_pool *pool);
 /* The pool has probes and they watch every worker: batch results carry probe figures. */
 bool gt_pool_probed(const gt_pool *pool);
+/* Why the probes could not watch a worker ("" when they watch them all, or have none). */
+const char *gt_pool_watch_error(const gt_pool *pool);
 /* Worker i's thread id and its probe figures since the pool started (zeros without probes). */
 void gt_pool_worker_probe(const gt_pool *pool, unsigned i, pid_t *tid, gt_probe_figures *total);
 
@@ -81,6 +83,7 @@ typedef struct gt_batch_result {
     int64_t counters[GT_COUNTERS_MAX]; /* the workers' counters summed; zeros past ncounters */
     bool probed;                       /* the probes watched every worker over the batch */
     gt_probe_figures probe;            /* their figures summed over the workers */
+    uint64_t probe_worst_offcpu_ns;    /* the longest any one worker waited */
     gt_worker_stats worker[GT_POOL_MAX_WORKERS];
 } gt_batch_result;
 

@@ -24,6 +24,7 @@ static int pool_executor_run(void *ctx, const gt_exec_batch *b, gt_exec_result *
     memcpy(r->counters, pe->last.counters, sizeof r->counters);
     r->probed = pe->last.probed;
     r->probe = pe->last.probe;
+    r->worst_offcpu_ns = pe->last.probe_worst_offcpu_ns;
     return 0;
 }
 

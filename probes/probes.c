@@ -11,11 +11,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #define KERNEL_BTF "/sys/kernel/btf/vmlinux"
 #define LOCKDOWN "/sys/kernel/security/lockdown"
+#define INITIAL_PID_NAMESPACE 0xEFFFFFFCu /* the kernel's PROC_PID_INIT_INO */
 
 _Static_assert(GT_PROBE_SLOTS >= 256, "a slot for each of the pool's most workers");
 
@@ -35,8 +37,9 @@ static int keep_warning(enum libbpf_print_level level, const char *fmt, va_list 
     return 0;
 }
 
-/* "[none] integrity confidentiality": the bracketed mode is the active one. */
-static bool locked_down(char *mode, size_t len)
+/* "[none] integrity confidentiality": the bracketed mode is the active one. Only
+   confidentiality forbids reading kernel memory, which the programs do. */
+static bool locked_down(void)
 {
     char text[128] = "";
     FILE *f = fopen(LOCKDOWN, "r");
@@ -44,19 +47,22 @@ static bool locked_down(char *mode, size_t len)
         return false;
     bool got = fgets(text, sizeof text, f) != NULL;
     fclose(f);
-    const char *open = strchr(text, '['), *close = open ? strchr(open, ']') : NULL;
-    if (!got || !open || !close || strncmp(open + 1, "none", 4) == 0)
-        return false;
-    snprintf(mode, len, "%.*s", (int)(close - open - 1), open + 1);
-    return true;
+    return got && strstr(text, "[confidentiality]") != NULL;
+}
+
+/* The programs know threads by their ids in the initial PID namespace; in another one (a
+   container) the daemon's ids differ, and no worker would ever be recognised. */
+static bool in_initial_pid_namespace(void)
+{
+    struct stat st;
+    return stat("/proc/self/ns/pid", &st) == 0 && st.st_ino == INITIAL_PID_NAMESPACE;
 }
 
 static void say_why(int rc, const char *step, gt_probe_status *st)
 {
-    char mode[32];
-    if (locked_down(mode, sizeof mode))
-        snprintf(st->reason, sizeof st->reason, "the kernel is locked down (%s), which forbids BPF tracing", mode);
-    else if (rc == -EPERM || rc == -EACCES)
+    if (locked_down())
+        snprintf(st->reason, sizeof st->reason, "the kernel is locked down (confidentiality), which forbids BPF tracing");
+    else if (rc == -EPERM)
         snprintf(st->reason, sizeof st->reason,
                  "the kernel refused BPF (%s): gridtuned needs root, or CAP_BPF and CAP_PERFMON", strerror(-rc));
     else
@@ -71,6 +77,12 @@ int gt_probes_open(gt_probes **out, gt_probe_status *st)
     if (access(KERNEL_BTF, R_OK) != 0) {
         snprintf(st->reason, sizeof st->reason, "no kernel BTF at " KERNEL_BTF " (%s)", strerror(errno));
         return -ENOENT;
+    }
+    if (!in_initial_pid_namespace()) {
+        snprintf(st->reason, sizeof st->reason,
+                 "gridtuned runs in a PID namespace of its own (a container), where the probes cannot tell its "
+                 "threads");
+        return -ENOTSUP;
     }
     libbpf_said[0] = '\0';
     libbpf_print_fn_t before = libbpf_set_print(keep_warning);
@@ -148,14 +160,14 @@ void gt_probes_read(const gt_probes *p, unsigned slot, gt_probe_figures *out)
     out->offcpu_ns = load(&s->offcpu_ns);
     out->migrations = load(&s->migrations);
     out->page_faults = load(&s->page_faults);
-    uint64_t since = load(&s->off_since);
-    /* preempted by another tenant right now: the wait so far counts (same clock as
-       bpf_ktime_get_ns); a wait that began at a wakeup may yet turn out to be the CPU waking up,
-       so it counts once it ends */
-    if (since && !load(&s->woken)) {
+    /* preempted by another tenant right now: the wait so far counts, as the program will count
+       all of it (same clock as bpf_ktime_get_ns); a wait that began at a wakeup may yet turn
+       out to be the CPU waking up, so it counts once it ends */
+    uint64_t wait = load(&s->wait);
+    if (wait && !(wait & GT_WAIT_WOKEN)) {
         struct timespec ts;
         clock_gettime(CLOCK_MONOTONIC, &ts);
         uint64_t now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-        out->offcpu_ns += now > since ? now - since : 0;
+        out->offcpu_ns += now > wait ? now - wait : 0;
     }
 }

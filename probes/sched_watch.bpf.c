@@ -23,6 +23,9 @@ struct {
 
 struct gt_probe_slot slots[GT_PROBE_SLOTS];
 
+/* One aligned 64-bit store, which a reader sees whole (BPF has no atomic store). */
+#define WRITE_ONCE(x, v) (*(volatile __u64 *)&(x) = (v))
+
 static __always_inline struct gt_probe_slot *slot_of(__u32 tid)
 {
     __u32 *i = bpf_map_lookup_elem(&worker_slots, &tid);
@@ -42,10 +45,14 @@ static __always_inline bool foreign(struct task_struct *t)
 }
 
 /* A watched thread waits from the moment it is runnable but not running until it is switched
- * in: after an involuntary switch-out, and after a wakeup that finds it off the CPU. Only
- * waits for another tenant count: a wait that ends by switching from the idle task was the
- * CPU waking up (tens of microseconds on a virtual machine), and one for the daemon's own
- * threads is part of running a batch. */
+ * in. Only waits for another tenant count:
+ * - after an involuntary switch-out to another tenant, the whole wait counts;
+ * - after a wakeup that finds it off the CPU, the wait counts only when another tenant had the
+ *   CPU at its end: one that ends by switching from the idle task was the CPU waking up (tens
+ *   of microseconds on a virtual machine), and one for the daemon's own threads is part of
+ *   running a batch.
+ * The start time and which of the two it was share one word (GT_WAIT_WOKEN in bit 0), so a
+ * reader never sees one without the other. */
 
 /* sched_wakeup(struct task_struct *p): a thread still on its CPU (woken while going to sleep)
  * does not wait. */
@@ -53,18 +60,15 @@ SEC("raw_tp/sched_wakeup")
 int BPF_PROG(gt_on_wakeup, struct task_struct *p)
 {
     struct gt_probe_slot *s = slot_of(BPF_CORE_READ(p, pid));
-    if (s && !BPF_CORE_READ(p, on_cpu) && !s->off_since) {
-        s->off_since = bpf_ktime_get_ns();
-        s->woken = 1;
-    }
+    if (s && !BPF_CORE_READ(p, on_cpu) && !s->wait)
+        WRITE_ONCE(s->wait, bpf_ktime_get_ns() | GT_WAIT_WOKEN);
     return 0;
 }
 
 /* sched_switch(bool preempt, prev, next, unsigned int prev_state): prev leaves the CPU
  * involuntarily when it was preempted or is still runnable (state 0), as the kernel counts
  * nivcsw, and waits if next is another tenant; leaving to sleep ends any wait. next stops
- * waiting, and the wait counts unless it ended with the CPU coming out of idle or with one of
- * the daemon's threads. */
+ * waiting. */
 SEC("raw_tp/sched_switch")
 int BPF_PROG(gt_on_switch, bool preempt, struct task_struct *prev, struct task_struct *next, unsigned int prev_state)
 {
@@ -72,18 +76,18 @@ int BPF_PROG(gt_on_switch, bool preempt, struct task_struct *prev, struct task_s
     struct gt_probe_slot *s = slot_of(BPF_CORE_READ(prev, pid));
     if (s && (preempt || prev_state == 0)) {
         __sync_fetch_and_add(&s->involuntary_switches, 1);
-        s->off_since = foreign(next) ? now : 0;
-        s->woken = 0;
+        WRITE_ONCE(s->wait, foreign(next) ? (now & ~GT_WAIT_WOKEN) : 0);
     } else if (s) {
-        s->off_since = 0;
+        WRITE_ONCE(s->wait, 0);
     }
     s = slot_of(BPF_CORE_READ(next, pid));
-    if (s && s->off_since) {
-        __u64 since = s->off_since;
-        if (foreign(prev))
-            __sync_fetch_and_add(&s->offcpu_ns, now > since ? now - since : 0);
-        s->off_since = 0;
-    }
+    __u64 wait = s ? *(volatile __u64 *)&s->wait : 0;
+    if (!s || !wait)
+        return 0;
+    __u64 since = wait & ~GT_WAIT_WOKEN;
+    if (!(wait & GT_WAIT_WOKEN) || foreign(prev))
+        __sync_fetch_and_add(&s->offcpu_ns, now > since ? now - since : 0);
+    WRITE_ONCE(s->wait, 0);
     return 0;
 }
 

@@ -9,13 +9,15 @@
 
 /* Slots in the program's table; at least the pool's most workers. */
 #define GT_PROBE_SLOTS 256
+/* In gt_probe_slot.wait: the wait began at a wakeup, not at a preemption. */
+#define GT_WAIT_WOKEN 1ull
 
 /* Cumulative since the thread was watched. The program only adds; readers take differences. */
 struct gt_probe_slot {
     __u64 involuntary_switches; /* switched out while still runnable (the kernel's nivcsw) */
     __u64 offcpu_ns;            /* ended waits for another tenant: runnable, not running */
-    __u64 off_since;            /* bpf_ktime_get_ns() of the current wait's start, or 0 */
-    __u64 woken;                /* 1: the wait began at a wakeup, 0: at a preemption */
+    __u64 wait;                 /* the current wait's start (bpf_ktime_get_ns()) with bit 0
+                                   GT_WAIT_WOKEN when it began at a wakeup; 0: not waiting */
     __u64 migrations;           /* moved to another CPU */
     __u64 page_faults;          /* user-mode page faults */
 };

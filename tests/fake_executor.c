@@ -85,6 +85,7 @@ static int fake_run(void *ctx, const gt_exec_batch *b, gt_exec_result *r, char *
         r->wall_ns += f->tenant_ns;
         r->probe = f->probed ? (gt_probe_figures){.involuntary_switches = 1, .offcpu_ns = f->tenant_ns}
                              : (gt_probe_figures){0};
+        r->worst_offcpu_ns = f->probed ? f->tenant_ns : 0;
     }
     if (f->counters.nused == 2) {
         r->counters[1] = (int64_t)(groups * 1000);           /* instructions */

@@ -255,8 +255,9 @@ static void set_nan_gain(report_case *c)
     c->result.estimated_gain = NAN;
 }
 
-/* Probes on: every sample has figures; the default's second sample (7782 ns on 2 workers) lost
- * 9000 ns to another task, so it is disturbed and unused, and was measured again. */
+/* Probes on: every sample has figures; in the default's second sample (7782 ns) the workers
+ * lost 9000 ns to another task, 6000 of them one worker's, so it is disturbed and unused, and
+ * was measured again. */
 static void set_probed(report_case *c)
 {
     set_analysis(c);
@@ -271,6 +272,7 @@ static void set_probed(report_case *c)
     gt_sample *d = &c->samples[0][1];
     d->disturbed = true;
     d->used = false;
+    d->worst_offcpu_ns = 6000;
     d->probe = (gt_probe_figures){.involuntary_switches = 4, .offcpu_ns = 9000, .migrations = 1,
                                   .page_faults = 7};
     c->result.disturbed_samples = 1;
@@ -749,6 +751,7 @@ static void probed_samples_carry_figures_and_the_disturbed_one_is_unused(void **
     assert_bool(state, "candidates.0.samples.1.used", false);
     assert_number(state, "candidates.0.samples.1.probe.involuntary_switches", 4);
     assert_number(state, "candidates.0.samples.1.probe.offcpu_ns", 9000);
+    assert_number(state, "candidates.0.samples.1.probe.worst_offcpu_ns", 6000);
     assert_number(state, "candidates.0.samples.1.probe.migrations", 1);
     assert_number(state, "candidates.0.samples.1.probe.page_faults", 7);
     assert_bool(state, "candidates.0.samples.2.disturbed", false);

@@ -502,6 +502,25 @@ static void test_disturbed_samples_are_left_out_and_measured_again(void **state)
     fixture_fini(&fx);
 }
 
+/* On 16 workers one preempted worker is as much a disturbance as on two: the batch may wait
+   for its share whatever the other fifteen do. */
+static void test_one_waiting_worker_of_many_disturbs_a_sample(void **state)
+{
+    (void)state;
+    fixture fx;
+    fixture_init(&fx, &square);
+    fake_executor_fini(&fx.fake);
+    fake_executor_init(&fx.fake, &square, 16, &fx.exec);
+    fx.cfg.sample_ns /= 8; /* still 100 workgroups a sample, as on 2 workers */
+    fake_executor_add_probes(&fx.fake, &fx.exec);
+    tenant_on_the_best(&fx);
+    assert_int_equal(tune(&fx, NULL), 0);
+    assert_true(fx.fake.disturbed > 0);
+    assert_int_equal(fx.result.disturbed_samples, fx.fake.disturbed);
+    assert_launch_complete(&fx);
+    fixture_fini(&fx);
+}
+
 /* The same tenant without probes: its slow samples count, as the probes' absence implies. */
 static void test_without_probes_disturbed_samples_count(void **state)
 {
@@ -581,6 +600,7 @@ int main(void)
         cmocka_unit_test(test_corrupt_wisdom_is_survived),
         cmocka_unit_test(test_disturbed_samples_are_left_out_and_measured_again),
         cmocka_unit_test(test_without_probes_disturbed_samples_count),
+        cmocka_unit_test(test_one_waiting_worker_of_many_disturbs_a_sample),
         cmocka_unit_test(test_a_tenant_on_every_sample_is_steady_contention),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -82,6 +82,7 @@ typedef struct gt_exec_result {
     int64_t counters[GT_COUNTERS_MAX];
     bool probed;            /* probe figures were read around the batch */
     gt_probe_figures probe; /* their change over the batch, summed over the workers */
+    uint64_t worst_offcpu_ns; /* the longest any one worker waited for other tasks */
 } gt_exec_result;
 
 typedef struct gt_executor {

@@ -180,7 +180,8 @@ static bool add_probe_figures(cJSON *obj, const gt_sample *s)
         return add_item(obj, "probe", cJSON_CreateNull());
     cJSON *p = cJSON_AddObjectToObject(obj, "probe");
     return p && add_uint(p, "involuntary_switches", s->probe.involuntary_switches) &&
-           add_uint(p, "offcpu_ns", s->probe.offcpu_ns) && add_uint(p, "migrations", s->probe.migrations) &&
+           add_uint(p, "offcpu_ns", s->probe.offcpu_ns) && add_uint(p, "worst_offcpu_ns", s->worst_offcpu_ns) &&
+           add_uint(p, "migrations", s->probe.migrations) &&
            add_uint(p, "page_faults", s->probe.page_faults);
 }
 

@@ -141,12 +141,12 @@ static void summarise(gt_candidate *c)
     c->max = st.max;
 }
 
-/* The workers lost more than the allowed share of the batch's time, summed over them,
-   runnable but off-CPU: the sample measured the machine's other tenants, not the candidate. */
+/* A worker waited for other tasks (runnable, off-CPU) for more than the allowed share of the
+   batch's wall time: the sample measured the machine's other tenants, not the candidate. One
+   worker is enough, whatever the worker count, since the batch may wait for its share. */
 static bool is_disturbed(const gt_sampler *s, const gt_exec_result *er)
 {
-    double available = (double)er->wall_ns * s->exec->workers;
-    return er->probed && available > 0 && (double)er->probe.offcpu_ns > s->cfg->disturbed_share * available;
+    return er->probed && (double)er->worst_offcpu_ns > s->cfg->disturbed_share * (double)er->wall_ns;
 }
 
 /* Contention turned out steady: the disturbed samples kept out so far count after all. */
@@ -199,6 +199,7 @@ static int run_box(gt_sampler *s, size_t index, const uint32_t origin[3], const 
     smp->cost = sample_cost(&s->metric, &er, smp->items);
     smp->probed = er.probed;
     smp->probe = er.probe;
+    smp->worst_offcpu_ns = er.worst_offcpu_ns;
     smp->disturbed = is_disturbed(s, &er);
     s->r->disturbed_samples += smp->disturbed;
     smp->used = used && isfinite(smp->cost) && !(smp->disturbed && !s->r->steady_contention);

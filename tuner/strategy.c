@@ -106,7 +106,8 @@ static int race(axis_run *a)
     while ((1u << stages) < a->n)
         stages++;
     for (unsigned stage = 0; alive > 0; stage++) {
-        size_t stage_slots = (a->slots - spent) / (stages > stage ? stages - stage : 1);
+        size_t left = spent < a->slots ? a->slots - spent : 0; /* re-measures may overrun a little */
+        size_t stage_slots = left / (stages > stage ? stages - stage : 1);
         size_t per = stage_slots / alive ? stage_slots / alive : 1;
         int rc = 0;
         for (size_t k = 0; k < per && rc == 0; k++)

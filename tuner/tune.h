@@ -47,8 +47,9 @@ typedef struct gt_tune_config {
     double min_gain;         /* a challenger must beat the incumbent by this fraction */
     uint64_t sample_ns;      /* samples are sized to take about this long */
     unsigned min_samples;    /* samples a candidate needs before a winner can be clear */
-    /* With probes, a sample whose workers spent more than this share of their time runnable
-       but off-CPU is disturbed: left out of the statistics and measured again. (0, 1]. */
+    /* With probes, a sample one of whose workers waited for other tasks (runnable, off-CPU)
+       for more than this share of the sample's wall time is disturbed: left out of the
+       statistics and measured again. (0, 1]. */
     double disturbed_share;
     gt_space_config space;   /* the candidate space and its parameter series */
     bool forced;             /* run `schedule` on the whole launch, no analysis */
@@ -94,9 +95,10 @@ typedef struct gt_sample {
     uint64_t wall_ns;
     double cost;      /* the metric per work-item for this sample */
     bool used;        /* counted in the statistics; calibration and disturbed samples are not */
-    bool disturbed;   /* probes saw the workers off-CPU for more than cfg->disturbed_share */
+    bool disturbed;   /* probes saw a worker wait for more than cfg->disturbed_share of it */
     bool probed;      /* probe holds the probes' figures for this sample */
-    gt_probe_figures probe;
+    gt_probe_figures probe;   /* summed over the workers */
+    uint64_t worst_offcpu_ns; /* the longest any one worker waited for other tasks */
     int64_t counters[GT_COUNTERS_MAX];
 } gt_sample;
 
