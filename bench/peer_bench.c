@@ -97,15 +97,7 @@ typedef struct peer_run {
     const char *pocl_why;
 } peer_run;
 
-void say(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs(PEER_PROG ": ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-}
+const char *const say_prog = PEER_PROG;
 
 /* ---- command line ------------------------------------------------------------------------- */
 

@@ -112,15 +112,7 @@ typedef struct probe_run {
     char probes_state[16], probes_summary[TEXT_MAX]; /* of the probes-on daemon */
 } probe_run;
 
-void say(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs(PROBE_PROG ": ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-}
+const char *const say_prog = PROBE_PROG;
 
 /* ---- command line ------------------------------------------------------------------------- */
 

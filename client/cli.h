@@ -18,6 +18,8 @@ typedef struct options {
     const char *socket; /* --socket; NULL: $GRIDTUNE_SOCKET, else the per-user default */
 } options;
 
+/* Prints "say_prog: <sentence>" on stderr (client/say.c); each program defines say_prog. */
+extern const char *const say_prog;
 void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Connects to the daemon (starting it when needed), printing why on failure. */

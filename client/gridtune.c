@@ -83,15 +83,7 @@ static const struct env_var {
     {"HOME", "else $HOME/.local/state/gridtune/wisdom.json"},
 };
 
-void say(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs(PROG ": ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-}
+const char *const say_prog = PROG;
 
 static void print_commands(FILE *out, const char *group)
 {
