@@ -84,39 +84,23 @@ static void twin_matmul(const gt_seed_case *c, int threads)
         }
 }
 
-static void twin_copy_rows(const gt_seed_case *c, int threads)
-{
-    float *dst = c->buffers[BUF_OUT];
-    const float *src = c->buffers[BUF_IN];
-    size_t rows = c->range.global[1], cols = c->range.global[0], n = c->n;
-#pragma omp parallel for schedule(runtime) num_threads(threads)
-    for (size_t y = 0; y < rows; y++)
-        for (size_t x = 0; x < cols; x++)
-            dst[y * n + x] = src[y * n + x];
-}
+/* The three copies differ only in where element (x, y) is read and written; each keeps its
+ * kernel's access pattern (copy_cols on purpose: consecutive x are n elements apart). */
+#define COPY_TWIN(name, dst_at, src_at)                                                              \
+    static void name(const gt_seed_case *c, int threads)                                           \
+    {                                                                                              \
+        float *dst = c->buffers[BUF_OUT];                                                          \
+        const float *src = c->buffers[BUF_IN];                                                     \
+        size_t rows = c->range.global[1], cols = c->range.global[0], n = c->n;                     \
+        _Pragma("omp parallel for schedule(runtime) num_threads(threads)")                         \
+        for (size_t y = 0; y < rows; y++)                                                          \
+            for (size_t x = 0; x < cols; x++)                                                      \
+                dst[dst_at] = src[src_at];                                                         \
+    }
 
-/* The kernel's access pattern, kept on purpose: consecutive x are n elements apart. */
-static void twin_copy_cols(const gt_seed_case *c, int threads)
-{
-    float *dst = c->buffers[BUF_OUT];
-    const float *src = c->buffers[BUF_IN];
-    size_t rows = c->range.global[1], cols = c->range.global[0], n = c->n;
-#pragma omp parallel for schedule(runtime) num_threads(threads)
-    for (size_t y = 0; y < rows; y++)
-        for (size_t x = 0; x < cols; x++)
-            dst[x * n + y] = src[x * n + y];
-}
-
-static void twin_transpose(const gt_seed_case *c, int threads)
-{
-    float *dst = c->buffers[BUF_OUT];
-    const float *src = c->buffers[BUF_IN];
-    size_t rows = c->range.global[1], cols = c->range.global[0], n = c->n;
-#pragma omp parallel for schedule(runtime) num_threads(threads)
-    for (size_t y = 0; y < rows; y++)
-        for (size_t x = 0; x < cols; x++)
-            dst[x * n + y] = src[y * n + x];
-}
+COPY_TWIN(twin_copy_rows, y * n + x, y * n + x)
+COPY_TWIN(twin_copy_cols, x * n + y, x * n + y)
+COPY_TWIN(twin_transpose, x * n + y, y * n + x)
 
 /* ---- dispatch ------------------------------------------------------------------------------ */
 
