@@ -3,6 +3,7 @@
  * application's memory, with no copy either way. */
 #include "connection.h"
 #include "handle.h"
+#include "handle_registry.h"
 #include "last_error.h"
 #include "message.h"
 
@@ -77,26 +78,34 @@ static int register_buffer(gt_client *c, gt_buffer *b, int fd)
 
 int gt_buffer_create(gt_client *c, size_t bytes, gt_buffer **out)
 {
+    if (out)
+        *out = NULL;
+    int rc = gt_handle_check_client(c, "gt_buffer_create");
+    if (rc)
+        return rc;
     if (!c || !out)
         return gt_fail(c, -EINVAL, "gt_buffer_create needs a handle and a place for the buffer (got NULL)");
-    *out = NULL;
     if (bytes == 0)
         return gt_fail(c, -EINVAL, "a buffer of 0 bytes was asked for; a buffer holds at least 1 byte");
     if ((uint64_t)bytes > GT_JSON_INT_MAX)
         return gt_fail(c, -EINVAL, "a buffer of %zu bytes was asked for; the protocol carries sizes up to 2^53-1",
                        bytes);
     gt_buffer *b = calloc(1, sizeof *b);
-    if (!b)
+    /* entered before the daemon is asked, so that no memory failure comes after it made one */
+    if (!b || gt_handle_add(b, GT_HANDLE_BUFFER, c)) {
+        free(b);
         return gt_fail(c, -ENOMEM, "no memory for a buffer handle");
+    }
     b->client = c;
     b->size = bytes;
     int fd = -1;
-    int rc = make_memfd(c, b, &fd);
+    rc = make_memfd(c, b, &fd);
     if (!rc)
         rc = register_buffer(c, b, fd);
     if (fd >= 0)
         close(fd); /* the mapping stays, and the daemon has its own copy of the descriptor */
     if (rc) {
+        gt_handle_remove(b, GT_HANDLE_BUFFER);
         if (b->data)
             munmap(b->data, b->size);
         free(b);
@@ -109,29 +118,49 @@ int gt_buffer_create(gt_client *c, size_t bytes, gt_buffer **out)
 
 void *gt_buffer_data(gt_buffer *b)
 {
-    return b ? b->data : NULL;
+    if (!b) {
+        gt_fail(NULL, -EINVAL, "gt_buffer_data was given no buffer (NULL)");
+        return NULL;
+    }
+    if (!gt_handle_owner(b, GT_HANDLE_BUFFER)) {
+        gt_fail_dead(NULL, "gt_buffer_data", b, GT_HANDLE_BUFFER);
+        return NULL;
+    }
+    return b->data;
 }
 
 size_t gt_buffer_size(const gt_buffer *b)
 {
-    return b ? b->size : 0;
+    if (!b) {
+        gt_fail(NULL, -EINVAL, "gt_buffer_size was given no buffer (NULL)");
+        return 0;
+    }
+    if (!gt_handle_owner(b, GT_HANDLE_BUFFER)) {
+        gt_fail_dead(NULL, "gt_buffer_size", b, GT_HANDLE_BUFFER);
+        return 0;
+    }
+    return b->size;
 }
 
-void gt_buffer_release(gt_buffer *b)
+int gt_buffer_release(gt_buffer *b)
 {
     if (!b)
-        return;
+        return 0;
+    /* taken out first: of two threads releasing b at once, only one frees it */
+    if (!gt_handle_remove(b, GT_HANDLE_BUFFER))
+        return gt_fail_dead(NULL, "gt_buffer_release", b, GT_HANDLE_BUFFER);
     gt_client *c = b->client;
     unlink_buffer(c, b);
     cJSON *req = gt_msg_request("buffer_release");
     /* a refused or lost release still frees this side: the daemon frees what a connection
-     * held when it ends, and a release cannot be retried by a caller that gets no status */
+     * held when it ends, and a release cannot be retried once the handle is gone */
     if (req && !gt_msg_add_id(req, "buffer", b->id))
         gt_conn_call(c, req, NULL, 0, NULL);
     else
         cJSON_Delete(req);
     munmap(b->data, b->size);
     free(b);
+    return 0;
 }
 
 /* The local side of the buffers a disconnecting client still holds; no messages. */
@@ -139,6 +168,7 @@ void gt_buffers_free_all(gt_client *c)
 {
     for (gt_buffer *b = c->buffers, *next; b; b = next) {
         next = b->next;
+        gt_handle_remove(b, GT_HANDLE_BUFFER);
         munmap(b->data, b->size);
         free(b);
     }

@@ -1,7 +1,9 @@
 /* handle.h: the structs behind libgridtune's opaque types, shared by the library's files.
  * A client owns the buffers and kernels made through it (kept in lists, so that gt_disconnect
  * can free what the application left), its socket with the reader thread that hands replies
- * to waiting calls (connection.c), and the per-thread error sentences (last_error.c). */
+ * to waiting calls (connection.c), and the per-thread error sentences (last_error.c). Every
+ * handle is also in the process-wide set of live handles (handle_registry.h) from before it is
+ * handed out until just before it is freed; nothing here may be read before that check. */
 #ifndef GT_CLIENT_HANDLE_H
 #define GT_CLIENT_HANDLE_H
 

@@ -3,6 +3,7 @@
  * kept for gt_kernel_nargs; the daemon checks each launch's arguments against the list. */
 #include "connection.h"
 #include "handle.h"
+#include "handle_registry.h"
 #include "last_error.h"
 #include "message.h"
 
@@ -35,24 +36,29 @@ static void unlink_kernel(gt_client *c, gt_kernel *k)
     pthread_mutex_unlock(&c->lock);
 }
 
-/* Sends a kernel_load or kernel_build request and makes the kernel from its result. */
+/* Sends a kernel_load or kernel_build request and makes the kernel from its result. The
+ * handle is made and entered first, so that no memory failure comes after the daemon made a
+ * kernel this side would not know of. */
 static int request_kernel(gt_client *c, cJSON *req, const char *type, gt_kernel **out)
 {
+    gt_kernel *k = calloc(1, sizeof *k);
+    if (!k || gt_handle_add(k, GT_HANDLE_KERNEL, c)) {
+        free(k);
+        cJSON_Delete(req);
+        return gt_fail(c, -ENOMEM, "no memory for a kernel handle");
+    }
     cJSON *result;
     int rc = gt_conn_call(c, req, NULL, 0, &result);
-    if (rc)
-        return rc;
-    uint64_t id;
-    rc = gt_msg_result_id(c, result, type, "kernel", &id);
+    if (!rc)
+        rc = gt_msg_result_id(c, result, type, "kernel", &k->id);
     const cJSON *params = cJSON_GetObjectItemCaseSensitive(result, "params");
     if (!rc && !cJSON_IsArray(params))
         rc = gt_fail(c, -EPROTO, "gridtuned answered %s without a \"params\" list", type);
-    gt_kernel *k = rc ? NULL : calloc(1, sizeof *k);
-    if (!rc && !k)
-        rc = gt_fail(c, -ENOMEM, "no memory for a kernel handle");
-    if (k) {
+    if (rc) {
+        gt_handle_remove(k, GT_HANDLE_KERNEL);
+        free(k);
+    } else {
         k->client = c;
-        k->id = id;
         k->nargs = (unsigned)cJSON_GetArraySize(params);
         link_kernel(c, k);
         *out = k;
@@ -78,11 +84,15 @@ static char *absolute_path(const char *path)
 
 int gt_kernel_load(gt_client *c, const char *module_path, const char *name, gt_kernel **out)
 {
+    if (out)
+        *out = NULL;
+    int rc = gt_handle_check_client(c, "gt_kernel_load");
+    if (rc)
+        return rc;
     if (!c || !out || !module_path || !name)
         return gt_fail(c, -EINVAL,
                        "gt_kernel_load needs a handle, a module path, a kernel name and a place for the kernel "
                        "(got NULL)");
-    *out = NULL;
     char *path = absolute_path(module_path);
     cJSON *req = path ? gt_msg_request("kernel_load") : NULL;
     bool ok = req && cJSON_AddStringToObject(req, "path", path) && cJSON_AddStringToObject(req, "name", name);
@@ -96,10 +106,14 @@ int gt_kernel_load(gt_client *c, const char *module_path, const char *name, gt_k
 
 int gt_kernel_build(gt_client *c, const char *c_source, const char *name, const char *options, gt_kernel **out)
 {
+    if (out)
+        *out = NULL;
+    int rc = gt_handle_check_client(c, "gt_kernel_build");
+    if (rc)
+        return rc;
     if (!c || !out || !c_source || !name)
         return gt_fail(c, -EINVAL,
                        "gt_kernel_build needs a handle, C source, a kernel name and a place for the kernel (got NULL)");
-    *out = NULL;
     cJSON *req = gt_msg_request("kernel_build");
     bool ok = req && cJSON_AddStringToObject(req, "source", c_source) && cJSON_AddStringToObject(req, "name", name) &&
               cJSON_AddStringToObject(req, "options", options ? options : "");
@@ -110,10 +124,13 @@ int gt_kernel_build(gt_client *c, const char *c_source, const char *name, const 
     return request_kernel(c, req, "kernel_build", out);
 }
 
-void gt_kernel_release(gt_kernel *k)
+int gt_kernel_release(gt_kernel *k)
 {
     if (!k)
-        return;
+        return 0;
+    /* taken out first: of two threads releasing k at once, only one frees it */
+    if (!gt_handle_remove(k, GT_HANDLE_KERNEL))
+        return gt_fail_dead(NULL, "gt_kernel_release", k, GT_HANDLE_KERNEL);
     gt_client *c = k->client;
     unlink_kernel(c, k);
     cJSON *req = gt_msg_request("kernel_release");
@@ -123,17 +140,27 @@ void gt_kernel_release(gt_kernel *k)
     else
         cJSON_Delete(req);
     free(k);
+    return 0;
 }
 
 unsigned gt_kernel_nargs(const gt_kernel *k)
 {
-    return k ? k->nargs : 0;
+    if (!k) {
+        gt_fail(NULL, -EINVAL, "gt_kernel_nargs was given no kernel (NULL)");
+        return 0;
+    }
+    if (!gt_handle_owner(k, GT_HANDLE_KERNEL)) {
+        gt_fail_dead(NULL, "gt_kernel_nargs", k, GT_HANDLE_KERNEL);
+        return 0;
+    }
+    return k->nargs;
 }
 
 void gt_kernels_free_all(gt_client *c)
 {
     for (gt_kernel *k = c->kernels, *next; k; k = next) {
         next = k->next;
+        gt_handle_remove(k, GT_HANDLE_KERNEL);
         free(k);
     }
     c->kernels = NULL;

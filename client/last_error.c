@@ -4,6 +4,7 @@
 #include "last_error.h"
 
 #include "handle.h"
+#include "handle_registry.h"
 
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -12,8 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Room for the sentence of a gt_connect that could not allocate its handle (or a call made
- * with a NULL handle): short, and never allocated. */
+/* Room for the sentence of a failure with no live client to keep it: a gt_connect that could
+ * not allocate its handle, a call made with a NULL handle, or one given a released or
+ * disconnected handle. Short, and never allocated. */
 #define NO_HANDLE_SENTENCE 512
 
 struct gt_error_slot {
@@ -92,7 +94,9 @@ int gt_fail(gt_client *c, int rc, const char *fmt, ...)
 
 const char *gt_last_error(const gt_client *c)
 {
-    if (!c)
+    /* a disconnected client has no table left: the sentence of the call that found it gone
+     * was kept for the thread, as a call without a handle's is */
+    if (!c || !gt_handle_owner(c, GT_HANDLE_CLIENT))
         return no_handle_error;
     /* the table's lock is the handle's to take even through a const pointer: reading the
      * slots while another thread adds its own must not race */

@@ -19,7 +19,8 @@ int gt_error_table_init(gt_error_table *t);
 void gt_error_table_free(gt_error_table *t);
 
 /* Records the sentence for the calling thread's failure on c (c NULL: the sentence
- * gt_last_error(NULL) gives) and returns rc, so a failing path can end in one statement. */
+ * gt_last_error(NULL) gives) and returns rc, so a failing path can end in one statement. c is
+ * NULL or a live client (handle_registry.h): a released handle's table is freed with it. */
 int gt_fail(gt_client *c, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #endif

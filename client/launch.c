@@ -5,6 +5,7 @@
 #include "connection.h"
 #include "encode.h"
 #include "handle.h"
+#include "handle_registry.h"
 #include "last_error.h"
 #include "message.h"
 
@@ -25,25 +26,58 @@ gt_launch_options gt_launch_options_default(void)
                                .nwait = 0};
 }
 
-static int check_launch(gt_client *c, const gt_kernel *k, const gt_range *range, gt_event *out)
+/* The handles of a launch, looked up under one lock: the client, the kernel's owner, and the
+ * first buffer argument that is no live buffer (nargs when none; args NULL is encode.c's to
+ * name). Whose buffers the others are is checked as they are encoded. */
+typedef struct launch_handles {
+    bool client_live;
+    gt_client *kernel_owner;
+    unsigned dead_buffer;
+} launch_handles;
+
+static launch_handles look_up(const gt_client *c, const gt_kernel *k, const gt_arg *args, unsigned nargs)
 {
+    launch_handles h = {.dead_buffer = nargs};
+    gt_handle_lock();
+    h.client_live = gt_handle_owner_locked(c, GT_HANDLE_CLIENT) != NULL;
+    h.kernel_owner = gt_handle_owner_locked(k, GT_HANDLE_KERNEL);
+    for (unsigned i = 0; args && i < nargs && h.dead_buffer == nargs; i++)
+        if (args[i].kind == GT_ARG_BUFFER && args[i].value.buffer &&
+            !gt_handle_owner_locked(args[i].value.buffer, GT_HANDLE_BUFFER))
+            h.dead_buffer = i;
+    gt_handle_unlock();
+    return h;
+}
+
+static int check_launch(gt_client *c, const gt_kernel *k, const gt_range *range, const gt_arg *args, unsigned nargs,
+                        gt_event *out)
+{
+    if (out)
+        *out = 0;
+    launch_handles h = look_up(c, k, args, nargs);
+    if (c && !h.client_live)
+        return gt_fail_dead(NULL, "gt_launch", c, GT_HANDLE_CLIENT);
     if (!c || !out)
         return gt_fail(c, -EINVAL, "gt_launch needs a handle and a place for the event (got NULL)");
-    *out = 0;
     if (!k)
         return gt_fail(c, -EINVAL, "gt_launch was given no kernel (NULL)");
-    if (k->client != c)
+    if (!h.kernel_owner)
+        return gt_fail_dead(c, "gt_launch", k, GT_HANDLE_KERNEL);
+    if (h.kernel_owner != c)
         return gt_fail(c, -EINVAL,
                        "the kernel belongs to another gridtune handle; a launch takes only its own handle's kernels");
     if (!range)
         return gt_fail(c, -EINVAL, "gt_launch was given no range (NULL)");
+    if (h.dead_buffer < nargs)
+        return gt_fail(c, -EBADF, "gt_launch: argument %u, the buffer %p, was already released, or its client "
+                       "disconnected", h.dead_buffer, (void *)args[h.dead_buffer].value.buffer);
     return 0;
 }
 
 int gt_launch(gt_client *c, gt_kernel *k, const gt_range *range, const gt_arg *args, unsigned nargs,
               const gt_launch_options *opts, gt_event *out)
 {
-    int rc = check_launch(c, k, range, out);
+    int rc = check_launch(c, k, range, args, nargs, out);
     if (rc)
         return rc;
     cJSON *req = gt_msg_request("launch");
@@ -72,11 +106,15 @@ int gt_launch(gt_client *c, gt_kernel *k, const gt_range *range, const gt_arg *a
     return rc;
 }
 
-/* Sends a request naming one event and waits for its answer (in *result when not NULL). */
-static int event_call(gt_client *c, const char *type, gt_event ev, cJSON **result)
+/* Sends a `type` request naming one event for the public function fn and waits for its
+ * answer (in *result when not NULL). */
+static int event_call(gt_client *c, const char *fn, const char *type, gt_event ev, cJSON **result)
 {
+    int rc = gt_handle_check_client(c, fn);
+    if (rc)
+        return rc;
     if (!c)
-        return gt_fail(c, -EINVAL, "%s needs a handle (got NULL)", type);
+        return gt_fail(c, -EINVAL, "%s needs a handle (got NULL)", fn);
     if (ev < 1 || ev > GT_JSON_INT_MAX)
         return gt_fail(c, -EINVAL, "%" PRIu64 " is not an event (events are 1 .. 2^53-1, as gt_launch gave them)", ev);
     cJSON *req = gt_msg_request(type);
@@ -89,16 +127,18 @@ static int event_call(gt_client *c, const char *type, gt_event ev, cJSON **resul
 
 int gt_wait(gt_client *c, gt_event ev)
 {
-    return event_call(c, "wait", ev, NULL);
+    return event_call(c, "gt_wait", "wait", ev, NULL);
 }
 
 int gt_report(gt_client *c, gt_event ev, char **json_out)
 {
-    if (!json_out)
-        return gt_fail(c, -EINVAL, "gt_report needs a place for the report (got NULL)");
+    if (!json_out) {
+        int rc = gt_handle_check_client(c, "gt_report");
+        return rc ? rc : gt_fail(c, -EINVAL, "gt_report needs a place for the report (got NULL)");
+    }
     *json_out = NULL;
     cJSON *result;
-    int rc = event_call(c, "report", ev, &result);
+    int rc = event_call(c, "gt_report", "report", ev, &result);
     if (rc)
         return rc;
     rc = gt_msg_result_json(c, result, "report", "report", json_out);
@@ -108,5 +148,5 @@ int gt_report(gt_client *c, gt_event ev, char **json_out)
 
 int gt_event_release(gt_client *c, gt_event ev)
 {
-    return event_call(c, "event_release", ev, NULL);
+    return event_call(c, "gt_event_release", "event_release", ev, NULL);
 }

@@ -5,6 +5,7 @@
 #include "autostart.h"
 #include "connection.h"
 #include "handle.h"
+#include "handle_registry.h"
 #include "last_error.h"
 #include "message.h"
 #include "protocol.h"
@@ -79,6 +80,12 @@ static gt_client *client_new(void)
         free(c);
         return NULL;
     }
+    if (gt_handle_add(c, GT_HANDLE_CLIENT, c)) {
+        gt_conn_free(c);
+        gt_error_table_free(&c->errors);
+        free(c);
+        return NULL;
+    }
     return c;
 }
 
@@ -130,15 +137,19 @@ int gt_connect(const char *socket_path_given, gt_client **out)
     return rc ? rc : hello(c);
 }
 
-void gt_disconnect(gt_client *c)
+int gt_disconnect(gt_client *c)
 {
     if (!c)
-        return;
+        return 0;
+    /* taken out first: of two threads disconnecting c at once, only one frees it */
+    if (!gt_handle_remove(c, GT_HANDLE_CLIENT))
+        return gt_fail_dead(NULL, "gt_disconnect", c, GT_HANDLE_CLIENT);
     gt_conn_free(c);
     gt_buffers_free_all(c);
     gt_kernels_free_all(c);
     gt_error_table_free(&c->errors);
     free(c);
+    return 0;
 }
 
 /* Sends req and prints its result's `field` as JSON text into *json_out. */
@@ -155,9 +166,13 @@ static int ask_json(gt_client *c, cJSON *req, const char *type, const char *fiel
 
 int gt_status(gt_client *c, char **json_out)
 {
+    if (json_out)
+        *json_out = NULL;
+    int rc = gt_handle_check_client(c, "gt_status");
+    if (rc)
+        return rc;
     if (!c || !json_out)
         return gt_fail(c, -EINVAL, "gt_status needs a handle and a place for the status (got NULL)");
-    *json_out = NULL;
     cJSON *req = gt_msg_request("status");
     if (!req)
         return gt_fail(c, -ENOMEM, "no memory for a status request");
@@ -166,9 +181,13 @@ int gt_status(gt_client *c, char **json_out)
 
 int gt_reports(gt_client *c, unsigned limit, char **json_out)
 {
+    if (json_out)
+        *json_out = NULL;
+    int rc = gt_handle_check_client(c, "gt_reports");
+    if (rc)
+        return rc;
     if (!c || !json_out)
         return gt_fail(c, -EINVAL, "gt_reports needs a handle and a place for the reports (got NULL)");
-    *json_out = NULL;
     if (limit == 0)
         return gt_fail(c, -EINVAL, "a limit of 0 reports was asked for; ask for at least 1");
     cJSON *req = gt_msg_request("reports");

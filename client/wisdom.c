@@ -2,6 +2,7 @@
  * daemon merges or clears and saves before it answers, so the file and the daemon agree. */
 #include "connection.h"
 #include "handle.h"
+#include "handle_registry.h"
 #include "last_error.h"
 #include "message.h"
 
@@ -33,6 +34,9 @@ static int call_counted(gt_client *c, cJSON *req, const char *type, const char *
 
 int gt_daemon_wisdom_import(gt_client *c, const char *json, size_t *merged)
 {
+    int rc = gt_handle_check_client(c, "gt_daemon_wisdom_import");
+    if (rc)
+        return rc;
     if (!c || !json)
         return gt_fail(c, -EINVAL, "gt_daemon_wisdom_import needs a handle and a wisdom document (got NULL)");
     cJSON *doc = cJSON_Parse(json);
@@ -51,6 +55,9 @@ int gt_daemon_wisdom_import(gt_client *c, const char *json, size_t *merged)
 
 int gt_daemon_wisdom_clear(gt_client *c, size_t *cleared)
 {
+    int rc = gt_handle_check_client(c, "gt_daemon_wisdom_clear");
+    if (rc)
+        return rc;
     if (!c)
         return gt_fail(c, -EINVAL, "gt_daemon_wisdom_clear needs a handle (got NULL)");
     cJSON *req = gt_msg_request("wisdom_clear");

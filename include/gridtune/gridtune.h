@@ -10,7 +10,27 @@
  * Every function that can fail returns 0 or a negative errno-style code, and leaves a sentence
  * for the failure in gt_last_error(). A handle may be used from several threads at once.
  * Objects belong to the handle that made them and must be released before it is
- * disconnected; gt_disconnect releases whatever is left. */
+ * disconnected; gt_disconnect releases whatever is left.
+ *
+ * Dead handles. The library keeps a process-wide set of its live handles (clients, buffers,
+ * kernels) and every function below looks a handle up there before it touches the handle's
+ * memory. A handle that was released, or whose client was disconnected, is refused: -EBADF,
+ * with a sentence naming the function and the handle, such as "gt_buffer_release: the buffer
+ * 0x5581... was already released, or its client disconnected". NULL stays -EINVAL, and an
+ * object of another live client stays -EINVAL ("... belongs to another gridtune handle").
+ * Where the sentence goes: on the live client the call was given (gt_launch with a released
+ * buffer or kernel: gt_last_error(c)); else, when the call has no live client (a release, a
+ * gt_buffer_data, any call given a disconnected client), on the calling thread's own slot,
+ * which gt_last_error(NULL) reads and gt_last_error(c) for a disconnected c reads too.
+ * What stays undefined, as in C generally:
+ *   - a pointer that never was a handle of this kind, made up or cast from something else
+ *     (it is refused when it matches no live handle, but that is luck, not a promise);
+ *   - a dead handle whose address malloc has since given to a new handle of the same kind:
+ *     the stale pointer then names the new handle, and the call acts on it;
+ *   - releasing or disconnecting a handle while another thread is inside a call on it, or on
+ *     an object of its client (a gt_wait in progress during gt_disconnect, say). Two threads
+ *     releasing the same handle at once are safe: one frees it and the other gets -EBADF;
+ *   - memory reached through gt_buffer_data after the buffer's release (it is unmapped). */
 #ifndef GRIDTUNE_GRIDTUNE_H
 #define GRIDTUNE_GRIDTUNE_H
 
@@ -40,31 +60,51 @@ typedef uint64_t gt_event;
  * $GRIDTUNE_DAEMON), unless GRIDTUNE_NO_AUTOSTART=1. On failure *out may still hold a handle
  * whose gt_last_error says why; gt_disconnect frees it either way. */
 int gt_connect(const char *socket_path, gt_client **out);
-void gt_disconnect(gt_client *c);
-/* The sentence for the last failure on this handle ("" when none). Valid until the next call
- * on the handle from the same thread. gt_last_error(NULL) is the reason gt_connect could not
- * even allocate a handle. */
+/* Closes the connection and frees c with the buffers and kernels it still holds (the daemon
+ * frees its side when the connection ends). 0, also for NULL; -EBADF when c was already
+ * disconnected (the sentence in gt_last_error(NULL)). Every handle of c is dead afterwards. */
+int gt_disconnect(gt_client *c);
+/* The sentence for the calling thread's last failure on this handle ("" when none). Valid
+ * until the next call on the handle from the same thread, and never after gt_disconnect(c).
+ * gt_last_error(NULL), and gt_last_error(c) for a c that is no live client, give the calling
+ * thread's last failure that had no live client to keep its sentence: gt_connect unable to
+ * allocate a handle, a call given NULL for its client, or a call given a dead handle (see
+ * "Dead handles" above); that one is valid until the thread's next such failure. */
 const char *gt_last_error(const gt_client *c);
 
 /* ---- buffers -------------------------------------------------------------------------- */
 
-/* A zero-filled shared buffer of `bytes` bytes (at least 1). */
+/* A zero-filled shared buffer of `bytes` bytes (at least 1), owned by c: gt_buffer_release it,
+ * or gt_disconnect c. -EBADF when c was disconnected. */
 int gt_buffer_create(gt_client *c, size_t bytes, gt_buffer **out);
-void *gt_buffer_data(gt_buffer *b); /* shared with the daemon, no copies */
+/* The buffer's memory, shared with the daemon (no copies), mapped until the buffer is released
+ * or its client disconnected. NULL for NULL (-EINVAL's sentence) and for a dead buffer (the
+ * -EBADF sentence), both in gt_last_error(NULL). */
+void *gt_buffer_data(gt_buffer *b);
+/* The buffer's size in bytes; 0 for NULL or a dead buffer, with the sentence as for
+ * gt_buffer_data (a live buffer is never 0 bytes). */
 size_t gt_buffer_size(const gt_buffer *b);
-void gt_buffer_release(gt_buffer *b);
+/* Frees the buffer here and in the daemon. 0, also for NULL and when the daemon could not be
+ * told (it frees a connection's buffers when the connection ends); -EBADF when b was already
+ * released or its client disconnected, with the sentence in gt_last_error(NULL). */
+int gt_buffer_release(gt_buffer *b);
 
 /* ---- kernels -------------------------------------------------------------------------- */
 
 /* Kernel `name` of the module at module_path (a path the daemon can open; a relative one is
- * taken from the caller's working directory). */
+ * taken from the caller's working directory). Like gt_kernel_build's, the kernel is owned by
+ * c: gt_kernel_release it, or gt_disconnect c. Both are -EBADF when c was disconnected. */
 int gt_kernel_load(gt_client *c, const char *module_path, const char *name, gt_kernel **out);
 /* Kernel `name` of C source written against <gridtune/kernel.h>, compiled by the daemon with
  * the system C compiler; options are extra compiler flags (NULL or "" for none), split on
  * spaces. On a compile error gt_last_error holds the compiler's diagnostics. */
 int gt_kernel_build(gt_client *c, const char *c_source, const char *name, const char *options, gt_kernel **out);
-void gt_kernel_release(gt_kernel *k);
-/* The kernel's parameter count, or 0 for NULL. */
+/* Frees the kernel here and in the daemon. 0, also for NULL and when the daemon could not be
+ * told; -EBADF when k was already released or its client disconnected, with the sentence in
+ * gt_last_error(NULL). */
+int gt_kernel_release(gt_kernel *k);
+/* The kernel's parameter count; 0 for NULL or a dead kernel, with the sentence in
+ * gt_last_error(NULL) (a kernel may also really have no parameters). */
 unsigned gt_kernel_nargs(const gt_kernel *k);
 
 /* ---- launches ------------------------------------------------------------------------- */
@@ -93,6 +133,7 @@ typedef struct gt_arg {
     } value;
 } gt_arg;
 
+/* Keeps the pointer only, checked by gt_launch: the buffer must be live when it is launched. */
 gt_arg gt_arg_buffer(gt_buffer *b);
 gt_arg gt_arg_i32(int32_t v);
 gt_arg gt_arg_u32(uint32_t v);
@@ -121,7 +162,10 @@ gt_launch_options gt_launch_options_default(void);
 
 /* Queues a launch of k over range with nargs arguments. Launches of one handle run in the
  * order they were made. *out names the launch for gt_wait and gt_report. The arguments are
- * checked against the kernel's signature before the launch is queued. */
+ * checked against the kernel's signature before the launch is queued. The client, the kernel
+ * and every buffer argument are looked up first, under one lock: a disconnected c is -EBADF
+ * (sentence in gt_last_error(NULL)); a released kernel or buffer is -EBADF with the sentence
+ * on c; a kernel or buffer of another live client is -EINVAL. */
 int gt_launch(gt_client *c, gt_kernel *k, const gt_range *range, const gt_arg *args, unsigned nargs,
               const gt_launch_options *opts, gt_event *out);
 /* Waits for the launch; 0 when it succeeded, else its error. */
@@ -130,6 +174,9 @@ int gt_wait(gt_client *c, gt_event ev);
 int gt_report(gt_client *c, gt_event ev, char **json_out);
 /* Forgets a completed launch's event and report in the daemon. */
 int gt_event_release(gt_client *c, gt_event ev);
+/* (These three, and every function of the daemon below: -EBADF for a disconnected c, with
+ * the sentence in gt_last_error(NULL). An event is a number, not a handle: one the daemon
+ * does not know is its error, not -EBADF.) */
 
 /* ---- the daemon ----------------------------------------------------------------------- */
 
