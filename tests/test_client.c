@@ -173,15 +173,15 @@ static cJSON *default_answer(fake *f, const cJSON *req)
     return r;
 }
 
-/* Records the request and the descriptors that came with it (kept open for the test). */
-static void record(fake *f, cJSON *req, gt_wire_frame *frame)
+/* Records the request and the descriptors that came with it (kept open for the test). False
+ * when the record is full: the request stays the caller's to free once it is answered. */
+static bool record(fake *f, cJSON *req, gt_wire_frame *frame)
 {
     pthread_mutex_lock(&f->lock);
-    if (f->ngot < MAX_REQUESTS) {
+    bool kept = f->ngot < MAX_REQUESTS;
+    if (kept) {
         f->nfds[f->ngot] = frame->nfds;
         f->got[f->ngot++] = req;
-    } else {
-        cJSON_Delete(req);
     }
     for (unsigned i = 0; i < frame->nfds; i++) {
         if (f->nkept < MAX_KEPT_FDS)
@@ -191,6 +191,7 @@ static void record(fake *f, cJSON *req, gt_wire_frame *frame)
     }
     pthread_cond_broadcast(&f->changed);
     pthread_mutex_unlock(&f->lock);
+    return kept;
 }
 
 static void log_request(const gt_wire_frame *frame)
@@ -212,10 +213,12 @@ static void serve_frame(fake *f, gt_wire_frame *frame)
         f->hang_up = true;
         return;
     }
-    record(f, req, frame);
+    bool kept = record(f, req, frame);
     cJSON *reply = f->answer ? f->answer(f, req) : default_answer(f, req);
     if (reply)
         fake_send(f, reply);
+    if (!kept)
+        cJSON_Delete(req);
 }
 
 static void *fake_main(void *arg)
@@ -1062,6 +1065,300 @@ static void test_disconnect_frees_what_is_left(void **state)
     assert_int_equal(fake_count(f, "kernel_release"), 0);
 }
 
+/* ---- handles used after release or disconnect ----------------------------------------- */
+
+/* Each of these once crashed the application, or blamed the wrong thing. Now a dead handle is
+ * refused with -EBADF and a sentence naming the function and the handle, kept on the live
+ * client the call was given, else for the calling thread (gt_last_error(NULL)). The stale
+ * pointers are only compared and passed, never read, and no handle is made between a release
+ * and the stale use, so no new handle can have taken the address (gridtune.h). */
+
+/* The sentence the library gives for a dead handle of kind `what` passed to fn. */
+static void assert_dead(const char *got, const char *fn, const char *what, const void *h)
+{
+    char want[256];
+    if (!strcmp(what, "client"))
+        snprintf(want, sizeof want, "%s: the client %p was already disconnected", fn, h);
+    else
+        snprintf(want, sizeof want, "%s: the %s %p was already released, or its client disconnected", fn, what, h);
+    assert_string_equal(got, want);
+}
+
+static gt_buffer *buffer_ok(gt_client *c, size_t bytes)
+{
+    gt_buffer *b = NULL;
+    int rc = gt_buffer_create(c, bytes, &b);
+    if (rc)
+        fail_msg("gt_buffer_create failed (%d): %s", rc, gt_last_error(c));
+    return b;
+}
+
+/* A round trip to the fake, so that any request a call before it sent has been recorded. */
+static void sync_with(gt_client *c)
+{
+    char *status = NULL;
+    assert_int_equal(gt_status(c, &status), 0);
+    free(status);
+}
+
+static void test_buffer_released_twice(void **state)
+{
+    fake *f = *state;
+    gt_client *c = connect_ok(f, NULL);
+    gt_buffer *b = buffer_ok(c, 64);
+    assert_int_equal(gt_buffer_release(b), 0);
+    assert_int_equal(gt_buffer_release(b), -EBADF);
+    assert_dead(gt_last_error(NULL), "gt_buffer_release", "buffer", b);
+    assert_string_equal(gt_last_error(c), ""); /* the client's own sentences are untouched */
+    sync_with(c);
+    assert_int_equal(fake_count(f, "buffer_release"), 1);
+    assert_int_equal(gt_buffer_release(NULL), 0); /* as free(NULL) */
+    assert_int_equal(gt_disconnect(c), 0);
+}
+
+static void test_buffer_data_after_release(void **state)
+{
+    fake *f = *state;
+    gt_client *c = connect_ok(f, NULL);
+    gt_buffer *b = buffer_ok(c, 64);
+    assert_non_null(gt_buffer_data(b));
+    assert_int_equal(gt_buffer_release(b), 0);
+    assert_null(gt_buffer_data(b));
+    assert_dead(gt_last_error(NULL), "gt_buffer_data", "buffer", b);
+    assert_int_equal(gt_buffer_size(b), 0);
+    assert_dead(gt_last_error(NULL), "gt_buffer_size", "buffer", b);
+    assert_null(gt_buffer_data(NULL));
+    assert_string_equal(gt_last_error(NULL), "gt_buffer_data was given no buffer (NULL)");
+    assert_int_equal(gt_disconnect(c), 0);
+}
+
+static void test_kernel_released_twice(void **state)
+{
+    fake *f = *state;
+    gt_client *c = connect_ok(f, NULL);
+    gt_kernel *k = load_ok(c);
+    assert_int_equal(gt_kernel_release(k), 0);
+    assert_int_equal(gt_kernel_release(k), -EBADF);
+    assert_dead(gt_last_error(NULL), "gt_kernel_release", "kernel", k);
+    sync_with(c);
+    assert_int_equal(fake_count(f, "kernel_release"), 1);
+    assert_int_equal(gt_disconnect(c), 0);
+}
+
+static void test_kernel_used_after_release(void **state)
+{
+    fake *f = *state;
+    gt_client *c = connect_ok(f, NULL);
+    gt_kernel *k = load_ok(c);
+    assert_int_equal(gt_kernel_nargs(k), 3);
+    assert_int_equal(gt_kernel_release(k), 0);
+    assert_int_equal(gt_kernel_nargs(k), 0);
+    assert_dead(gt_last_error(NULL), "gt_kernel_nargs", "kernel", k);
+    gt_range range = {.dims = 1, .global = {64}, .local = {8}};
+    gt_event ev = 99;
+    assert_int_equal(gt_launch(c, k, &range, NULL, 0, NULL, &ev), -EBADF);
+    assert_int_equal(ev, 0);
+    assert_dead(gt_last_error(c), "gt_launch", "kernel", k); /* on the live client it was given */
+    sync_with(c);
+    assert_int_equal(fake_count(f, "launch"), 0);
+    assert_int_equal(gt_disconnect(c), 0);
+}
+
+static void test_buffer_release_after_disconnect(void **state)
+{
+    fake *f = *state;
+    gt_client *c = connect_ok(f, NULL);
+    gt_buffer *b = buffer_ok(c, 64);
+    assert_int_equal(gt_disconnect(c), 0);
+    assert_int_equal(gt_buffer_release(b), -EBADF);
+    assert_dead(gt_last_error(NULL), "gt_buffer_release", "buffer", b);
+    fake_stop(f);
+    assert_int_equal(fake_count(f, "buffer_release"), 0);
+}
+
+static void test_buffer_data_after_disconnect(void **state)
+{
+    fake *f = *state;
+    gt_client *c = connect_ok(f, NULL);
+    gt_buffer *b = buffer_ok(c, 64);
+    gt_kernel *k = load_ok(c);
+    assert_int_equal(gt_disconnect(c), 0);
+    assert_null(gt_buffer_data(b));
+    assert_dead(gt_last_error(NULL), "gt_buffer_data", "buffer", b);
+    assert_int_equal(gt_kernel_release(k), -EBADF);
+    assert_dead(gt_last_error(NULL), "gt_kernel_release", "kernel", k);
+}
+
+/* The dead-handle sentence is the failing thread's own. */
+static void *last_error_in_thread(void *arg)
+{
+    thread_call *t = arg;
+    snprintf(t->before, sizeof t->before, "%s", gt_last_error(NULL));
+    t->rc = gt_disconnect(t->c);
+    snprintf(t->after, sizeof t->after, "%s", gt_last_error(t->c));
+    return NULL;
+}
+
+static void test_disconnect_twice(void **state)
+{
+    fake *f = *state;
+    gt_client *c = connect_ok(f, NULL);
+    assert_int_equal(gt_disconnect(c), 0);
+    assert_int_equal(gt_disconnect(c), -EBADF);
+    assert_dead(gt_last_error(NULL), "gt_disconnect", "client", c);
+    assert_dead(gt_last_error(c), "gt_disconnect", "client", c); /* a dead client reads the same */
+
+    thread_call t = {.c = c};
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, last_error_in_thread, &t), 0);
+    pthread_join(th, NULL);
+    assert_string_equal(t.before, "");
+    assert_int_equal(t.rc, -EBADF);
+    assert_dead(t.after, "gt_disconnect", "client", c);
+    assert_int_equal(gt_disconnect(NULL), 0);
+}
+
+static void test_launch_with_released_buffer(void **state)
+{
+    fake *f = *state;
+    gt_client *c = connect_ok(f, NULL);
+    gt_kernel *k = load_ok(c);
+    gt_buffer *out = buffer_ok(c, 64), *in = buffer_ok(c, 64);
+    assert_int_equal(gt_buffer_release(in), 0);
+    gt_range range = {.dims = 1, .global = {8}, .local = {8}};
+    gt_arg args[] = {gt_arg_buffer(out), gt_arg_buffer(in), gt_arg_u32(8)};
+    gt_event ev = 99;
+    assert_int_equal(gt_launch(c, k, &range, args, 3, NULL, &ev), -EBADF);
+    assert_int_equal(ev, 0);
+    char want[256];
+    snprintf(want, sizeof want,
+             "gt_launch: argument 1, the buffer %p, was already released, or its client disconnected", (void *)in);
+    assert_string_equal(gt_last_error(c), want);
+    assert_null(strstr(gt_last_error(c), "another"));
+    sync_with(c);
+    assert_int_equal(fake_count(f, "launch"), 0);
+    assert_int_equal(gt_buffer_release(out), 0);
+    assert_int_equal(gt_kernel_release(k), 0);
+    assert_int_equal(gt_disconnect(c), 0);
+}
+
+static void test_buffer_of_another_client(void **state)
+{
+    fake *f = *state;
+    gt_client *c = connect_ok(f, NULL);
+    gt_kernel *k = load_ok(c);
+    gt_buffer *ours = buffer_ok(c, 64);
+    fake *other = fake_new();
+    gt_client *c2 = connect_ok(other, NULL);
+    gt_buffer *theirs = buffer_ok(c2, 64);
+    gt_kernel *their_kernel = load_ok(c2);
+    gt_range range = {.dims = 1, .global = {8}, .local = {8}};
+    gt_arg args[] = {gt_arg_buffer(theirs), gt_arg_buffer(ours), gt_arg_u32(8)};
+    gt_event ev = 99;
+    assert_int_equal(gt_launch(c, k, &range, args, 3, NULL, &ev), -EINVAL);
+    assert_string_equal(gt_last_error(c), "argument 0 is a buffer of another gridtune handle; a launch takes only "
+                                          "its own handle's buffers");
+    assert_int_equal(gt_launch(c, their_kernel, &range, args, 3, NULL, &ev), -EINVAL);
+    assert_string_equal(gt_last_error(c), "the kernel belongs to another gridtune handle; a launch takes only its own "
+                                          "handle's kernels");
+    assert_string_equal(gt_last_error(c2), "");
+
+    /* once the other client is gone its buffer is dead, not another handle's */
+    assert_int_equal(gt_disconnect(c2), 0);
+    fake_free(other);
+    assert_int_equal(gt_launch(c, k, &range, args, 3, NULL, &ev), -EBADF);
+    char want[256];
+    snprintf(want, sizeof want,
+             "gt_launch: argument 0, the buffer %p, was already released, or its client disconnected", (void *)theirs);
+    assert_string_equal(gt_last_error(c), want);
+    sync_with(c);
+    assert_int_equal(fake_count(f, "launch"), 0);
+    assert_int_equal(gt_disconnect(c), 0);
+}
+
+/* Asserts a call on the disconnected client c failed with -EBADF, naming fn. */
+static void assert_gone(gt_client *c, int rc, const char *fn)
+{
+    assert_int_equal(rc, -EBADF);
+    assert_dead(gt_last_error(c), fn, "client", c);
+}
+
+static void test_client_used_after_disconnect(void **state)
+{
+    fake *f = *state;
+    gt_client *c = connect_ok(f, NULL);
+    gt_kernel *k = load_ok(c);
+    gt_buffer *b = buffer_ok(c, 64);
+    assert_int_equal(gt_disconnect(c), 0);
+
+    gt_buffer *nb = (gt_buffer *)c; /* outputs must be cleared */
+    assert_gone(c, gt_buffer_create(c, 64, &nb), "gt_buffer_create");
+    assert_null(nb);
+    gt_kernel *nk = (gt_kernel *)c;
+    assert_gone(c, gt_kernel_load(c, "/nonexistent/kernels.so", "saxpy", &nk), "gt_kernel_load");
+    assert_null(nk);
+    nk = (gt_kernel *)c;
+    assert_gone(c, gt_kernel_build(c, "int x;", "saxpy", NULL, &nk), "gt_kernel_build");
+    assert_null(nk);
+    gt_range range = {.dims = 1, .global = {8}, .local = {8}};
+    gt_arg args[] = {gt_arg_buffer(b)};
+    gt_event ev = 99;
+    assert_gone(c, gt_launch(c, k, &range, args, 1, NULL, &ev), "gt_launch");
+    assert_int_equal(ev, 0);
+    assert_gone(c, gt_wait(c, EVENT_ID), "gt_wait");
+    char *json = (char *)c;
+    assert_gone(c, gt_report(c, EVENT_ID, &json), "gt_report");
+    assert_null(json);
+    assert_gone(c, gt_report(c, EVENT_ID, NULL), "gt_report");
+    assert_gone(c, gt_event_release(c, EVENT_ID), "gt_event_release");
+    json = (char *)c;
+    assert_gone(c, gt_status(c, &json), "gt_status");
+    assert_null(json);
+    json = (char *)c;
+    assert_gone(c, gt_reports(c, 5, &json), "gt_reports");
+    assert_null(json);
+    assert_gone(c, gt_daemon_wisdom_import(c, "{}", NULL), "gt_daemon_wisdom_import");
+    assert_gone(c, gt_daemon_wisdom_clear(c, NULL), "gt_daemon_wisdom_clear");
+    assert_gone(c, gt_disconnect(c), "gt_disconnect");
+    fake_stop(f);
+    assert_int_equal(fake_count(f, "launch"), 0);
+    assert_int_equal(fake_count(f, "status"), 0);
+}
+
+/* Many live handles at once, released in a scrambled order: every one stays found until it is
+ * released and is refused after, however the registry's table grew and closed its gaps. */
+#define MANY_KERNELS 200
+
+static void test_many_handles_released_in_any_order(void **state)
+{
+    fake *f = *state;
+    gt_client *c = connect_ok(f, NULL);
+    gt_kernel *k[MANY_KERNELS];
+    unsigned order[MANY_KERNELS];
+    for (unsigned i = 0; i < MANY_KERNELS; i++) {
+        k[i] = load_ok(c);
+        order[i] = i;
+    }
+    uint32_t seed = 12345; /* a fixed shuffle (Fisher-Yates with an LCG): the same every run */
+    for (unsigned i = MANY_KERNELS - 1; i > 0; i--) {
+        seed = seed * 1664525u + 1013904223u;
+        unsigned j = (seed >> 8) % (i + 1), t = order[i];
+        order[i] = order[j];
+        order[j] = t;
+    }
+    bool released[MANY_KERNELS] = {false};
+    for (unsigned n = 0; n < MANY_KERNELS; n++) {
+        unsigned i = order[n];
+        assert_int_equal(gt_kernel_release(k[i]), 0);
+        released[i] = true;
+        if (n % 10 == 0 || n == MANY_KERNELS - 1) /* every tenth, to keep the check cheap */
+            for (unsigned j = 0; j < MANY_KERNELS; j++)
+                assert_int_equal(gt_kernel_nargs(k[j]), released[j] ? 0 : 3);
+    }
+    assert_int_equal(gt_kernel_release(k[order[0]]), -EBADF);
+    assert_int_equal(gt_disconnect(c), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1086,6 +1383,17 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_replies_out_of_order, setup, teardown),
         cmocka_unit_test_setup_teardown(test_lost_connection_fails_pending_calls, setup, teardown),
         cmocka_unit_test_setup_teardown(test_disconnect_frees_what_is_left, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_buffer_released_twice, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_buffer_data_after_release, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_kernel_released_twice, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_kernel_used_after_release, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_buffer_release_after_disconnect, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_buffer_data_after_disconnect, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_disconnect_twice, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_launch_with_released_buffer, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_buffer_of_another_client, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_client_used_after_disconnect, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_many_handles_released_in_any_order, setup, teardown),
     };
     const char *log_path = getenv(ENV_REQUESTS_FILE);
     if (log_path && *log_path && !(request_log = fopen(log_path, "w"))) {
