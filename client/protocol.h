@@ -58,7 +58,7 @@
 #define GT_ERR_REQUEST "bad_request"    /* EINVAL: a field is missing, of the wrong type, or out of range */
 #define GT_ERR_TYPE "unknown_type"      /* EOPNOTSUPP: no such message type */
 #define GT_ERR_VERSION "version"        /* EPROTONOSUPPORT: hello named another protocol */
-#define GT_ERR_LIMIT "limit"            /* ENOSPC / EMFILE: a per-client limit was reached */
+#define GT_ERR_LIMIT "limit"            /* ENOSPC / EMFILE / EUSERS: a per-client, per-user or daemon limit */
 #define GT_ERR_NOT_FOUND "not_found"    /* ENOENT: no such buffer, kernel or event */
 #define GT_ERR_ARGS "bad_args"          /* EINVAL: arguments do not match the kernel's signature */
 #define GT_ERR_RANGE "bad_range"        /* EINVAL: the range is not a valid launch range */

@@ -173,6 +173,11 @@ size_t gt_wire_pending(const gt_wire_reader *r)
     return r->end - r->start;
 }
 
+unsigned gt_wire_queued_fds(const gt_wire_reader *r)
+{
+    return r->nfds;
+}
+
 /* Makes room for at least READ_MIN more bytes, reusing consumed space before growing. */
 static int reserve(gt_wire_reader *r)
 {

@@ -53,5 +53,7 @@ int gt_wire_next(gt_wire_reader *r, gt_wire_frame *f, char *err, size_t errlen);
 
 /* Bytes buffered that do not yet make a frame (a truncated frame at end of file). */
 size_t gt_wire_pending(const gt_wire_reader *r);
+/* Descriptors received and not yet taken by a frame. */
+unsigned gt_wire_queued_fds(const gt_wire_reader *r);
 
 #endif

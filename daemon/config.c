@@ -73,6 +73,15 @@ NUMBER_FLAG(set_max_kernels, limits.max_kernels, 1, 1u << 16, false, "--max-kern
 NUMBER_FLAG(set_max_inflight, limits.max_inflight, 1, 1u << 16, false, "--max-inflight")
 NUMBER_FLAG(set_max_events, limits.max_events, 1, 1u << 20, false, "--max-events")
 NUMBER_FLAG(set_max_output, limits.max_output, 1u << 16, 1ull << 40, true, "--max-output")
+NUMBER_FLAG(set_max_clients, limits.max_clients, 1, 1u << 20, false, "--max-clients")
+NUMBER_FLAG(set_max_user_clients, limits.max_user_clients, 1, 1u << 20, false, "--max-user-clients")
+NUMBER_FLAG(set_frame_timeout, limits.frame_timeout_s, 1, 3600, false, "--frame-timeout")
+NUMBER_FLAG(set_max_partial_bytes, limits.max_partial_bytes, 1u << 16, 1ull << 40, true, "--max-partial-bytes")
+NUMBER_FLAG(set_max_total_buffer_bytes, limits.max_total_buffer_bytes, 1, 1ull << 50, true, "--max-total-buffer-bytes")
+NUMBER_FLAG(set_max_user_buffer_bytes, limits.max_user_buffer_bytes, 1, 1ull << 50, true, "--max-user-buffer-bytes")
+NUMBER_FLAG(set_max_total_buffers, limits.max_total_buffers, 1, 1u << 24, false, "--max-total-buffers")
+NUMBER_FLAG(set_max_user_buffers, limits.max_user_buffers, 1, 1u << 24, false, "--max-user-buffers")
+NUMBER_FLAG(set_stop_grace, stop_grace_s, 1, 3600, false, "--stop-grace")
 NUMBER_FLAG(set_keep_reports, keep_reports, 1, 100000, false, "--keep-reports")
 NUMBER_FLAG(set_build_timeout, build_timeout_ms, 1, 3600, false, "--build-timeout")
 
@@ -297,6 +306,18 @@ static const flag flags[] = {
     {"max-inflight", "N", set_max_inflight, "launches per client queued or running (default 64)"},
     {"max-events", "N", set_max_events, "completed launches remembered per client (default 4096)"},
     {"max-output", "BYTES", set_max_output, "answers queued to a client that is not reading before it is dropped (default 64M)"},
+    {"max-clients", "N", set_max_clients, "connections in all (default 1024, lowered to fit the descriptor limit)"},
+    {"max-user-clients", "N", set_max_user_clients, "connections of one user (uid) (default 256)"},
+    {"frame-timeout", "SECONDS", set_frame_timeout, "a frame must arrive whole this long after its first byte (default 30)"},
+    {"max-partial-bytes", "BYTES", set_max_partial_bytes, "bytes of partly received frames held for all clients (default 64M)"},
+    {"max-total-buffer-bytes", "BYTES", set_max_total_buffer_bytes, "bytes of buffers of all clients (default: physical memory)"},
+    {"max-user-buffer-bytes", "BYTES", set_max_user_buffer_bytes,
+     "bytes of buffers of one user (default: the total; half of it with --system)"},
+    {"max-total-buffers", "N", set_max_total_buffers,
+     "buffers of all clients, each one mapping in gridtuned (default: half of vm.max_map_count)"},
+    {"max-user-buffers", "N", set_max_user_buffers, "buffers of one user (default: the total; half of it with --system)"},
+    {"stop-grace", "SECONDS", set_stop_grace,
+     "on SIGTERM, how long the running launch may go on before gridtuned exits without it (default 10)"},
     {"trace", "FILE", set_trace, "append every protocol message as a JSON line to FILE (debugging)"},
 };
 #define NFLAGS (sizeof flags / sizeof flags[0])
@@ -342,15 +363,55 @@ static void defaults(gt_daemon_config *cfg)
         .log_level = GT_LOG_INFO,
         .build_timeout_ms = 60,
         .keep_reports = GT_DEFAULT_KEEP_REPORTS,
+        .stop_grace_s = GT_DEFAULT_STOP_GRACE,
         .limits = {.max_frame = GT_DEFAULT_MAX_FRAME,
                    .max_buffers = GT_DEFAULT_MAX_BUFFERS,
                    .max_buffer_bytes = GT_DEFAULT_MAX_BUFFER_BYTES,
                    .max_kernels = GT_DEFAULT_MAX_KERNELS,
                    .max_inflight = GT_DEFAULT_MAX_INFLIGHT,
                    .max_events = GT_DEFAULT_MAX_EVENTS,
-                   .max_output = GT_DEFAULT_MAX_OUTPUT},
+                   .max_output = GT_DEFAULT_MAX_OUTPUT,
+                   .max_clients = GT_DEFAULT_MAX_CLIENTS,
+                   .max_user_clients = GT_DEFAULT_MAX_USER_CLIENTS,
+                   .frame_timeout_s = GT_DEFAULT_FRAME_TIMEOUT,
+                   .max_partial_bytes = GT_DEFAULT_MAX_PARTIAL},
         .tune = gt_tune_config_default(),
     };
+}
+
+/* The machine's share limits: physical memory for buffer bytes, and half of the kernel's
+ * mapping limit for buffers (the rest is for gridtuned's libraries, modules, stacks and heap;
+ * past vm.max_map_count every mmap fails, for every user). */
+static uint64_t physical_memory(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 1ull << 34;
+}
+
+static unsigned max_map_count(void)
+{
+    unsigned long n = 65530; /* the kernel's default */
+    FILE *f = fopen("/proc/sys/vm/max_map_count", "re");
+    if (f) {
+        if (fscanf(f, "%lu", &n) != 1 || n < 1024)
+            n = 65530;
+        fclose(f);
+    }
+    return n > UINT_MAX ? UINT_MAX : (unsigned)n;
+}
+
+static void resolve_limits(gt_daemon_config *cfg)
+{
+    gt_limits *l = &cfg->limits;
+    unsigned user_share = cfg->system ? 2 : 1;
+    if (!l->max_total_buffer_bytes)
+        l->max_total_buffer_bytes = physical_memory();
+    if (!l->max_total_buffers)
+        l->max_total_buffers = max_map_count() / 2;
+    if (!l->max_user_buffer_bytes)
+        l->max_user_buffer_bytes = l->max_total_buffer_bytes / user_share;
+    if (!l->max_user_buffers)
+        l->max_user_buffers = l->max_total_buffers / user_share;
 }
 
 static const char *env_path(const char *name)
@@ -444,6 +505,7 @@ int gt_daemon_config_parse(int argc, char **argv, gt_daemon_config *cfg)
         return 2;
     }
     cfg->build_timeout_ms *= 1000;
+    resolve_limits(cfg);
     if (resolve_paths(cfg, err, sizeof err) != 0) {
         fprintf(stderr, PROG ": %s\n", err);
         return 2;

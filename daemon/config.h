@@ -17,6 +17,11 @@
 #define GT_DEFAULT_GROUP "gridtune"
 #define GT_DEFAULT_KEEP_REPORTS 256
 #define GT_DEFAULT_MAX_OUTPUT (64u << 20) /* bytes queued to one client before it is dropped */
+#define GT_DEFAULT_MAX_CLIENTS 1024           /* connections in all */
+#define GT_DEFAULT_MAX_USER_CLIENTS 256       /* connections of one uid */
+#define GT_DEFAULT_FRAME_TIMEOUT 30           /* seconds from a frame's first byte to its last */
+#define GT_DEFAULT_MAX_PARTIAL (64u << 20)    /* bytes of partly received frames, all clients */
+#define GT_DEFAULT_STOP_GRACE 10              /* seconds SIGTERM waits for the running launch */
 
 typedef struct gt_limits {
     size_t max_frame;
@@ -26,6 +31,13 @@ typedef struct gt_limits {
     unsigned max_inflight;
     unsigned max_events;
     size_t max_output;
+    /* daemon-wide, and per user (uid); 0 in the user limits until resolved */
+    unsigned max_clients, max_user_clients;
+    unsigned frame_timeout_s;
+    size_t max_partial_bytes;
+    uint64_t max_total_buffer_bytes, max_user_buffer_bytes;
+    unsigned max_total_buffers, max_user_buffers; /* each buffer is one mapping in gridtuned */
+    unsigned max_queued_fds; /* descriptors received ahead of their frames, all clients; set at start */
 } gt_limits;
 
 typedef struct gt_daemon_config {
@@ -52,6 +64,7 @@ typedef struct gt_daemon_config {
     char *events[GT_COUNTERS_MAX];
     unsigned nevents;    /* 0: the default event list */
     unsigned keep_reports;
+    unsigned stop_grace_s; /* SIGTERM: how long the running launch may go on */
     gt_limits limits;
     gt_tune_config tune; /* the defaults a launch's options override */
 } gt_daemon_config;

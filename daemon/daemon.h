@@ -21,6 +21,7 @@
 
 typedef struct gt_session gt_session;
 typedef struct gt_builder gt_builder; /* build.h */
+typedef struct gt_usage gt_usage;     /* usage.h */
 
 typedef struct gt_stats {
     uint64_t launches, succeeded, failed, cancelled;
@@ -52,6 +53,9 @@ typedef struct gt_daemon {
     uint64_t next_session; /* connection serial numbers */
     atomic_bool stopping;
     gt_session *sessions; /* every open session, a doubly linked list */
+    gt_usage *usage;      /* connections and buffers per user and in all, against the limits */
+    size_t partial_bytes; /* bytes of partly received frames, all sessions */
+    unsigned queued_fds;  /* descriptors received ahead of their frames, all sessions */
     char http[64];        /* the address /status and /metrics are served on, or "" */
 } gt_daemon;
 

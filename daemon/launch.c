@@ -214,6 +214,18 @@ static void launch_done(gt_job *job)
     launch_free(j);
 }
 
+void gt_launch_abandon_waiters(gt_session *s, const char *message)
+{
+    gt_session_ref(s); /* a failed write closes the session */
+    for (size_t i = 0; i < s->events.count && !atomic_load(&s->closed); i++) {
+        gt_launch_event *ev = s->events.entries[i].ptr;
+        for (size_t k = 0; !ev->done && k < ev->nwaiters; k++)
+            gt_reply_error(s, ev->waiters[k].request, ev->waiters[k].type, GT_ERR_CANCELLED, ECANCELED, message);
+        ev->nwaiters = 0;
+    }
+    gt_session_unref(s);
+}
+
 /* ---- the requests ----------------------------------------------------------------------- */
 
 /* Forgets the oldest completed events beyond the limit, so a client that never releases its

@@ -33,4 +33,10 @@ typedef struct gt_launch_event {
 
 void gt_launch_event_unref(gt_launch_event *ev);
 
+typedef struct gt_session gt_session;
+/* Answers every wait and report request of s still waiting for a launch with a `cancelled`
+ * error carrying message, for a daemon that stops without those launches (the running one
+ * outlived --stop-grace). The events stay as they are: their jobs still hold them. */
+void gt_launch_abandon_waiters(gt_session *s, const char *message);
+
 #endif

@@ -3,25 +3,31 @@
  * once the socket listens, so whoever started us can connect at once), the socket (a second
  * daemon for the same socket stops here, with exit status 3), then the pool, counters,
  * wisdom, builder and the job threads. SIGTERM and SIGINT stop accepting, cancel queued
- * launches, let the running one finish, answer every waiting client, save the wisdom, exit. */
+ * launches, let the running one finish, answer every waiting client, save the wisdom, exit.
+ * A launch still running after --stop-grace cannot be stopped (it is native code on the
+ * worker threads): its clients are answered, and the process exits without it. */
 #include "build.h"
 #include "config.h"
 #include "daemon.h"
 #include "http.h"
 #include "log.h"
 #include "server.h"
+#include "launch.h"
 #include "session.h"
+#include "usage.h"
 
 #include <errno.h>
 #include <event2/event.h>
 #include <event2/thread.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <libgen.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -31,6 +37,7 @@
 #define EXIT_RUNNING 3
 #define DRAIN_POLL_MS 20
 #define FLUSH_GRACE_MS 2000
+#define RESERVED_FDS 64 /* for the log, wisdom, modules, builds, HTTP, memfds in transit */
 
 #ifndef GT_INCLUDE_DIRS
 #define GT_INCLUDE_DIRS ""
@@ -43,7 +50,9 @@ typedef struct daemon_main {
     gt_http *http;
     struct event *sig_term, *sig_int, *sig_hup, *drain;
     int ready_fd; /* the detached start-up's pipe to the waiting first process, or -1 */
+    int64_t stop_deadline;  /* when the running launch's grace period ends */
     int64_t flush_deadline;
+    bool abandoned;         /* stopping without a launch that outlived its grace period */
 } daemon_main;
 
 int64_t gt_unix_ms(void)
@@ -211,6 +220,38 @@ static void start_probes(gt_daemon *d)
                 gt_probe_state_name(d->probe_status.state), d->probe_status.reason);
 }
 
+/* Every client is a descriptor: take the hard limit, as systemd's default soft limit of
+ * 1024 is low for a server, and keep --max-clients under what is left. */
+static void fit_descriptor_limit(daemon_main *m)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return;
+    if (rl.rlim_cur < rl.rlim_max) {
+        rlim_t soft = rl.rlim_cur;
+        rl.rlim_cur = rl.rlim_max;
+        if (setrlimit(RLIMIT_NOFILE, &rl) != 0) {
+            gt_log_warn("cannot raise the descriptor limit from %llu to %llu: %s", (unsigned long long)soft,
+                        (unsigned long long)rl.rlim_max, strerror(errno));
+            rl.rlim_cur = soft;
+        }
+    }
+    gt_limits *lim = &m->cfg.limits;
+    uint64_t fds = rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > UINT_MAX ? UINT_MAX : rl.rlim_cur;
+    /* what is left after the reserve: half for the clients' sockets, half for descriptors
+       in transit (buffers' memfds arrive ahead of their frames) */
+    uint64_t left = fds > 2 * RESERVED_FDS ? fds - RESERVED_FDS : RESERVED_FDS;
+    if (lim->max_clients > left / 2) {
+        unsigned fit = (unsigned)(left / 2);
+        gt_log_warn("the descriptor limit is %llu: serving at most %u clients, not %u (--max-clients)",
+                    (unsigned long long)fds, fit, lim->max_clients);
+        lim->max_clients = fit;
+        if (lim->max_user_clients > fit)
+            lim->max_user_clients = fit;
+    }
+    lim->max_queued_fds = (unsigned)(left - lim->max_clients);
+}
+
 static int start_engine(daemon_main *m, char *err, size_t errlen)
 {
     gt_daemon *d = &m->d;
@@ -219,6 +260,10 @@ static int start_engine(daemon_main *m, char *err, size_t errlen)
     if (!workers) {
         cpu_set_t set;
         workers = sched_getaffinity(0, sizeof set, &set) == 0 ? (unsigned)CPU_COUNT(&set) : 1;
+    }
+    if (!(d->usage = gt_usage_new(&cfg->limits))) {
+        snprintf(err, errlen, "out of memory");
+        return -ENOMEM;
     }
     int rc = gt_counters_create(cfg->nevents ? (const char *const *)cfg->events : NULL, cfg->nevents, workers,
                                 &d->counters, err, errlen);
@@ -268,13 +313,29 @@ static bool output_pending(const gt_daemon *d)
 
 /* Polled while stopping: once no job is left, the answers have gone out (or the grace
  * period is over), the loop ends. */
+/* The grace period is over and a job still runs: answer whoever waits for a launch, and
+ * stop without joining the job threads. */
+static void abandon_jobs(daemon_main *m)
+{
+    char message[256];
+    snprintf(message, sizeof message, "gridtuned stopped before this launch completed: the launch it was running "
+             "did not finish within --stop-grace (%u s)", m->cfg.stop_grace_s);
+    gt_log_warn("the running job did not finish within --stop-grace (%u s): stopping without it", m->cfg.stop_grace_s);
+    for (gt_session *s = m->d.sessions; s; s = s->next)
+        gt_launch_abandon_waiters(s, message);
+    m->abandoned = true;
+}
+
 static void on_drain(evutil_socket_t fd, short what, void *arg)
 {
     (void)fd, (void)what;
     daemon_main *m = arg;
     gt_daemon *d = &m->d;
-    if (gt_jobq_pending(d->launcher) > 0 || gt_jobq_pending(d->kernels) > 0)
-        return;
+    if (!m->abandoned && (gt_jobq_pending(d->launcher) > 0 || gt_jobq_pending(d->kernels) > 0)) {
+        if (gt_unix_ms() < m->stop_deadline)
+            return;
+        abandon_jobs(m);
+    }
     if (!m->flush_deadline)
         m->flush_deadline = gt_unix_ms() + FLUSH_GRACE_MS;
     if (output_pending(d) && gt_unix_ms() < m->flush_deadline)
@@ -288,8 +349,9 @@ static void on_stop(evutil_socket_t sig, short what, void *arg)
     daemon_main *m = arg;
     if (atomic_exchange(&m->d.stopping, true))
         return;
-    gt_log_info("%s: stopping: no new clients; queued launches are cancelled, the running one finishes",
-                strsignal((int)sig));
+    gt_log_info("%s: stopping: no new clients; queued launches are cancelled, the running one may finish within "
+                "%u s (--stop-grace)", strsignal((int)sig), m->cfg.stop_grace_s);
+    m->stop_deadline = gt_unix_ms() + (int64_t)m->cfg.stop_grace_s * 1000;
     gt_server_stop_accepting(m->server);
     struct timeval tick = {0, DRAIN_POLL_MS * 1000};
     event_add(m->drain, &tick);
@@ -301,10 +363,25 @@ static void on_hup(evutil_socket_t sig, short what, void *arg)
     gt_log_reopen();
 }
 
+/* A job thread is still inside a kernel or a load, on buffers and a pool it uses: nothing of
+ * that may be freed or unmapped under it. The wisdom was saved by every launch that decided
+ * (launch.c) and every import or clear; the socket is gone since on_stop. */
+static void exit_abandoning(daemon_main *m)
+{
+    for (gt_session *s = m->d.sessions; s; s = s->next)
+        if (s->fd >= 0)
+            shutdown(s->fd, SHUT_RDWR);
+    gt_log_info("stopped");
+    gt_log_close();
+    _exit(0);
+}
+
 static void shut_down(daemon_main *m)
 {
     gt_daemon *d = &m->d;
     char err[512];
+    if (m->abandoned)
+        exit_abandoning(m);
     while (d->sessions)
         gt_session_close(d->sessions, "gridtuned stopped");
     gt_jobq_destroy(d->launcher);
@@ -318,6 +395,7 @@ static void shut_down(daemon_main *m)
         if (evs[i])
             event_free(evs[i]);
     gt_report_ring_free(d->reports);
+    gt_usage_free(d->usage);
     gt_builder_destroy(d->builder);
     gt_wisdom_close(d->wisdom);
     if (d->pool)
@@ -341,6 +419,7 @@ static int run(daemon_main *m)
     if (rc)
         return startup_failed(m, EXIT_FAILED, err);
     signal(SIGPIPE, SIG_IGN);
+    fit_descriptor_limit(m);
     d->started_ms = gt_unix_ms();
     if (!(d->base = event_base_new()))
         return startup_failed(m, EXIT_FAILED, "cannot create the event loop");
@@ -362,7 +441,8 @@ static int run(daemon_main *m)
                 d->http[0] ? ", HTTP on " : "", d->http, d->builder ? "" : ", kernel builds off");
     announce_ready(m);
     event_base_dispatch(d->base);
-    gt_log_info("stopped");
+    if (!m->abandoned)
+        gt_log_info("stopped");
     return 0;
 }
 

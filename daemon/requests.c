@@ -3,6 +3,7 @@
 
 #include "shm.h"
 #include "status.h"
+#include "usage.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -166,12 +167,20 @@ static void handle_buffer_create(const gt_request *r)
                         size, lim->max_buffer_bytes, s->buffer_bytes);
         return;
     }
-    gt_shm *b;
-    int rc = gt_shm_map(r->fds[0], size, &b, err, sizeof err);
+    int rc = gt_usage_buffer_add(s->d->usage, s->uid, size, err, sizeof err);
     if (rc) {
+        gt_request_fail(r, rc == -ENOMEM ? GT_ERR_INTERNAL : GT_ERR_LIMIT, -rc, "%s", err);
+        return;
+    }
+    gt_shm *b;
+    rc = gt_shm_map(r->fds[0], size, &b, err, sizeof err);
+    if (rc) {
+        gt_usage_buffer_remove(s->d->usage, s->uid, size);
         gt_request_fail(r, rc == -ENOMEM ? GT_ERR_INTERNAL : GT_ERR_BUFFER, -rc, "%s", err);
         return;
     }
+    b->usage = s->d->usage;
+    b->uid = s->uid;
     uint64_t id = gt_session_new_id(s);
     cJSON *res = cJSON_CreateObject();
     if (!res || !cJSON_AddNumberToObject(res, "buffer", (double)id) || gt_idtable_add(&s->buffers, id, b) != 0) {

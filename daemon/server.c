@@ -7,6 +7,7 @@
 #include "client/socket_path.h"
 
 #include <errno.h>
+#include <event2/event.h>
 #include <event2/listener.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -20,10 +21,13 @@
 #include <unistd.h>
 
 #define LISTEN_BACKLOG 128
+#define ACCEPT_RETRY_MS 250 /* out of descriptors: how soon accepting is tried again */
 
 struct gt_server {
     gt_daemon *d;
     struct evconnlistener *listener;
+    struct event *accept_retry; /* tries accepting again while out of descriptors */
+    bool out_of_fds;            /* since the last accept that succeeded */
     int lock_fd;
     bool socket_made;
 };
@@ -147,14 +151,39 @@ static void on_accept(struct evconnlistener *l, evutil_socket_t fd, struct socka
         close(fd);
         return;
     }
-    if (!gt_session_open(srv->d, fd, cred.uid, cred.pid))
-        gt_log_error("out of memory accepting client %d", (int)cred.pid);
+    if (srv->out_of_fds) {
+        srv->out_of_fds = false;
+        gt_log_info("accepting clients again");
+    }
+    gt_session_open(srv->d, fd, cred.uid, cred.pid);
 }
 
+static void on_accept_retry(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd, (void)what;
+    gt_server *srv = arg;
+    if (srv->listener)
+        evconnlistener_enable(srv->listener);
+}
+
+/* Out of descriptors (or kernel memory), accept fails at once for as long as it lasts, and the
+ * listener would spin on it: pause accepting, say so once, try again shortly. The clients
+ * already served go on, and one whose session ends frees a descriptor for the next. */
 static void on_accept_error(struct evconnlistener *l, void *arg)
 {
-    (void)l, (void)arg;
-    gt_log_warn("accepting a client failed: %s", strerror(errno)); /* EMFILE and the like: keep serving the others */
+    gt_server *srv = arg;
+    int e = errno;
+    if (e != EMFILE && e != ENFILE && e != ENOBUFS && e != ENOMEM) {
+        gt_log_warn("accepting a client failed: %s", strerror(e));
+        return;
+    }
+    evconnlistener_disable(l);
+    if (!srv->out_of_fds)
+        gt_log_warn("accepting a client failed: %s; new clients wait until descriptors are free (%u clients now)",
+                    strerror(e), srv->d->stats.clients);
+    srv->out_of_fds = true;
+    struct timeval retry = {0, ACCEPT_RETRY_MS * 1000};
+    evtimer_add(srv->accept_retry, &retry);
 }
 
 static int bind_socket(gt_server *srv, gid_t gid, char *err, size_t errlen)
@@ -189,6 +218,10 @@ static int bind_socket(gt_server *srv, gid_t gid, char *err, size_t errlen)
         return -ENOMEM;
     }
     evconnlistener_set_error_cb(srv->listener, on_accept_error);
+    if (!(srv->accept_retry = evtimer_new(srv->d->base, on_accept_retry, srv))) {
+        snprintf(err, errlen, "out of memory");
+        return -ENOMEM;
+    }
     return 0;
 }
 
@@ -221,6 +254,8 @@ void gt_server_stop_accepting(gt_server *srv)
         evconnlistener_free(srv->listener);
         srv->listener = NULL;
     }
+    if (srv->accept_retry)
+        event_del(srv->accept_retry);
     if (srv->socket_made && unlink(srv->d->cfg->socket) != 0 && errno != ENOENT)
         gt_log_warn("cannot remove the socket %s: %s", srv->d->cfg->socket, strerror(errno));
     srv->socket_made = false;
@@ -231,6 +266,8 @@ void gt_server_free(gt_server *srv)
     if (!srv)
         return;
     gt_server_stop_accepting(srv);
+    if (srv->accept_retry)
+        event_free(srv->accept_retry);
     if (srv->lock_fd >= 0)
         close(srv->lock_fd);
     free(srv);

@@ -6,9 +6,11 @@
 #include "log.h"
 #include "requests.h"
 #include "shm.h"
+#include "usage.h"
 
 #include <errno.h>
 #include <event2/buffer.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -39,6 +41,8 @@ static void trace(gt_session *s, const char *dir, const char *request, const cJS
 
 void gt_session_flush(gt_session *s)
 {
+    if (atomic_load(&s->closed))
+        return;
     while (evbuffer_get_length(s->out) > 0) {
         int n = evbuffer_write(s->out, s->fd);
         if (n < 0 && (errno == EAGAIN || errno == EINTR))
@@ -48,8 +52,6 @@ void gt_session_flush(gt_session *s)
             return;
         }
     }
-    if (atomic_load(&s->closed))
-        return;
     if (evbuffer_get_length(s->out) > 0)
         event_add(s->write_ev, NULL);
     else
@@ -96,11 +98,60 @@ static void on_writable(evutil_socket_t fd, short what, void *arg)
  * stream cannot be resynchronised, so the session ends. */
 static void frame_error(gt_session *s, const char *code, int errnum, const char *message, bool fatal)
 {
+    gt_session_ref(s); /* a failed write closes the session: keep it until we are done */
     gt_reply_error(s, 0, NULL, code, errnum, message);
-    if (fatal) {
+    if (fatal && !atomic_load(&s->closed)) {
         gt_session_flush(s);
         gt_session_close(s, message);
     }
+    gt_session_unref(s);
+}
+
+/* Keeps d->partial_bytes (what all clients' unfinished frames hold) up to date, and the frame
+ * deadline armed while this session's frame is unfinished; restarted when a frame ended.
+ * Then drops the session if the daemon holds more partial bytes than --max-partial-bytes. */
+static void watch_partial_frame(gt_session *s, bool frames_ended)
+{
+    gt_daemon *d = s->d;
+    const gt_limits *lim = &d->cfg->limits;
+    bool open = !atomic_load(&s->closed);
+    size_t pending = open ? gt_wire_pending(s->reader) : 0;
+    unsigned fds = open ? gt_wire_queued_fds(s->reader) : 0;
+    d->partial_bytes = d->partial_bytes - s->partial_counted + pending;
+    s->partial_counted = pending;
+    d->queued_fds = d->queued_fds - s->fds_counted + fds;
+    s->fds_counted = fds;
+    if (pending == 0 && fds == 0) {
+        event_del(s->frame_timer);
+        return;
+    }
+    if (frames_ended || !evtimer_pending(s->frame_timer, NULL)) {
+        struct timeval deadline = {.tv_sec = lim->frame_timeout_s};
+        evtimer_add(s->frame_timer, &deadline);
+    }
+    char message[256];
+    if (d->partial_bytes > lim->max_partial_bytes) {
+        snprintf(message, sizeof message, "gridtuned holds %zu bytes of partly received frames for all its clients, "
+                 "more than --max-partial-bytes %zu; this client's unfinished frame of %zu bytes is dropped",
+                 d->partial_bytes, lim->max_partial_bytes, pending);
+        frame_error(s, GT_ERR_LIMIT, ENOBUFS, message, true);
+    } else if (d->queued_fds > lim->max_queued_fds) {
+        /* descriptors sent ahead of their frames would starve accept() and other clients' buffers */
+        snprintf(message, sizeof message, "gridtuned holds %u descriptors sent ahead of their frames for all its "
+                 "clients, more than the %u its descriptor limit leaves for them; this client's %u are dropped",
+                 d->queued_fds, lim->max_queued_fds, fds);
+        frame_error(s, GT_ERR_LIMIT, EMFILE, message, true);
+    }
+}
+
+static void on_frame_timeout(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd, (void)what;
+    gt_session *s = arg;
+    char message[160];
+    snprintf(message, sizeof message, "the frame was not complete %u s after its first byte (--frame-timeout)",
+             s->d->cfg->limits.frame_timeout_s);
+    frame_error(s, GT_ERR_FRAME, ETIMEDOUT, message, true);
 }
 
 static void handle_frame(gt_session *s, gt_wire_frame *f)
@@ -133,22 +184,21 @@ static void on_readable(evutil_socket_t fd, short what, void *arg)
     long n = gt_wire_read(s->reader, fd);
     if (n == -EAGAIN)
         return;
+    /* Answering may fail to write and close the session, which frees it unless someone
+       else holds it: hold it until this callback is done with it. */
+    gt_session_ref(s);
     if (n == 0) {
-        /* frame_error closes the session, which may free it: close it once, either way. */
         if (gt_wire_pending(s->reader) > 0)
             frame_error(s, GT_ERR_FRAME, EPROTO, "the connection ended in the middle of a frame", true);
         else
             gt_session_close(s, "the client disconnected");
-        return;
-    }
-    if (n < 0 && n != -EMFILE) {
+    } else if (n < 0 && n != -EMFILE) {
         gt_session_close(s, strerror((int)-n));
-        return;
-    }
-    gt_session_ref(s);
-    if (n == -EMFILE)
+    } else if (n == -EMFILE) {
         frame_error(s, GT_ERR_FRAME, EMFILE, "too many file descriptors arrived before the frames that carry them",
                     true);
+    }
+    bool frames_ended = false;
     while (!atomic_load(&s->closed)) {
         gt_wire_frame f;
         int rc = gt_wire_next(s->reader, &f, err, sizeof err);
@@ -158,8 +208,10 @@ static void on_readable(evutil_socket_t fd, short what, void *arg)
             frame_error(s, GT_ERR_FRAME, -rc, err, true);
             break;
         }
+        frames_ended = true;
         handle_frame(s, &f);
     }
+    watch_partial_frame(s, frames_ended);
     gt_session_unref(s);
 }
 
@@ -175,7 +227,9 @@ gt_session *gt_session_open(gt_daemon *d, int fd, uid_t uid, pid_t pid)
     s->reader = gt_wire_reader_new(d->cfg->limits.max_frame);
     s->read_ev = event_new(d->base, fd, EV_READ | EV_PERSIST, on_readable, s);
     s->write_ev = event_new(d->base, fd, EV_WRITE | EV_PERSIST, on_writable, s);
-    if (!s->out || !s->reader || !s->read_ev || !s->write_ev || event_add(s->read_ev, NULL) != 0) {
+    s->frame_timer = evtimer_new(d->base, on_frame_timeout, s);
+    if (!s->out || !s->reader || !s->read_ev || !s->write_ev || !s->frame_timer || event_add(s->read_ev, NULL) != 0) {
+        gt_log_error("out of memory accepting client %d", (int)pid);
         atomic_store(&s->closed, true);
         gt_session_unref(s);
         return NULL;
@@ -185,6 +239,15 @@ gt_session *gt_session_open(gt_daemon *d, int fd, uid_t uid, pid_t pid)
         s->next->prev = s;
     d->sessions = s;
     d->stats.clients++;
+    char err[256];
+    int rc = gt_usage_client_add(d->usage, uid, err, sizeof err);
+    if (rc) {
+        /* answered, so that the client's library can say why, then closed */
+        gt_log_warn("refused client %d (uid %u): %s", (int)pid, (unsigned)uid, err);
+        frame_error(s, rc == -ENOMEM ? GT_ERR_INTERNAL : GT_ERR_LIMIT, -rc, err, true);
+        return NULL;
+    }
+    s->counted = true;
     gt_log_info("client %d (uid %u) connected", (int)pid, (unsigned)uid);
     return s;
 }
@@ -210,9 +273,17 @@ void gt_session_close(gt_session *s, const char *reason)
     gt_log_info("client %d: session closed: %s", (int)s->pid, reason);
     event_del(s->read_ev);
     event_del(s->write_ev);
+    event_del(s->frame_timer);
     close(s->fd);
     s->fd = -1;
     release_objects(s);
+    s->d->partial_bytes -= s->partial_counted;
+    s->partial_counted = 0;
+    s->d->queued_fds -= s->fds_counted;
+    s->fds_counted = 0;
+    if (s->counted)
+        gt_usage_client_remove(s->d->usage, s->uid);
+    s->counted = false;
     if (s->prev)
         s->prev->next = s->next;
     else if (s->d->sessions == s)
@@ -238,6 +309,8 @@ void gt_session_unref(gt_session *s)
         event_free(s->read_ev);
     if (s->write_ev)
         event_free(s->write_ev);
+    if (s->frame_timer)
+        event_free(s->frame_timer);
     if (s->out)
         evbuffer_free(s->out);
     gt_wire_reader_free(s->reader);

@@ -25,6 +25,10 @@ struct gt_session {
     uid_t uid;
     pid_t pid;
     struct event *read_ev, *write_ev;
+    struct event *frame_timer; /* armed while a frame is partly received (--frame-timeout) */
+    size_t partial_counted;    /* this session's share of d->partial_bytes */
+    unsigned fds_counted;      /* and of d->queued_fds */
+    bool counted;              /* counted in d->usage as a client */
     struct evbuffer *out;
     gt_wire_reader *reader;
     bool greeted;
@@ -38,10 +42,14 @@ struct gt_session {
     gt_session *prev, *next;
 };
 
-/* Takes fd (a connected, non-blocking socket) and starts reading it. NULL without memory
- * (fd is then closed). */
+/* Takes fd (a connected, non-blocking socket) and starts reading it. A client over the
+ * connection limits (usage.h) is answered with a `limit` error and closed. NULL when the
+ * session was refused or without memory (fd is then closed). */
 gt_session *gt_session_open(gt_daemon *d, int fd, uid_t uid, pid_t pid);
-/* Stops serving the client and frees what it owns; idempotent. reason goes to the log. */
+/* Stops serving the client and frees what it owns; idempotent. reason goes to the log.
+ * This drops the daemon's reference, which may be the last: a caller that uses s afterwards
+ * must hold a reference of its own (gt_session_ref). So may every call that sends, since a
+ * failed write closes the session. */
 void gt_session_close(gt_session *s, const char *reason);
 gt_session *gt_session_ref(gt_session *s);
 void gt_session_unref(gt_session *s);

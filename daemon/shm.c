@@ -1,6 +1,8 @@
 /* shm.c: checking and mapping clients' memfds (shm.h). */
 #include "shm.h"
 
+#include "usage.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -57,6 +59,8 @@ void gt_shm_unref(gt_shm *b)
 {
     if (!b || --b->refs > 0)
         return;
+    if (b->usage)
+        gt_usage_buffer_remove(b->usage, b->uid, b->size);
     munmap(b->data, b->size);
     free(b);
 }

@@ -7,11 +7,16 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
+
+typedef struct gt_usage gt_usage;
 
 typedef struct gt_shm {
     void *data;
     size_t size;
     unsigned refs;
+    gt_usage *usage; /* when set, the mapping is counted there for uid until it is unmapped */
+    uid_t uid;
 } gt_shm;
 
 /* Maps fd (which stays the caller's) after checking that it is a memfd sealed against

@@ -1,6 +1,8 @@
 /* test_daemon_life.c: a real gridtuned through a client's life and its own: concurrent
- * clients, a client killed with SIGKILL in the middle of a launch, and a shutdown with
- * launches queued. Each test has a daemon of its own, whose trace goes to
+ * clients, a client killed with SIGKILL in the middle of a launch, a shutdown with launches
+ * queued and one with a launch that outlives the grace period, and the limits that keep
+ * careless or hostile clients from hurting the others: connections, partial frames, buffers
+ * of all users, descriptors. Each test has a daemon of its own, whose trace goes to
  * GT_DAEMON_LIFE_TRACES/<test>.jsonl for daemon_life_protocol to validate.
  *
  * "During a launch" is made certain, not likely: the hold kernel runs until a process the
@@ -22,6 +24,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -82,6 +86,20 @@ static const char *const *system_mode(void)
     return flags;
 }
 
+/* The flags of the daemons that test one limit each. */
+static const struct {
+    const char *test;
+    const char *flags[8];
+} limit_flags[] = {
+    {"runaway_stop", {"--stop-grace", "1"}},
+    {"frame_deadline", {"--frame-timeout", "1"}},
+    {"partial_bytes", {"--max-partial-bytes", "64K"}},
+    {"user_clients", {"--max-user-clients", "2"}},
+    {"total_clients", {"--max-clients", "2", "--max-user-clients", "5"}},
+    {"user_buffers", {"--max-user-buffers", "2"}},
+    {"total_buffers", {"--max-total-buffers", "2", "--max-total-buffer-bytes", "1M"}},
+};
+
 static void start_daemon(life *l, const char *name)
 {
     char trace[PATH_MAX];
@@ -91,6 +109,9 @@ static void start_daemon(life *l, const char *name)
     const char *const *extra = strcmp(name, "limits") == 0        ? small_limits
                                : strcmp(name, "system_mode") == 0 ? system_mode()
                                                                   : NULL;
+    for (size_t i = 0; i < sizeof limit_flags / sizeof limit_flags[0]; i++)
+        if (strcmp(name, limit_flags[i].test) == 0)
+            extra = limit_flags[i].flags;
     daemon_fixture_start(&l->fx, trace, extra);
 }
 
@@ -491,7 +512,7 @@ static void test_shutdown_under_load(void **state)
 
     assert_int_equal(kill(l->fx.pid, SIGTERM), 0);
     for (int64_t deadline = now_ms() + DAEMON_FIXTURE_GUARD_SECONDS * 1000;
-         !daemon_fixture_log_has_line(&l->fx, "queued launches are cancelled, the running one finishes"); sleep_ms(10))
+         !daemon_fixture_log_has_line(&l->fx, "the running one may finish within 10 s (--stop-grace)"); sleep_ms(10))
         if (now_ms() > deadline)
             fail_msg("gridtuned did not log that it is stopping within %d s", DAEMON_FIXTURE_GUARD_SECONDS);
     kill_and_reap(&l->helper);
@@ -533,6 +554,331 @@ static void test_shutdown_under_load(void **state)
         gt_disconnect(clients[i]);
 }
 
+/* ---- hardening: a shutdown that does not wait forever, and limits --------------------------- */
+
+SETUP(runaway_stop)
+
+/* A launch that never returns (hold on a gate that stays alive) and one queued behind it.
+ * SIGTERM: after --stop-grace both waiters are answered, and the daemon exits 0 without the
+ * launch, instead of waiting for it forever. */
+static void test_runaway_stop(void **state)
+{
+    life *l = *state;
+    l->helper = start_gate();
+    gt_client *c = daemon_fixture_connect(&l->fx);
+    gt_kernel *k;
+    gt_buffer *b[2];
+    assert_int_equal(gt_kernel_load(c, GT_TEST_DAEMON_MODULE, "hold", &k), 0);
+    gt_launch_options opts = gt_launch_options_default();
+    opts.tuning = GT_TUNING_OFF;
+    gt_range range = {.dims = 1, .global = {1}, .local = {1}};
+    static waiter waiters[2];
+    for (unsigned i = 0; i < 2; i++) {
+        assert_int_equal(gt_buffer_create(c, sizeof(int32_t), &b[i]), 0);
+        gt_arg args[] = {gt_arg_buffer(b[i]), gt_arg_i32((int32_t)l->helper), gt_arg_i32(INT32_MAX)};
+        waiters[i] = (waiter){.c = c};
+        assert_int_equal(gt_launch(c, k, &range, args, 3, &opts, &waiters[i].ev), 0);
+        assert_int_equal(pthread_create(&waiters[i].thread, NULL, waiter_main, &waiters[i]), 0);
+    }
+    for (int64_t deadline = now_ms() + DAEMON_FIXTURE_GUARD_SECONDS * 1000;
+         daemon_fixture_trace_count(&l->fx, "in", "wait") < 2; sleep_ms(10))
+        if (now_ms() > deadline)
+            fail_msg("the waits did not reach gridtuned within %d s", DAEMON_FIXTURE_GUARD_SECONDS);
+    wait_status_number(c, "launches.running", 1);
+
+    assert_int_equal(kill(l->fx.pid, SIGTERM), 0);
+    int status = daemon_fixture_wait_exit(&l->fx); /* before the fix: never, and the guard fails */
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    assert_true(daemon_fixture_log_has_line(&l->fx, "the running job did not finish within --stop-grace (1 s): "
+                                                    "stopping without it"));
+    for (unsigned i = 0; i < 2; i++) {
+        pthread_join(waiters[i].thread, NULL);
+        if (waiters[i].rc != -ECANCELED || !strstr(waiters[i].error, "did not finish within --stop-grace (1 s)"))
+            fail_msg("wait %u: expected -ECANCELED naming --stop-grace, got %d: %s", i, waiters[i].rc,
+                     waiters[i].error);
+    }
+    kill_and_reap(&l->helper);
+    gt_disconnect(c);
+}
+
+/* A frame header announcing n bytes of JSON. */
+static void send_header(raw_client *rc, uint32_t n)
+{
+    unsigned char header[GT_WIRE_HEADER];
+    gt_wire_header(n, 0, header);
+    raw_client_send_bytes(rc, header, sizeof header);
+}
+
+#define MID_FRAME_BURST 200
+
+SETUP(close_mid_frame)
+
+/* A client that closes its socket in the middle of a frame, before or after hello, alone or
+ * with many others at once: the daemon's answer cannot be written, and the session it frees
+ * must not be used after that (it was, and the daemon died of SIGSEGV). */
+static void test_close_mid_frame(void **state)
+{
+    life *l = *state;
+    gt_client *c = daemon_fixture_connect(&l->fx);
+    daemon_fixture_wait_quiet(c, 1);
+    unsigned fds = daemon_fixture_fd_count(&l->fx);
+    char partial[10];
+    memset(partial, ' ', sizeof partial);
+    for (int i = 0; i < 3; i++) {
+        raw_client rc;
+        if (i == 2)
+            raw_client_open_hello(&rc, &l->fx);
+        else
+            raw_client_open(&rc, &l->fx);
+        send_header(&rc, 1000);
+        raw_client_send_bytes(&rc, partial, sizeof partial);
+        raw_client_close(&rc);
+        daemon_fixture_wait_quiet(c, 1); /* the daemon saw it go, and still answers */
+    }
+    static raw_client burst[MID_FRAME_BURST];
+    for (int i = 0; i < MID_FRAME_BURST; i++) {
+        raw_client_open(&burst[i], &l->fx);
+        send_header(&burst[i], 1000);
+        raw_client_send_bytes(&burst[i], partial, sizeof partial);
+    }
+    daemon_fixture_wait_quiet(c, 1 + MID_FRAME_BURST);
+    for (int i = 0; i < MID_FRAME_BURST; i++)
+        raw_client_close(&burst[i]);
+    daemon_fixture_wait_quiet(c, 1);
+    assert_int_equal(daemon_fixture_fd_count(&l->fx), fds);
+    assert_int_equal(kill(l->fx.pid, 0), 0);
+    gt_disconnect(c);
+}
+
+SETUP(frame_deadline)
+
+/* A frame whose header came and whose rest does not: dropped after --frame-timeout, with an
+ * answer that names the flag, instead of holding its bytes for ever. */
+static void test_frame_deadline(void **state)
+{
+    life *l = *state;
+    raw_client rc;
+    raw_client_open_hello(&rc, &l->fx);
+    send_header(&rc, 100);
+    raw_client_send_bytes(&rc, "{\"type\":", 8);
+    cJSON *answer = raw_client_read(&rc);
+    assert_non_null(answer);
+    assert_error_answer(answer, GT_ERR_FRAME, ETIMEDOUT, "the frame was not complete 1 s after its first byte");
+    cJSON_Delete(answer);
+    raw_client_expect_closed(&rc);
+    raw_client_close(&rc);
+    /* A frame that comes whole is answered as before. */
+    raw_client_open_hello(&rc, &l->fx);
+    cJSON_Delete(raw_client_call(&rc, "{\"type\":\"status\",\"id\":2}", NULL, 0));
+    raw_client_close(&rc);
+}
+
+#define PARTIAL_FRAME 60000
+#define PARTIAL_SENT 40000
+
+SETUP(partial_bytes)
+
+/* Two clients each hold 40,000 bytes of a 60,000-byte frame: together more than
+ * --max-partial-bytes 64K. The one whose bytes pass the limit is dropped with an answer that
+ * says so; the other completes its frame and is served. */
+static void test_partial_bytes(void **state)
+{
+    life *l = *state;
+    static char frame[PARTIAL_FRAME];
+    const char *status = "{\"type\":\"status\",\"id\":2}";
+    memset(frame, ' ', sizeof frame); /* white space after the JSON object is allowed */
+    memcpy(frame, status, strlen(status));
+    raw_client rc[2];
+    for (int i = 0; i < 2; i++) {
+        raw_client_open_hello(&rc[i], &l->fx);
+        send_header(&rc[i], PARTIAL_FRAME);
+        raw_client_send_bytes(&rc[i], frame, PARTIAL_SENT);
+    }
+    /* Only the dropped one has anything to read. */
+    struct pollfd p[2] = {{.fd = rc[0].fd, .events = POLLIN}, {.fd = rc[1].fd, .events = POLLIN}};
+    int n = poll(p, 2, DAEMON_FIXTURE_GUARD_SECONDS * 1000);
+    assert_int_equal(n, 1);
+    int dropped = (p[0].revents & POLLIN) ? 0 : 1, kept = 1 - dropped;
+    cJSON *answer = raw_client_read(&rc[dropped]);
+    assert_non_null(answer);
+    assert_error_answer(answer, GT_ERR_LIMIT, ENOBUFS, "gridtuned holds");
+    assert_non_null(strstr(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(answer, "message")),
+                           "--max-partial-bytes"));
+    cJSON_Delete(answer);
+    raw_client_expect_closed(&rc[dropped]);
+    raw_client_send_bytes(&rc[kept], frame + PARTIAL_SENT, PARTIAL_FRAME - PARTIAL_SENT);
+    answer = raw_client_read(&rc[kept]);
+    assert_non_null(answer);
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(answer, "type")), "result");
+    cJSON_Delete(answer);
+    raw_client_close(&rc[0]);
+    raw_client_close(&rc[1]);
+}
+
+/* Connects through libgridtune and expects the daemon to refuse, naming the flag. */
+static void expect_refused(const daemon_fixture *fx, const char *flag)
+{
+    gt_client *c = NULL;
+    int rc = gt_connect(fx->socket, &c);
+    if (rc != -EUSERS || !strstr(gt_last_error(c), flag))
+        fail_msg("connecting beyond %s: expected -EUSERS naming it, got %d: %s", flag, rc, gt_last_error(c));
+    gt_disconnect(c);
+}
+
+SETUP(user_clients)
+
+/* Two connections of this uid are served; a third is refused with an answer naming
+ * --max-user-clients, and once one goes, another may come. */
+static void test_user_clients(void **state)
+{
+    life *l = *state;
+    gt_client *a = daemon_fixture_connect(&l->fx), *b = daemon_fixture_connect(&l->fx);
+    expect_refused(&l->fx, "--max-user-clients 2");
+    assert_true(daemon_fixture_log_has_line(&l->fx, "has 2 clients connected, the most gridtuned serves for one "
+                                                    "user (--max-user-clients 2)"));
+    gt_disconnect(b);
+    daemon_fixture_wait_quiet(a, 1);
+    b = daemon_fixture_connect(&l->fx);
+    gt_disconnect(b);
+    gt_disconnect(a);
+}
+
+SETUP(total_clients)
+
+static void test_total_clients(void **state)
+{
+    life *l = *state;
+    gt_client *a = daemon_fixture_connect(&l->fx), *b = daemon_fixture_connect(&l->fx);
+    expect_refused(&l->fx, "(--max-clients)");
+    gt_disconnect(b);
+    gt_disconnect(a);
+}
+
+SETUP(user_buffers)
+
+/* --max-user-buffers counts the buffers of all of a user's clients: two clients of one uid
+ * share two buffers, and a released one makes room again. */
+static void test_user_buffers(void **state)
+{
+    life *l = *state;
+    gt_client *a = daemon_fixture_connect(&l->fx), *b = daemon_fixture_connect(&l->fx);
+    gt_buffer *ba, *bb, *more;
+    assert_int_equal(gt_buffer_create(a, 4096, &ba), 0);
+    assert_int_equal(gt_buffer_create(b, 4096, &bb), 0);
+    assert_api_error(&l->fx, b, gt_buffer_create(b, 4096, &more), GT_ERR_LIMIT, ENOSPC, "uid ");
+    assert_non_null(strstr(gt_last_error(b), "(--max-user-buffers 2)"));
+    gt_buffer_release(ba);
+    daemon_fixture_wait_quiet(b, 2);
+    assert_int_equal(gt_buffer_create(b, 4096, &more), 0);
+    gt_buffer_release(more);
+    gt_buffer_release(bb);
+    gt_disconnect(b);
+    gt_disconnect(a);
+}
+
+SETUP(total_buffers)
+
+/* The daemon-wide caps: bytes of all clients' buffers, and their number (mappings). */
+static void test_total_buffers(void **state)
+{
+    life *l = *state;
+    gt_client *a = daemon_fixture_connect(&l->fx), *b = daemon_fixture_connect(&l->fx);
+    gt_buffer *ba, *bb, *more;
+    assert_int_equal(gt_buffer_create(a, 600 * 1024, &ba), 0);
+    assert_api_error(&l->fx, b, gt_buffer_create(b, 600 * 1024, &more), GT_ERR_LIMIT, ENOSPC,
+                     "a buffer of 614400 bytes would bring the buffers of all clients to more than 1048576 bytes "
+                     "(--max-total-buffer-bytes)");
+    assert_int_equal(gt_buffer_create(b, 4096, &bb), 0);
+    assert_api_error(&l->fx, a, gt_buffer_create(a, 4096, &more), GT_ERR_LIMIT, ENOSPC,
+                     "gridtuned holds 2 buffers for all its clients");
+    assert_non_null(strstr(gt_last_error(a), "(--max-total-buffers 2)"));
+    /* A client that goes gives its share back. */
+    gt_disconnect(b);
+    daemon_fixture_wait_quiet(a, 1);
+    assert_int_equal(gt_buffer_create(a, 4096, &more), 0);
+    gt_buffer_release(more);
+    gt_buffer_release(ba);
+    gt_disconnect(a);
+}
+
+/* How many lines of the daemon's log contain text. */
+static unsigned log_lines_with(const daemon_fixture *fx, const char *text)
+{
+    FILE *f = fopen(fx->log, "re");
+    if (!f)
+        fail_msg("cannot read %s: %s", fx->log, strerror(errno));
+    char line[4096];
+    unsigned n = 0;
+    while (fgets(line, sizeof line, f))
+        n += strstr(line, text) != NULL;
+    fclose(f);
+    return n;
+}
+
+#define FD_CLIENTS 20
+#define OUT_OF_FDS "new clients wait until descriptors are free"
+
+SETUP(out_of_descriptors)
+
+/* The daemon runs out of descriptors with clients waiting to be accepted: it says so once
+ * (it used to log every failed accept, spinning a core), keeps serving its clients, and
+ * accepts the waiting ones once descriptors are free again. */
+static void test_out_of_descriptors(void **state)
+{
+    life *l = *state;
+    gt_client *c = daemon_fixture_connect(&l->fx);
+    daemon_fixture_wait_quiet(c, 1);
+    struct rlimit old, low;
+    assert_int_equal(prlimit(l->fx.pid, RLIMIT_NOFILE, NULL, &old), 0);
+    low = (struct rlimit){.rlim_cur = daemon_fixture_fd_count(&l->fx) + 2, .rlim_max = old.rlim_max};
+    assert_int_equal(prlimit(l->fx.pid, RLIMIT_NOFILE, &low, NULL), 0);
+    static raw_client rc[FD_CLIENTS];
+    for (int i = 0; i < FD_CLIENTS; i++) {
+        raw_client_open(&rc[i], &l->fx); /* the kernel queues the connection; accept() may fail */
+        raw_client_send(&rc[i], "{\"type\":\"hello\",\"id\":1,\"protocol\":1}", NULL, 0);
+    }
+    for (int64_t deadline = now_ms() + DAEMON_FIXTURE_GUARD_SECONDS * 1000;
+         log_lines_with(&l->fx, OUT_OF_FDS) == 0; sleep_ms(10))
+        if (now_ms() > deadline)
+            fail_msg("gridtuned did not say it is out of descriptors within %d s", DAEMON_FIXTURE_GUARD_SECONDS);
+    sleep_ms(1000); /* room for the failures to repeat: they must not be logged again */
+    cJSON_Delete(daemon_fixture_status(c)); /* the client already served still is */
+    assert_int_equal(log_lines_with(&l->fx, OUT_OF_FDS), 1);
+    assert_true(log_lines_with(&l->fx, "accepting a client failed") == 1);
+    assert_int_equal(prlimit(l->fx.pid, RLIMIT_NOFILE, &old, NULL), 0);
+    for (int i = 0; i < FD_CLIENTS; i++) {
+        cJSON *answer = raw_client_read(&rc[i]);
+        if (!answer)
+            fail_msg("client %d waiting to be accepted was closed without an answer", i);
+        assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(answer, "type")), "result");
+        cJSON_Delete(answer);
+        raw_client_close(&rc[i]);
+    }
+    assert_int_equal(log_lines_with(&l->fx, "accepting clients again"), 1);
+    gt_disconnect(c);
+}
+
+/* systemd's default soft limit is 1024: the daemon takes the hard limit at start, and lowers
+ * --max-clients to what the limit leaves room for, saying so. The daemon inherits the limit
+ * from this process, which cannot raise its hard limit again without CAP_SYS_RESOURCE: this
+ * test runs last. */
+static void test_descriptor_limit(void **state)
+{
+    (void)state;
+    struct rlimit tight = {.rlim_cur = 200, .rlim_max = 300};
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &tight), 0);
+    life l = {.helper = 0};
+    start_daemon(&l, "descriptor_limit");
+    struct rlimit daemon_limit;
+    assert_int_equal(prlimit(l.fx.pid, RLIMIT_NOFILE, NULL, &daemon_limit), 0);
+    assert_int_equal(daemon_limit.rlim_cur, 300);
+    assert_true(daemon_fixture_log_has_line(&l.fx, "the descriptor limit is 300: serving at most 118 clients, not 1024 "
+                                                   "(--max-clients)"));
+    int status = daemon_fixture_stop(&l.fx);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    daemon_fixture_clean_up(&l.fx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -542,6 +888,16 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_client_killed_during_launch, setup_client_killed_during_launch,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_shutdown_under_load, setup_shutdown_under_load, teardown),
+        cmocka_unit_test_setup_teardown(test_runaway_stop, setup_runaway_stop, teardown),
+        cmocka_unit_test_setup_teardown(test_close_mid_frame, setup_close_mid_frame, teardown),
+        cmocka_unit_test_setup_teardown(test_frame_deadline, setup_frame_deadline, teardown),
+        cmocka_unit_test_setup_teardown(test_partial_bytes, setup_partial_bytes, teardown),
+        cmocka_unit_test_setup_teardown(test_user_clients, setup_user_clients, teardown),
+        cmocka_unit_test_setup_teardown(test_total_clients, setup_total_clients, teardown),
+        cmocka_unit_test_setup_teardown(test_user_buffers, setup_user_buffers, teardown),
+        cmocka_unit_test_setup_teardown(test_total_buffers, setup_total_buffers, teardown),
+        cmocka_unit_test_setup_teardown(test_out_of_descriptors, setup_out_of_descriptors, teardown),
+        cmocka_unit_test(test_descriptor_limit), /* last: it lowers this process's descriptor limit */
     };
     return cmocka_run_group_tests_name("gridtuned through its clients' lives and its own", tests, NULL, NULL);
 }
