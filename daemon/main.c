@@ -286,6 +286,9 @@ static int start_engine(daemon_main *m, char *err, size_t errlen)
         return rc;
     if (*gt_wisdom_warning(d->wisdom))
         gt_log_warn("%s", gt_wisdom_warning(d->wisdom));
+    if (gt_wisdom_stale_removed(d->wisdom))
+        gt_log_info("removed %u temporary wisdom files left by writers that died before saving",
+                    gt_wisdom_stale_removed(d->wisdom));
     d->stats.wisdom_entries = gt_wisdom_count(d->wisdom);
     gt_machine_signature(d->machine, NULL, 0);
     start_builder(d);

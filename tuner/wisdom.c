@@ -20,6 +20,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -53,6 +55,7 @@ struct gt_wisdom {
     char *path;
     records r;
     char warning[WARNING_MAX];
+    unsigned stale_removed; /* temporary files of dead writers removed at open */
 };
 
 static int fail(char *err, size_t errlen, int rc, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
@@ -619,6 +622,28 @@ static int sync_dir(const char *dir, char *err, size_t errlen)
     return rc;
 }
 
+#define TEMPORARY_CHARS "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789" /* mkostemp's */
+#define TEMPORARY_TRIES 8
+
+/* Creates the temporary file named by the template tmp and locks it (see
+ * remove_stale_temporaries). A cleaner may have removed the file between its creation and
+ * the lock: then it has no name any more, and another is made. A negative errno on failure. */
+static int locked_temporary(char *tmp)
+{
+    size_t len = strlen(tmp);
+    for (int i = 0; i < TEMPORARY_TRIES; i++) {
+        memcpy(tmp + len - 6, "XXXXXX", 6);
+        int fd = mkostemp(tmp, O_CLOEXEC);
+        if (fd < 0)
+            return -errno;
+        struct stat st;
+        if (flock(fd, LOCK_EX) == 0 && fstat(fd, &st) == 0 && st.st_nlink > 0)
+            return fd;
+        close(fd);
+    }
+    return -EAGAIN;
+}
+
 /* Replaces path with text: a temporary file in the same directory, fsync, rename, fsync of
  * the directory, so that a crash leaves the old file or the new one, never a mix. */
 static int write_atomic(const char *path, const char *text, bool create_dirs, char *err, size_t errlen)
@@ -635,16 +660,13 @@ static int write_atomic(const char *path, const char *text, bool create_dirs, ch
     snprintf(tmp, tmp_len, "%s.tmp-XXXXXX", path);
     if (create_dirs && (rc = make_dirs(dir, err, errlen)) != 0)
         goto out;
-    fd = mkostemp(tmp, O_CLOEXEC);
-    if (fd < 0) {
-        rc = fail(err, errlen, -errno, "cannot create a temporary file in %s: %s", dir, strerror(errno));
+    if ((fd = locked_temporary(tmp)) < 0) {
+        rc = fail(err, errlen, fd, "cannot create a temporary file in %s: %s", dir, strerror(-fd));
         goto out;
     }
     tmp_exists = true;
     rc = write_full(fd, text, strlen(text));
     if (rc == 0 && fsync(fd) != 0)
-        rc = -errno;
-    if (close(fd) != 0 && rc == 0)
         rc = -errno;
     if (rc) {
         fail(err, errlen, rc, "cannot write %s: %s", tmp, strerror(-rc));
@@ -659,9 +681,42 @@ static int write_atomic(const char *path, const char *text, bool create_dirs, ch
 out:
     if (tmp_exists)
         unlink(tmp);
+    if (fd >= 0)
+        close(fd); /* only now: the lock tells remove_stale_temporaries the file is in use */
     free(tmp);
     free(dir);
     return rc;
+}
+
+/* A writer that dies between creating its temporary file and renaming it leaves the file
+ * behind. Writers hold an flock on theirs until the rename is done, so a temporary that can
+ * be locked belongs to no living writer. Only names write_atomic makes are touched:
+ * <name>.tmp-XXXXXX, regular files of this user. Returns how many were removed. */
+static unsigned remove_stale_temporaries(const char *path)
+{
+    char *dir = dir_of(path);
+    const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+    size_t base_len = strlen(base);
+    DIR *d = dir ? opendir(dir) : NULL;
+    unsigned removed = 0;
+    for (struct dirent *e; d && (e = readdir(d));) {
+        const char *suffix = e->d_name + base_len;
+        if (strncmp(e->d_name, base, base_len) != 0 || strncmp(suffix, ".tmp-", 5) != 0 ||
+            strlen(suffix + 5) != 6 || strspn(suffix + 5, TEMPORARY_CHARS) != 6)
+            continue;
+        int fd = openat(dirfd(d), e->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+        struct stat st;
+        if (fd < 0)
+            continue;
+        if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+            flock(fd, LOCK_EX | LOCK_NB) == 0 && unlinkat(dirfd(d), e->d_name, 0) == 0)
+            removed++;
+        close(fd);
+    }
+    if (d)
+        closedir(d);
+    free(dir);
+    return removed;
 }
 
 /* Renames from to to unless to exists. Falls back to a check and a plain rename on file
@@ -799,6 +854,7 @@ int gt_wisdom_open(const char *path, gt_wisdom **out, char *err, size_t errlen)
         free(w);
         return fail(err, errlen, -ENOMEM, "out of memory opening wisdom file %s", path);
     }
+    w->stale_removed = remove_stale_temporaries(path);
     int rc = load_file(w, err, errlen);
     if (rc) {
         gt_wisdom_close(w);
@@ -820,6 +876,11 @@ void gt_wisdom_close(gt_wisdom *w)
 const char *gt_wisdom_path(const gt_wisdom *w)
 {
     return w->path;
+}
+
+unsigned gt_wisdom_stale_removed(const gt_wisdom *w)
+{
+    return w->stale_removed;
 }
 
 const char *gt_wisdom_warning(const gt_wisdom *w)

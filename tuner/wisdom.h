@@ -53,6 +53,9 @@ void gt_wisdom_close(gt_wisdom *w);
 const char *gt_wisdom_path(const gt_wisdom *w);
 /* "" or one sentence, such as why the file was set aside and where it went. */
 const char *gt_wisdom_warning(const gt_wisdom *w);
+/* How many temporary files (<path>.tmp-XXXXXX) of writers that died before their rename
+ * gt_wisdom_open removed; files a living writer holds are left alone. */
+unsigned gt_wisdom_stale_removed(const gt_wisdom *w);
 
 /* Keys match on kernel, kernel_hash, machine, the normalized range (dims, global and local
  * sizes) and workers. */
