@@ -56,6 +56,8 @@ typedef struct gt_daemon {
     gt_usage *usage;      /* connections and buffers per user and in all, against the limits */
     size_t partial_bytes; /* bytes of partly received frames, all sessions */
     unsigned queued_fds;  /* descriptors received ahead of their frames, all sessions */
+    int64_t refusal_logged_ms;  /* refused connections are logged once a second at most */
+    unsigned refusals_unlogged; /* and counted in between */
     char http[64];        /* the address /status and /metrics are served on, or "" */
 } gt_daemon;
 

@@ -15,6 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#define REFUSAL_LOG_MS 1000
+
 static void trace(gt_session *s, const char *dir, const char *request, const cJSON *msg)
 {
     FILE *f = s->d->trace;
@@ -215,6 +217,24 @@ static void on_readable(evutil_socket_t fd, short what, void *arg)
     gt_session_unref(s);
 }
 
+/* A client that connects in a loop must not fill the log: one line a second at most, which
+ * counts the refusals it did not show. */
+static void log_refusal(gt_daemon *d, pid_t pid, uid_t uid, const char *why)
+{
+    int64_t now = gt_unix_ms();
+    if (now - d->refusal_logged_ms < REFUSAL_LOG_MS) {
+        d->refusals_unlogged++;
+        return;
+    }
+    if (d->refusals_unlogged)
+        gt_log_warn("refused client %d (uid %u): %s (and %u other clients since the last such line)", (int)pid,
+                    (unsigned)uid, why, d->refusals_unlogged);
+    else
+        gt_log_warn("refused client %d (uid %u): %s", (int)pid, (unsigned)uid, why);
+    d->refusal_logged_ms = now;
+    d->refusals_unlogged = 0;
+}
+
 gt_session *gt_session_open(gt_daemon *d, int fd, uid_t uid, pid_t pid)
 {
     gt_session *s = calloc(1, sizeof *s);
@@ -243,7 +263,7 @@ gt_session *gt_session_open(gt_daemon *d, int fd, uid_t uid, pid_t pid)
     int rc = gt_usage_client_add(d->usage, uid, err, sizeof err);
     if (rc) {
         /* answered, so that the client's library can say why, then closed */
-        gt_log_warn("refused client %d (uid %u): %s", (int)pid, (unsigned)uid, err);
+        log_refusal(d, pid, uid, err);
         frame_error(s, rc == -ENOMEM ? GT_ERR_INTERNAL : GT_ERR_LIMIT, -rc, err, true);
         return NULL;
     }
