@@ -1,6 +1,7 @@
 /* build_options.h: the compiler options a client may add to a kernel build (internal to gt_build).
- * The daemon may run as a system service, so an option must not name a file to write or read,
- * load a plugin or change how the input is taken: only an allow list passes. */
+ * The module is loaded into the daemon, which may run as a system service, so an option must not
+ * load or instrument code (sanitizers, profiling, plugins, libraries), name a file to read or
+ * write, or change how the input is taken: only a strict allow list passes. */
 #ifndef GT_BUILD_OPTIONS_H
 #define GT_BUILD_OPTIONS_H
 
@@ -14,7 +15,7 @@ typedef struct gt_build_options {
 } gt_build_options;
 
 /* Splits options (NULL or "" for none) on white space and checks each against the allow list.
- * Returns 0, -EINVAL with a sentence naming the first refused option, or -ENOMEM. On success the
+ * Returns 0, -EINVAL with a sentence naming the first refused option and why, or -ENOMEM. On success the
  * caller frees *out with gt_build_options_free. */
 int gt_build_options_parse(const char *options, gt_build_options *out, char *err, size_t errlen);
 void gt_build_options_free(gt_build_options *o);
