@@ -1,7 +1,8 @@
-/* build.c: the kernel builder: which compiler, what a build is, and how one runs.
- * This file finds the compiler and its identity, writes the key text that names a build and
- * drives a build through the cache; compiler_run.c runs the compiler, build_options.c vets the
- * options and build_cache.c keeps the modules. */
+/* build.c: the kernel builder: which compiler, what a build is, where it may reach, how one runs.
+ * This file finds the compiler and its identity, decides the compiler's confinement (a private
+ * build directory, and a Landlock sandbox where the kernel has one), writes the key text that
+ * names a build and drives a build through the cache; compiler_run.c runs the compiler in its
+ * sandbox, build_options.c vets the options and build_cache.c keeps the modules. */
 #include "build.h"
 
 #include "build_cache.h"
@@ -23,6 +24,19 @@ static const char *const fixed_flags[] = {"-std=c11", "-O3", "-fPIC", "-shared"}
 #define N_FIXED_FLAGS (sizeof fixed_flags / sizeof *fixed_flags)
 /* argv: the compiler, the fixed flags, -I dir, the options, -x c - -o out, NULL */
 #define ARGV_MAX (1 + N_FIXED_FLAGS + 2 + GT_BUILD_MAX_OPTIONS + 5 + 1)
+/* The module's name in the build directory, the compiler's working directory. */
+#define MODULE_FILE "kernel.so"
+
+/* What a sandboxed compiler may read and run: the system's programs, libraries and headers, and
+ * the compiler's own installation (added per builder). The dynamic loader's cache, and the CPU's
+ * description for -march=native where the compiler reads it, are read; /dev/null is written. */
+static const char *const system_exec_paths[] = {"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"};
+#define N_SYSTEM_EXEC_PATHS (sizeof system_exec_paths / sizeof *system_exec_paths)
+/* and the compiler's installation prefix, the compiler itself, NULL */
+#define EXEC_PATHS_MAX (N_SYSTEM_EXEC_PATHS + 3)
+#define SYSTEM_READ_FILES "/etc/ld.so.cache", "/proc/cpuinfo"
+#define SYSTEM_WRITE_FILES "/dev/null"
+#define CONFINEMENT_MAX 1024
 
 #define KERNEL_HEADER "gridtune/kernel.h"
 /* First line of every key text; change it when the key text's layout changes. */
@@ -42,6 +56,12 @@ struct gt_builder {
     char kernel_h[GT_HASH_TEXT_MAX];
     char machine[GT_HASH_TEXT_MAX]; /* gt_machine_signature */
     unsigned timeout_ms;
+    int landlock_abi;  /* 0: no sandbox, the kernel has none */
+    char *cc_real;     /* the file cc resolves to, executable in the sandbox */
+    char *cc_prefix;   /* the installation cc lives in (<prefix>/bin/cc), or NULL */
+    const char *exec_paths[EXEC_PATHS_MAX];
+    const char *read_paths[4]; /* SYSTEM_READ_FILES, include_dir, NULL */
+    char confinement[CONFINEMENT_MAX];
 };
 
 /* ---- the compiler -------------------------------------------------------------------------- */
@@ -184,6 +204,79 @@ static int hash_kernel_header(gt_builder *b, const char *include_dir, char *err,
     return rc;
 }
 
+/* ---- the compiler's confinement --------------------------------------------------------------- */
+
+/* <prefix> for a compiler at <prefix>/bin/<name>, unless that is the root: a compiler in /bin must
+ * not open the whole file system. */
+static char *installation_prefix(const char *real)
+{
+    const char *slash = strrchr(real, '/');
+    size_t dir_len = (size_t)(slash - real);
+    static const char bin[] = "/bin";
+    if (dir_len < sizeof bin || strncmp(real + dir_len - (sizeof bin - 1), bin, sizeof bin - 1) != 0)
+        return NULL;
+    size_t prefix_len = dir_len - (sizeof bin - 1);
+    return prefix_len > 1 ? strndup(real, prefix_len) : NULL;
+}
+
+/* Whether path is one of the n dirs or lies beneath one (textually: the paths are resolved). */
+static bool beneath_any(const char *const *dirs, size_t n, const char *path)
+{
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strlen(dirs[i]);
+        if (strncmp(path, dirs[i], len) == 0 && (path[len] == '/' || !path[len]))
+            return true;
+    }
+    return false;
+}
+
+static void describe_confinement(gt_builder *b, const char *why_not)
+{
+    if (!b->landlock_abi) {
+        snprintf(b->confinement, sizeof b->confinement,
+                 "the compiler runs in a private build directory with the include path limited to %s and the "
+                 "system's headers, but without a sandbox (%s): it can read any file the daemon's user can "
+                 "read, and #include \"/absolute/path\" can quote such a file in the diagnostics",
+                 b->include_dir, why_not);
+        return;
+    }
+    char *end = b->confinement, *stop = b->confinement + sizeof b->confinement;
+    end += snprintf(end, (size_t)(stop - end), "the compiler runs under Landlock (ABI %d): it reads and runs files "
+                                                "only under", b->landlock_abi);
+    for (size_t i = 0; b->exec_paths[i] && end < stop; i++)
+        end += snprintf(end, (size_t)(stop - end), "%s %s", i ? "," : "", b->exec_paths[i]);
+    if (end < stop)
+        snprintf(end, (size_t)(stop - end), "; reads %s and the loader's cache; and writes only its private build "
+                                            "directory under %s%s",
+                 b->include_dir, b->cache_dir,
+                 b->landlock_abi >= GT_COMPILER_SANDBOX_NET_ABI ? "; TCP is closed to it" : "");
+}
+
+/* The sandbox's lists, filled once: only the build directory changes from build to build. */
+static int plan_confinement(gt_builder *b)
+{
+    char why_not[CONFINEMENT_MAX / 2];
+    int abi = gt_compiler_sandbox_abi(why_not, sizeof why_not);
+    b->landlock_abi = abi > 0 ? abi : 0;
+    b->cc_real = realpath(b->cc, NULL);
+    if (!b->cc_real)
+        return -errno;
+    b->cc_prefix = installation_prefix(b->cc_real);
+    size_t n = 0;
+    for (size_t i = 0; i < N_SYSTEM_EXEC_PATHS; i++)
+        if (access(system_exec_paths[i], F_OK) == 0) /* the sentence names only what is there */
+            b->exec_paths[n++] = system_exec_paths[i];
+    if (b->cc_prefix && !beneath_any(b->exec_paths, n, b->cc_prefix))
+        b->exec_paths[n++] = b->cc_prefix;
+    if (!beneath_any(b->exec_paths, n, b->cc_real))
+        b->exec_paths[n++] = b->cc_real;
+    b->exec_paths[n] = NULL;
+    const char *read_paths[] = {SYSTEM_READ_FILES, b->include_dir, NULL};
+    memcpy(b->read_paths, read_paths, sizeof read_paths);
+    describe_confinement(b, why_not);
+    return 0;
+}
+
 /* ---- the builder ----------------------------------------------------------------------------- */
 
 static int join_flags(gt_builder *b)
@@ -229,6 +322,8 @@ static int builder_init(gt_builder *b, const gt_build_config *cfg, char *err, si
         rc = gt_build_cache_ensure(cfg->cache_dir, err, errlen);
     if (rc == 0)
         rc = absolute_dirs(b, cfg, err, errlen);
+    if (rc == 0 && (rc = plan_confinement(b)) != 0 && rc != -ENOMEM)
+        snprintf(err, errlen, "cannot resolve the compiler %s: %s", b->cc, strerror(-rc));
     if (rc == -ENOMEM)
         snprintf(err, errlen, "out of memory setting up the kernel builder");
     return rc;
@@ -266,12 +361,24 @@ void gt_builder_destroy(gt_builder *b)
     free(b->flags);
     free(b->cache_dir);
     free(b->include_dir);
+    free(b->cc_real);
+    free(b->cc_prefix);
     free(b);
 }
 
 const char *gt_builder_compiler(const gt_builder *b)
 {
     return b->compiler;
+}
+
+bool gt_builder_confined(const gt_builder *b)
+{
+    return b->landlock_abi > 0;
+}
+
+const char *gt_builder_confinement(const gt_builder *b)
+{
+    return b->confinement;
 }
 
 /* ---- building into the cache ----------------------------------------------------------------- */
@@ -287,7 +394,7 @@ static char *with_cut_note(gt_compiler_result *res)
     return grown;
 }
 
-static int judge(const gt_builder *b, gt_compiler_result *res, const char *out, char **diagnostics, char *err,
+static int judge(const gt_builder *b, gt_compiler_result *res, const char *module, char **diagnostics, char *err,
                  size_t errlen)
 {
     struct stat st;
@@ -295,7 +402,7 @@ static int judge(const gt_builder *b, gt_compiler_result *res, const char *out, 
     if (!exited_ok(res->status)) {
         describe_status(res->status, how, sizeof how);
         snprintf(err, errlen, "the kernel source did not compile (%s %s); diagnostics follow", compiler_name(b), how);
-    } else if (stat(out, &st) < 0) {
+    } else if (stat(module, &st) < 0) {
         snprintf(err, errlen, "the compiler %s exited with status 0 but wrote no module; its output follows", b->cc);
     } else {
         free(res->output);
@@ -309,8 +416,10 @@ static int judge(const gt_builder *b, gt_compiler_result *res, const char *out, 
     return -ENOEXEC;
 }
 
-static int compile(const gt_builder *b, const gt_build_options *o, const char *source, const char *out,
-                   char **diagnostics, char *err, size_t errlen)
+/* Runs the compiler in dir, which is its working directory, its TMPDIR and, in the sandbox, the
+ * only place it may write; module is dir/MODULE_FILE, which the command line names relatively. */
+static int compile(const gt_builder *b, const gt_build_options *o, const char *source, const char *dir,
+                   const char *module, char **diagnostics, char *err, size_t errlen)
 {
     char *argv[ARGV_MAX];
     size_t argc = 0;
@@ -321,15 +430,19 @@ static int compile(const gt_builder *b, const gt_build_options *o, const char *s
     argv[argc++] = b->include_dir;
     for (size_t i = 0; i < o->count; i++)
         argv[argc++] = o->argv[i];
-    char *input_and_output[] = {"-x", "c", "-", "-o", (char *)out, NULL};
+    char *input_and_output[] = {"-x", "c", "-", "-o", MODULE_FILE, NULL};
     memcpy(argv + argc, input_and_output, sizeof input_and_output);
 
+    const char *write_paths[] = {dir, SYSTEM_WRITE_FILES, NULL};
+    gt_compiler_sandbox sandbox = {.exec_paths = b->exec_paths, .read_paths = b->read_paths,
+                                   .write_paths = write_paths};
     gt_compiler_job job = {.path = b->cc, .argv = argv, .input = source, .input_len = strlen(source),
                            .timeout_ms = b->timeout_ms,
-                           .max_output = GT_BUILD_MAX_DIAGNOSTICS - (sizeof CUT_NOTE - 1)};
+                           .max_output = GT_BUILD_MAX_DIAGNOSTICS - (sizeof CUT_NOTE - 1), .dir = dir,
+                           .sandbox = b->landlock_abi ? &sandbox : NULL};
     gt_compiler_result res;
     int rc = gt_compiler_run(&job, &res, err, errlen);
-    return rc ? rc : judge(b, &res, out, diagnostics, err, errlen);
+    return rc ? rc : judge(b, &res, module, diagnostics, err, errlen);
 }
 
 /* The key text holds everything that makes two builds differ; its hash names the entry. Code built
@@ -351,16 +464,21 @@ static int make_entry(const gt_builder *b, const gt_build_options *o, const char
 static int build_entry(const gt_builder *b, const gt_build_options *o, const char *source, const gt_build_entry *e,
                        char **diagnostics, char *err, size_t errlen)
 {
-    char tmp_so[PATH_MAX];
-    gt_build_cache_temp_path(b->cache_dir, ".so", tmp_so, sizeof tmp_so);
-    int rc = compile(b, o, source, tmp_so, diagnostics, err, errlen);
+    char dir[PATH_MAX], module[sizeof dir + sizeof "/" MODULE_FILE];
+    int rc = gt_build_dir_create(b->cache_dir, dir, sizeof dir);
     if (rc) {
-        unlink(tmp_so); /* a killed or failed compiler may leave part of a module */
+        snprintf(err, errlen, "cannot make a build directory in the build cache %s: %s", b->cache_dir,
+                 strerror(-rc));
         return rc;
     }
-    rc = gt_build_entry_publish(e, tmp_so);
-    if (rc)
-        snprintf(err, errlen, "cannot write the build cache %s: %s", b->cache_dir, strerror(-rc));
+    snprintf(module, sizeof module, "%s/" MODULE_FILE, dir);
+    rc = compile(b, o, source, dir, module, diagnostics, err, errlen);
+    if (rc == 0) {
+        rc = gt_build_entry_publish(e, module);
+        if (rc)
+            snprintf(err, errlen, "cannot write the build cache %s: %s", b->cache_dir, strerror(-rc));
+    }
+    gt_build_dir_remove(dir); /* with whatever a killed or failed compiler left there */
     return rc;
 }
 

@@ -1,7 +1,11 @@
 /* build.h: compiling clients' kernel sources into modules, with an on-disk cache.
  * A client may send the C source of a kernel module instead of a path; the daemon runs the
- * system C compiler on it (execve, no shell, a minimal environment, a deadline) and keeps the
- * shared object in a cache keyed by everything that went into it. gt_module_open loads it. */
+ * system C compiler on it (execve, no shell, a minimal environment, a deadline, an allow list of
+ * options, a private build directory and, where the kernel has Landlock, a sandbox that keeps its
+ * reads to the system's files and kernel.h's directory and its writes to the build directory) and
+ * keeps the shared object in a cache keyed by everything that went into it. gt_module_open loads
+ * it. The sandbox guards the daemon's files from the compiler, not the daemon from the kernel: the
+ * module runs as the daemon's user, its constructors as soon as it is loaded. */
 #ifndef GT_BUILD_H
 #define GT_BUILD_H
 
@@ -42,10 +46,18 @@ void gt_builder_destroy(gt_builder *b);
 /* The identity that keys the cache, owned by b, e.g.
  * "cc (Debian 12.2.0-14) 12.2.0 (/usr/bin/cc -> /usr/bin/x86_64-linux-gnu-gcc-12)". */
 const char *gt_builder_compiler(const gt_builder *b);
+/* Whether builds run in the Landlock sandbox (the kernel has Landlock), and a sentence, owned by
+ * b, that says what confines the compiler, or that nothing but its directory and include path do:
+ * the daemon logs it, so that whoever enables builds knows what a client's source can read. */
+bool gt_builder_confined(const gt_builder *b);
+const char *gt_builder_confinement(const gt_builder *b);
 
 /* Compiles source (NUL-terminated C, fed on stdin so diagnostics read "<stdin>:3:5: ...") with
  * extra options (NULL or "" for none; split on white space) into a module in the cache, or finds
- * it there. The command is `cc -std=c11 -O3 -fPIC -shared -I <include_dir> <options> -x c - -o ...`.
+ * it there. The command is `cc -std=c11 -O3 -fPIC -shared -I <include_dir> <options> -x c - -o
+ * kernel.so`, run in a fresh directory <cache>/.tmp-* (its working directory and TMPDIR, removed
+ * after the build) and, when gt_builder_confined, in the Landlock sandbox: an #include of any
+ * other file then fails with "Permission denied" and its contents never reach the diagnostics.
  * Thread-safe: builds may run concurrently from several threads (two identical builds at once
  * both compile; either result is the same module). The compiler is reaped by pid, so the process
  * must not reap children it did not start (no waitpid(-1) in a SIGCHLD handler).
@@ -54,7 +66,7 @@ const char *gt_builder_compiler(const gt_builder *b);
  *   -ENOEXEC: the compiler failed; *diagnostics (malloc'd, the caller frees) holds its output, at
  *             most GT_BUILD_MAX_DIAGNOSTICS bytes with a note when cut;
  *   -ETIME:   the time limit passed; the compiler's whole process group was killed and reaped;
- *   -EINVAL:  an option outside the allowed list (the sentence names it), or an empty source;
+ *   -EINVAL:  an option outside the allowed list (the sentence names it and why), or an empty source;
  *   another negative errno for system failures (cannot write the cache, cannot spawn, ...).
  * diagnostics may be NULL; otherwise *diagnostics is NULL except after -ENOEXEC.
  *
@@ -64,9 +76,9 @@ const char *gt_builder_compiler(const gt_builder *b);
  * holds that text. An entry is used only when its .key matches byte for byte, so a missing or
  * tampered .key, or a 64-bit collision, is a miss and the entry is rebuilt over (two colliding
  * sources would take turns, never be confused). Both files are written under temporary names in
- * the cache and renamed into place, the stale .key removed first and the new .key last, so a
- * .key never vouches for a module it does not describe. A daemon killed mid-build may leave
- * .tmp-* files behind; they are never read. */
+ * the cache (the module in its build directory) and renamed into place, the stale .key removed
+ * first and the new .key last, so a .key never vouches for a module it does not describe. A daemon
+ * killed mid-build may leave .tmp-* files and directories behind; they are never read. */
 int gt_builder_build(gt_builder *b, const char *source, const char *options, char **so_path, bool *cached,
                      char **diagnostics, char *err, size_t errlen);
 

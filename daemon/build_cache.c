@@ -1,12 +1,14 @@
-/* build_cache.c: the on-disk cache of built kernel modules.
- * Lookups trust a module only through its .key. New entries are written under temporary names
- * in the cache directory and renamed into place, so a reader in another thread or daemon sees a
- * whole file or none; the order of the renames keeps every .key true to the module beside it. */
+/* build_cache.c: the on-disk cache of built kernel modules, and the builds' private directories.
+ * Lookups trust a module only through its .key. New entries are built in a private directory in
+ * the cache and written under temporary names, then renamed into place, so a reader in another
+ * thread or daemon sees a whole file or none; the order of the renames keeps every .key true to
+ * the module beside it. */
 #include "build_cache.h"
 
 #include "build.h"
 #include "tuner/machine.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -69,6 +71,26 @@ void gt_build_cache_temp_path(const char *dir, const char *suffix, char *out, si
 {
     snprintf(out, outlen, "%s/" TMP_PREFIX "%ld-%ld-%u%s", dir, (long)getpid(), (long)gettid(),
              atomic_fetch_add(&next_temp, 1), suffix);
+}
+
+int gt_build_dir_create(const char *dir, char *out, size_t outlen)
+{
+    gt_build_cache_temp_path(dir, "", out, outlen);
+    return mkdir(out, GT_BUILD_CACHE_MODE) < 0 ? -errno : 0;
+}
+
+/* The compiler makes only files here (in the sandbox it can make nothing else), so one level of
+ * unlinks empties the directory. */
+void gt_build_dir_remove(const char *path)
+{
+    DIR *d = opendir(path);
+    if (d) {
+        for (struct dirent *e; (e = readdir(d));)
+            if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+                unlinkat(dirfd(d), e->d_name, 0);
+        closedir(d);
+    }
+    rmdir(path);
 }
 
 int gt_build_entry_init(gt_build_entry *e, const char *cache_dir, char *key, size_t key_len)

@@ -23,6 +23,14 @@ int gt_build_cache_ensure(const char *dir, char *err, size_t errlen);
  * no entry lookup ever reads. */
 void gt_build_cache_temp_path(const char *dir, const char *suffix, char *out, size_t outlen);
 
+/* Makes a fresh private directory (mode 0700) in dir for one build: the compiler's working
+ * directory, and the only place a sandboxed compiler may write. out gets its path. 0 or a
+ * negative errno. */
+int gt_build_dir_create(const char *dir, char *out, size_t outlen);
+/* Removes a build directory and the files in it; what cannot be removed stays, under a name no
+ * lookup reads. */
+void gt_build_dir_remove(const char *path);
+
 /* Takes key (malloc'd, key_len bytes; freed with the entry even when this fails) and names its
  * entry in cache_dir, which must outlive the entry. 0 or -ENOMEM. */
 int gt_build_entry_init(gt_build_entry *e, const char *cache_dir, char *key, size_t key_len);
@@ -31,7 +39,7 @@ void gt_build_entry_free(gt_build_entry *e);
 /* Whether the module exists and the .key holds exactly e->key. */
 bool gt_build_entry_cached(const gt_build_entry *e);
 
-/* Moves the module at tmp_so (in the cache directory) into the entry and writes its .key.
+/* Moves the module at tmp_so (in the cache directory or a build directory in it) into the entry and writes its .key.
  * 0 or a negative errno; tmp_so is gone either way. */
 int gt_build_entry_publish(const gt_build_entry *e, const char *tmp_so);
 

@@ -1,6 +1,9 @@
-/* compiler_run.c: spawning the compiler, feeding its stdin, collecting its output, its deadline.
- * posix_spawn (a vfork-style clone: cheap in a large multi-threaded daemon) puts the child in its
- * own process group so a timeout can kill the compiler's helpers (cc1, as, ld) with it. One poll
+/* compiler_run.c: starting the compiler, its sandbox, feeding its stdin, collecting its output,
+ * its deadline. The child is forked, not posix_spawn'd, because the Landlock sandbox must be laid
+ * on between fork and exec: the ruleset is built in the parent, and the child, which only makes
+ * system calls (the daemon has threads, so nothing that could take a lock), joins its own process
+ * group, so a timeout can kill the compiler's helpers (cc1, as, ld) with it, wires its stdio,
+ * enters the sandbox and executes; a close-on-exec pipe brings back which step failed. One poll
  * loop writes the input and reads the output, with the remaining time as its timeout; after the
  * output ends, the child's exit is awaited under the same deadline. Every way out kills what is
  * left of the group and reaps. (No pidfd: valgrind 3.19 does not know pidfd_open.) */
@@ -12,16 +15,49 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/landlock.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+/* Landlock's ABI is stable; Debian 12's headers stop at ABI 2, so the later rights are named here. */
+#ifndef LANDLOCK_ACCESS_FS_TRUNCATE
+#define LANDLOCK_ACCESS_FS_TRUNCATE (1ULL << 14)
+#endif
+#ifndef LANDLOCK_ACCESS_FS_IOCTL_DEV
+#define LANDLOCK_ACCESS_FS_IOCTL_DEV (1ULL << 15)
+#endif
+#define LL_NET_BIND_TCP (1ULL << 0)
+#define LL_NET_CONNECT_TCP (1ULL << 1)
+/* The first ABI with each right or feature. */
+#define LL_ABI_REFER 2
+#define LL_ABI_TRUNCATE 3
+#define LL_ABI_IOCTL_DEV 5
+#define LL_FS_V1 ((LANDLOCK_ACCESS_FS_MAKE_SYM << 1) - 1)
+/* The rights a rule on a file (not a directory) may carry. */
+#define LL_FILE_RIGHTS                                                                                   \
+    (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_READ_FILE |          \
+     LANDLOCK_ACCESS_FS_TRUNCATE | LANDLOCK_ACCESS_FS_IOCTL_DEV)
+#define LL_READ (LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR)
+#define LL_EXEC (LL_READ | LANDLOCK_ACCESS_FS_EXECUTE)
+#define LL_WRITE                                                                                          \
+    (LL_READ | LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_TRUNCATE | LANDLOCK_ACCESS_FS_MAKE_REG | \
+     LANDLOCK_ACCESS_FS_REMOVE_FILE)
+
+/* struct landlock_ruleset_attr as of ABI 4; older kernels are given only its first field. */
+typedef struct ruleset_attr {
+    uint64_t handled_access_fs;
+    uint64_t handled_access_net;
+} ruleset_attr;
 
 #define STDIO_FDS 3          /* the child's stdin, stdout, stderr */
 #define IO_CHUNK 16384       /* bytes moved per read or write */
@@ -32,7 +68,8 @@
 #define EXIT_POLL_FIRST_NS 100000u
 #define EXIT_POLL_MAX_NS 10000000u
 
-static char *const child_env[] = {"PATH=" GT_BUILD_CHILD_PATH, "LC_ALL=" GT_BUILD_CHILD_LOCALE, NULL};
+#define ENV_MAX 4 /* PATH, LC_ALL, TMPDIR, NULL */
+#define TMPDIR_VAR "TMPDIR="
 
 /* One run in progress. An fd is -1 once closed. */
 typedef struct run {
@@ -42,7 +79,15 @@ typedef struct run {
     pid_t pid;
     int in_fd, out_fd;
     size_t written;
+    char *env[ENV_MAX];
+    char tmpdir[sizeof TMPDIR_VAR + PATH_MAX];
 } run;
+
+/* What a child that could not execute writes back before it exits: the step and its errno. */
+typedef struct child_failure {
+    const char *step; /* a static string, the same in parent and child */
+    int errnum;
+} child_failure;
 
 static void close_fd(int *fd)
 {
@@ -87,41 +132,184 @@ static void describe_timeout(const gt_compiler_job *job, char *err, size_t errle
         snprintf(err, errlen, "the compiler %s ran longer than %u ms and was killed", job->path, job->timeout_ms);
 }
 
-/* Returns 0 or a positive errno, as posix_spawn does. */
-static int spawn(run *r, int child_in, int child_out)
+/* ---- the sandbox ------------------------------------------------------------------------------ */
+
+int gt_compiler_sandbox_abi(char *err, size_t errlen)
 {
-    posix_spawn_file_actions_t fa;
-    posix_spawnattr_t attr;
-    sigset_t none, all;
-    sigemptyset(&none);
-    sigfillset(&all); /* an ignored SIGPIPE would survive exec; every signal starts at its default */
-    int rc = posix_spawn_file_actions_init(&fa);
-    if (rc)
-        return rc;
-    rc = posix_spawnattr_init(&attr);
-    if (rc) {
-        posix_spawn_file_actions_destroy(&fa);
+    long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+    if (abi >= 1)
+        return (int)abi;
+    int rc = -errno;
+    if (rc == -ENOSYS)
+        snprintf(err, errlen, "this kernel has no Landlock (landlock_create_ruleset: %s)", strerror(-rc));
+    else if (rc == -EOPNOTSUPP)
+        snprintf(err, errlen, "Landlock is built into this kernel but not enabled (add landlock to its lsm= boot "
+                              "parameter)");
+    else
+        snprintf(err, errlen, "Landlock cannot be used here (landlock_create_ruleset: %s)", strerror(-rc));
+    return rc;
+}
+
+static uint64_t handled_fs(int abi)
+{
+    uint64_t fs = LL_FS_V1;
+    if (abi >= LL_ABI_REFER)
+        fs |= LANDLOCK_ACCESS_FS_REFER;
+    if (abi >= LL_ABI_TRUNCATE)
+        fs |= LANDLOCK_ACCESS_FS_TRUNCATE;
+    if (abi >= LL_ABI_IOCTL_DEV)
+        fs |= LANDLOCK_ACCESS_FS_IOCTL_DEV;
+    return fs;
+}
+
+/* Adds each existing path of list with these rights (those a file can carry, for a file). */
+static int allow_paths(int ruleset, const char *const *list, uint64_t rights, uint64_t handled, char *err,
+                       size_t errlen)
+{
+    for (size_t i = 0; list && list[i]; i++) {
+        int fd = open(list[i], O_PATH | O_CLOEXEC);
+        if (fd < 0 && errno == ENOENT)
+            continue;
+        struct stat st;
+        int rc = fd < 0 || fstat(fd, &st) < 0 ? -errno : 0;
+        if (rc == 0) {
+            uint64_t allowed = rights & handled & (S_ISDIR(st.st_mode) ? ~0ULL : LL_FILE_RIGHTS);
+            struct landlock_path_beneath_attr rule = {.allowed_access = allowed, .parent_fd = fd};
+            if (syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &rule, 0) < 0)
+                rc = -errno;
+        }
+        if (fd >= 0)
+            close(fd);
+        if (rc) {
+            snprintf(err, errlen, "cannot open %s to the compiler's sandbox: %s", list[i], strerror(-rc));
+            return rc;
+        }
+    }
+    return 0;
+}
+
+/* A Landlock ruleset fd (close-on-exec) for the job's sandbox, or a negative errno. */
+static int make_ruleset(const gt_compiler_sandbox *sb, char *err, size_t errlen)
+{
+    int abi = gt_compiler_sandbox_abi(err, errlen);
+    if (abi < 0)
+        return abi;
+    ruleset_attr attr = {.handled_access_fs = handled_fs(abi),
+                         .handled_access_net = abi >= GT_COMPILER_SANDBOX_NET_ABI ? LL_NET_BIND_TCP | LL_NET_CONNECT_TCP : 0};
+    size_t size = abi >= GT_COMPILER_SANDBOX_NET_ABI ? sizeof attr : sizeof attr.handled_access_fs;
+    int ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
+    if (ruleset < 0) {
+        int rc = -errno;
+        snprintf(err, errlen, "cannot make the compiler's sandbox (landlock_create_ruleset: %s)", strerror(-rc));
         return rc;
     }
-    rc = posix_spawn_file_actions_adddup2(&fa, child_in, STDIN_FILENO);
-    if (!rc)
-        rc = posix_spawn_file_actions_adddup2(&fa, child_out, STDOUT_FILENO);
-    if (!rc)
-        rc = posix_spawn_file_actions_adddup2(&fa, child_out, STDERR_FILENO);
-    if (!rc) /* the daemon holds client sockets and memfds: none of them reaches the compiler */
-        rc = posix_spawn_file_actions_addclosefrom_np(&fa, STDIO_FDS);
-    if (!rc)
-        rc = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-    if (!rc)
-        rc = posix_spawnattr_setpgroup(&attr, 0);
-    if (!rc)
-        rc = posix_spawnattr_setsigmask(&attr, &none);
-    if (!rc)
-        rc = posix_spawnattr_setsigdefault(&attr, &all);
-    if (!rc)
-        rc = posix_spawn(&r->pid, r->job->path, &fa, &attr, r->job->argv, child_env);
-    posix_spawnattr_destroy(&attr);
-    posix_spawn_file_actions_destroy(&fa);
+    int rc = allow_paths(ruleset, sb->exec_paths, LL_EXEC, attr.handled_access_fs, err, errlen);
+    if (rc == 0)
+        rc = allow_paths(ruleset, sb->read_paths, LL_READ, attr.handled_access_fs, err, errlen);
+    if (rc == 0)
+        rc = allow_paths(ruleset, sb->write_paths, LL_WRITE, attr.handled_access_fs, err, errlen);
+    if (rc) {
+        close(ruleset);
+        return rc;
+    }
+    return ruleset;
+}
+
+/* ---- the child --------------------------------------------------------------------------------- */
+
+static void make_env(run *r)
+{
+    size_t n = 0;
+    r->env[n++] = "PATH=" GT_BUILD_CHILD_PATH;
+    r->env[n++] = "LC_ALL=" GT_BUILD_CHILD_LOCALE;
+    if (r->job->dir) { /* gcc's temporaries (the assembly, the object) belong in the build directory */
+        snprintf(r->tmpdir, sizeof r->tmpdir, TMPDIR_VAR "%s", r->job->dir);
+        r->env[n++] = r->tmpdir;
+    }
+    r->env[n] = NULL;
+}
+
+static _Noreturn void child_fail(int report, const char *step)
+{
+    child_failure f = {.step = step, .errnum = errno};
+    while (write(report, &f, sizeof f) < 0 && errno == EINTR)
+        ;
+    _exit(127);
+}
+
+/* Runs in the forked child: system calls only, no allocation. */
+static _Noreturn void child_exec(const run *r, int child_in, int child_out, int ruleset, int report)
+{
+    if (setpgid(0, 0) < 0)
+        child_fail(report, "join its own process group");
+    /* an ignored SIGPIPE would survive exec: every signal starts at its default, none blocked */
+    struct sigaction dfl = {.sa_handler = SIG_DFL};
+    for (int sig = 1; sig < NSIG; sig++)
+        sigaction(sig, &dfl, NULL); /* SIGKILL, SIGSTOP and libc's own refuse; nothing to undo */
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    if (dup2(child_in, STDIN_FILENO) < 0 || dup2(child_out, STDOUT_FILENO) < 0 || dup2(child_out, STDERR_FILENO) < 0)
+        child_fail(report, "wire its stdin and output");
+    /* the daemon holds client sockets and memfds: none of them reaches the compiler (the report
+     * pipe stays open until the exec) */
+    if (close_range(STDIO_FDS, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
+        child_fail(report, "close the daemon's descriptors");
+    if (r->job->dir && chdir(r->job->dir) < 0)
+        child_fail(report, "enter its build directory");
+    if (ruleset >= 0) {
+        if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+            child_fail(report, "give up gaining privileges");
+        if (syscall(SYS_landlock_restrict_self, ruleset, 0) < 0)
+            child_fail(report, "enter its Landlock sandbox");
+    }
+    execve(r->job->path, r->job->argv, r->env);
+    child_fail(report, "execute it");
+}
+
+/* Waits for the child's exec (the report pipe closes) or for its account of what failed. */
+static int await_exec(run *r, int report, char *err, size_t errlen)
+{
+    child_failure f;
+    ssize_t n;
+    while ((n = read(report, &f, sizeof f)) < 0 && errno == EINTR)
+        ;
+    if (n != (ssize_t)sizeof f)
+        return 0;
+    int status;
+    while (waitpid(r->pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    r->pid = -1;
+    snprintf(err, errlen, "cannot run the compiler %s: the child could not %s: %s", r->job->path, f.step,
+             strerror(f.errnum));
+    return f.errnum ? -f.errnum : -ECHILD;
+}
+
+static int spawn(run *r, int child_in, int child_out, char *err, size_t errlen)
+{
+    int ruleset = -1, report[2];
+    make_env(r);
+    if (r->job->sandbox && (ruleset = make_ruleset(r->job->sandbox, err, errlen)) < 0)
+        return ruleset;
+    if (pipe2(report, O_CLOEXEC) < 0) {
+        int rc = -errno;
+        snprintf(err, errlen, "cannot make a pipe for the compiler %s: %s", r->job->path, strerror(-rc));
+        if (ruleset >= 0)
+            close(ruleset);
+        return rc;
+    }
+    r->pid = fork();
+    if (r->pid == 0)
+        child_exec(r, child_in, child_out, ruleset, report[1]);
+    int rc = r->pid < 0 ? -errno : 0;
+    close(report[1]);
+    if (ruleset >= 0)
+        close(ruleset);
+    if (rc)
+        snprintf(err, errlen, "cannot run the compiler %s: fork: %s", r->job->path, strerror(-rc));
+    else
+        rc = await_exec(r, report[0], err, errlen);
+    close(report[0]);
     return rc;
 }
 
@@ -294,16 +482,12 @@ static int start(run *r, char *err, size_t errlen)
         snprintf(err, errlen, "cannot make a pipe for the compiler %s: %s", r->job->path, strerror(-rc));
         return rc;
     }
-    int spawn_rc = spawn(r, in[0], out[1]);
+    rc = spawn(r, in[0], out[1], err, errlen);
     close_fd(&in[0]);
     close_fd(&out[1]);
     r->in_fd = in[1];
     r->out_fd = out[0];
-    if (spawn_rc) {
-        snprintf(err, errlen, "cannot run the compiler %s: %s", r->job->path, strerror(spawn_rc));
-        return -spawn_rc;
-    }
-    return 0;
+    return rc;
 }
 
 static int watch(run *r, char *err, size_t errlen)
