@@ -1,7 +1,9 @@
-/* test_build.c: the online kernel compiler and its cache.
+/* test_build.c: the online kernel compiler, its confinement and its cache.
  * Builds run the system compiler where the module's contents matter, and fake compilers (small
  * shell scripts written into the test's temporary directory) where the point is how the compiler
- * is run: how often, for how long, with which environment and fds. */
+ * is run: how often, for how long, with which environment, fds and files. A confined compiler may
+ * write only its build directory, so a fake one reports to the test with SIGUSR1, whose sender
+ * the test counts and remembers. The last test runs a real gridtuned (daemon_fixture.h). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -10,6 +12,8 @@
 
 #include "daemon/build.h"
 #include "daemon/module.h"
+#include "client/protocol.h"
+#include "daemon_fixture.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -18,6 +22,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +52,20 @@ static const char broken_source[] = "#include <gridtune/kernel.h>\n"
 
 /* Fake compilers answer --version like a real one; the identity run must succeed. */
 #define FAKE_VERSION "case \"$1\" in --version) echo \"fake-cc 1.0\"; exit 0;; esac\n"
+/* A fake compiler's report to the test (its parent): builds_seen counts these, last_sender names it. */
+#define NOTE_BUILD "kill -USR1 $PPID\n"
+/* What the private file holds: an identifier the compiler would quote in an error about it. */
+#define SECRET_WORD "gt_secret_word_4711"
+
+static atomic_int builds_seen;
+static atomic_int last_sender;
+
+static void on_note(int sig, siginfo_t *info, void *context)
+{
+    (void)sig, (void)context;
+    atomic_fetch_add(&builds_seen, 1);
+    atomic_store(&last_sender, (int)info->si_pid);
+}
 
 typedef struct fixture {
     char dir[DIR_MAX];    /* mkdtemp'd, removed in teardown */
@@ -65,6 +84,14 @@ static int setup(void **state)
         return -1;
     }
     snprintf(f->cache, sizeof f->cache, "%s/cache/modules", f->dir);
+    atomic_store(&builds_seen, 0);
+    atomic_store(&last_sender, 0);
+    struct sigaction sa = {.sa_sigaction = on_note, .sa_flags = SA_SIGINFO | SA_RESTART};
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGUSR1, &sa, NULL) != 0) {
+        free(f);
+        return -1;
+    }
     *state = f;
     return 0;
 }
@@ -79,6 +106,7 @@ static int teardown(void **state)
 {
     fixture *f = *state;
     gt_builder_destroy(f->b);
+    signal(SIGUSR1, SIG_DFL);
     int rc = nftw(f->dir, remove_entry, NFTW_FDS, FTW_DEPTH | FTW_PHYS);
     free(f);
     return rc;
@@ -112,26 +140,44 @@ static const char *write_script(fixture *f, const char *name, const char *body)
     return path;
 }
 
-/* A compiler that notes each build in dir/count and hands it to the real cc. */
+/* A compiler that notes each build (builds_seen) and hands it to the real cc. */
 static const char *counting_compiler(fixture *f)
 {
-    char body[PATH_MAX + 128];
-    snprintf(body, sizeof body, FAKE_VERSION "echo build >> '%s/count'\nexec cc \"$@\"\n", f->dir);
-    return write_script(f, "counting-cc", body);
+    return write_script(f, "counting-cc", FAKE_VERSION NOTE_BUILD "exec cc \"$@\"\n");
 }
 
-static int count_lines(fixture *f, const char *name)
+/* Writes dir/secret, readable by this user alone, and returns its path. */
+static const char *write_secret(fixture *f)
 {
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/%s", f->dir, name);
-    FILE *fp = fopen(path, "r");
-    if (!fp)
-        return 0;
-    int lines = 0, c;
-    while ((c = fgetc(fp)) != EOF)
-        lines += c == '\n';
-    fclose(fp);
-    return lines;
+    static char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/secret", f->dir);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    assert_true(fd >= 0);
+    static const char text[] = SECRET_WORD " is what only the daemon's user may read;\n";
+    assert_int_equal(write(fd, text, sizeof text - 1), (ssize_t)(sizeof text - 1));
+    assert_int_equal(close(fd), 0);
+    return path;
+}
+
+/* The builder's confinement tests need Landlock; elsewhere they are skipped, and say why. */
+static bool confined_or_skip(fixture *f)
+{
+    if (gt_builder_confined(f->b))
+        return true;
+    print_message("skipped: %s\n", gt_builder_confinement(f->b));
+    return false;
+}
+
+/* Whether the cache directory holds a file or directory whose name starts with prefix. */
+static bool cache_has(fixture *f, const char *prefix)
+{
+    DIR *d = opendir(f->cache);
+    assert_non_null(d);
+    bool found = false;
+    for (struct dirent *e; !found && (e = readdir(d));)
+        found = strncmp(e->d_name, prefix, strlen(prefix)) == 0;
+    closedir(d);
+    return found;
 }
 
 typedef struct build {
@@ -264,7 +310,7 @@ static void second_build_is_cached_without_compiling(void **state)
     assert_false(first.cached);
     assert_true(second.cached);
     assert_string_equal(first.path, second.path);
-    assert_int_equal(count_lines(f, "count"), 1);
+    assert_int_equal(atomic_load(&builds_seen), 1);
     build_free(&first);
     build_free(&second);
 }
@@ -331,53 +377,85 @@ static void long_output_is_cut_with_a_note(void **state)
 static void slow_compiler_is_killed(void **state)
 {
     fixture *f = *state;
-    char body[PATH_MAX + 128];
-    snprintf(body, sizeof body, FAKE_VERSION "echo $$ > '%s/pid'\nsleep 30\n", f->dir);
-    make_builder(f, write_script(f, "slow-cc", body), SLOW_TIMEOUT_MS);
+    make_builder(f, write_script(f, "slow-cc", FAKE_VERSION NOTE_BUILD "sleep 30\n"), SLOW_TIMEOUT_MS);
     build r = do_build(f, scale_source, NULL);
     assert_int_equal(r.rc, -ETIME);
     assert_null(r.path);
     assert_null(r.diagnostics);
     assert_non_null(strstr(f->err, "ran longer than 300 ms and was killed"));
 
-    char pid_path[PATH_MAX];
-    snprintf(pid_path, sizeof pid_path, "%s/pid", f->dir);
-    FILE *fp = fopen(pid_path, "r");
-    assert_non_null(fp);
-    long pid = 0;
-    assert_int_equal(fscanf(fp, "%ld", &pid), 1);
-    fclose(fp);
-    assert_int_equal(kill((pid_t)pid, 0), -1); /* reaped: not even a zombie is left */
+    pid_t pid = (pid_t)atomic_load(&last_sender);
+    assert_true(pid > 0);
+    assert_int_equal(kill(pid, 0), -1); /* reaped: not even a zombie is left */
     assert_int_equal(errno, ESRCH);
     int status;
     assert_int_equal(waitpid(-1, &status, WNOHANG), -1);
     assert_int_equal(errno, ECHILD);
 }
 
+/* One option of each class that loads or instruments code, or reads or writes other files, and
+ * a word the refusal's reason must hold. */
+static const struct refused_option {
+    const char *option, *why;
+} refused_options[] = {
+    {"-fsanitize=address", "sanitizer"},        {"-fsanitize=undefined", "sanitizer"},
+    {"-fsanitize-coverage=trace-pc", "sanitizer"}, {"-fno-sanitize=all", "sanitizer"},
+    {"-fprofile-generate", "profile"},          {"-fprofile-arcs", "profile"},
+    {"-fprofile-use", "profile"},               {"-fcoverage-mapping", "profile"},
+    {"--coverage", "profile"},                  {"-ftest-coverage", "profile"},
+    {"-fauto-profile", "profile"},              {"-pg", "instrument"},
+    {"-p", "instrument"},                       {"-finstrument-functions", "instrument"},
+    {"-finstrument-functions-exclude-file-list=x", "instrument"}, {"-mfentry", "instrument"},
+    {"-mrecord-mcount", "instrument"},          {"-fplugin=x", "plugin"},
+    {"-fplugin-arg-x-y=z", "plugin"},           {"-specs=x", "specs"},
+    {"--specs=x", "specs"},                     {"-B/tmp", "programs"},
+    {"-Bx", "programs"},                        {"-wrapper", "programs"},
+    {"-no-integrated-cpp", "programs"},         {"-Xlinker", "linker"},
+    {"-Xassembler", "assembler"},               {"-Xpreprocessor", "preprocessor"},
+    {"-Wl,-rpath,/x", "linker"},                {"-Wa,-x", "assembler"},
+    {"-Wp,-x", "preprocessor"},                 {"-lm", "librar"},
+    {"-L.", "librar"},                          {"-fopenmp", "librar"},
+    {"-static", "librar"},                      {"-I/etc", "header"},
+    {"-Iinclude", "header"},                    {"-include", "header"},
+    {"-imacros", "header"},                     {"-iquote.", "header"},
+    {"-isystem.", "header"},                    {"-idirafter.", "header"},
+    {"-iprefix.", "header"},                    {"-isysroot", "header"},
+    {"--sysroot=x", "header"},                  {"-nostdinc", "header"},
+    {"@file", "file"},                          {"-save-temps", "file"},
+    {"-save-temps=obj", "file"},                {"-o", "file"},
+    {"-M", "file"},                             {"-MD", "file"},
+    {"-MF", "file"},                            {"-MMD", "file"},
+    {"-dumpdir", "file"},                       {"-dumpbase", "file"},
+    {"-fdump-tree-all", "file"},                {"-fdump-rtl-expand", "file"},
+    {"-frecord-gcc-switches", "module"},          {"-fopt-info-vec=x", "file"},
+    {"-fstack-usage", "file"},                  {"-fcallgraph-info", "file"},
+    {"-gsplit-dwarf", "file"},                  {"-aux-info", "file"},
+    {"-fdebug-prefix-map=a=b", "file"},         {"-x", "input"},
+    {"main.c", "input"},                        {"-E", "module"},
+    {"-c", "module"},                           {"-S", "module"},
+    {"-march=../../x", "allow"},                {"-D1X", "allow"},
+    {"-fsome-new-thing", "allow"},              {"-mcmodel=large", "allow"},
+    {"-Wa", "assembler"},
+};
+
 static void refuses_options_outside_the_list(void **state)
 {
     fixture *f = *state;
     make_builder(f, counting_compiler(f), 0);
-    static const struct {
-        const char *options, *named;
-    } refused[] = {
-        {"-o /tmp/x", "-o"},         {"-O2 @file", "@file"},      {"-fplugin=x", "-fplugin=x"},
-        {"-Wl,-rpath,/x", "-Wl,-rpath,/x"}, {"-I/etc", "-I/etc"},   {"-B/tmp", "-B/tmp"},
-        {"--specs=x", "--specs=x"},  {"-specs=x", "-specs=x"},    {"-x c", "-x"},
-        {"main.c", "main.c"},        {"-fdump-tree-all", "-fdump-tree-all"},
-        {"-fprofile-generate", "-fprofile-generate"},         {"-fopt-info-vec=x", "-fopt-info-vec=x"},
-        {"-save-temps", "-save-temps"}, {"-march=../../x", "-march=../../x"}, {"-D1X", "-D1X"},
-    };
-    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
-        build r = do_build(f, scale_source, refused[i].options);
-        assert_int_equal(r.rc, -EINVAL);
-        assert_null(r.path);
-        char quoted[64];
-        snprintf(quoted, sizeof quoted, "option \"%s\" is not allowed", refused[i].named);
-        if (!strstr(f->err, quoted))
-            fail_msg("options \"%s\": %s", refused[i].options, f->err);
+    for (size_t i = 0; i < sizeof refused_options / sizeof *refused_options; i++) {
+        const struct refused_option *r = &refused_options[i];
+        char options[128];
+        snprintf(options, sizeof options, "-O2 %s -g", r->option); /* refused wherever it stands */
+        build b = do_build(f, scale_source, options);
+        assert_int_equal(b.rc, -EINVAL);
+        assert_null(b.path);
+        char quoted[128];
+        snprintf(quoted, sizeof quoted, "option \"%s\" is not allowed", r->option);
+        if (!strstr(f->err, quoted) || !strstr(f->err, r->why))
+            fail_msg("options \"%s\": expected \"%s\" and the reason \"%s\", got: %s", options, quoted, r->why,
+                     f->err);
     }
-    assert_int_equal(count_lines(f, "count"), 0);
+    assert_int_equal(atomic_load(&builds_seen), 0);
 }
 
 static void allowed_options_reach_the_compiler(void **state)
@@ -437,7 +515,7 @@ static void empty_source_is_refused(void **state)
     assert_non_null(strstr(f->err, "empty"));
     r = do_build(f, NULL, NULL);
     assert_int_equal(r.rc, -EINVAL);
-    assert_int_equal(count_lines(f, "count"), 0);
+    assert_int_equal(atomic_load(&builds_seen), 0);
 }
 
 static void tampered_key_is_a_miss(void **state)
@@ -457,7 +535,7 @@ static void tampered_key_is_a_miss(void **state)
     assert_string_equal(again.path, first.path);
     build third = must_build(f, scale_source, NULL); /* the rebuild restored the entry */
     assert_true(third.cached);
-    assert_int_equal(count_lines(f, "count"), 2);
+    assert_int_equal(atomic_load(&builds_seen), 2);
     build_free(&first);
     build_free(&again);
     build_free(&third);
@@ -473,7 +551,7 @@ static void missing_key_is_a_miss(void **state)
     assert_int_equal(unlink(key), 0);
     build again = must_build(f, scale_source, NULL);
     assert_false(again.cached);
-    assert_int_equal(count_lines(f, "count"), 2);
+    assert_int_equal(atomic_load(&builds_seen), 2);
     build_free(&first);
     build_free(&again);
 }
@@ -517,6 +595,78 @@ static void compiler_gets_a_clean_environment_and_no_fds(void **state)
     assert_non_null(strstr(r.diagnostics, "SECRET=unset\n"));
     assert_null(strstr(r.diagnostics, "leaked"));
     build_free(&r);
+}
+
+/* The audit's case: a kernel that includes a file only the daemon's user may read, by its absolute
+ * path or by a name a macro builds, fails to build, and the diagnostics do not quote the file. */
+static void include_of_a_private_file_is_not_quoted(void **state)
+{
+    fixture *f = *state;
+    make_builder(f, NULL, 0);
+    if (!confined_or_skip(f))
+        return;
+    const char *secret = write_secret(f);
+    char direct[PATH_MAX + 64], options[PATH_MAX + 64];
+    snprintf(direct, sizeof direct, "#include \"%s\"\nint x;\n", secret);
+    snprintf(options, sizeof options, "-DSECRET=%s", secret);
+    static const char by_macro[] = "#define QUOTE(x) #x\n#define NAME(x) QUOTE(x)\n#include NAME(SECRET)\nint x;\n";
+    const char *sources[] = {direct, by_macro}, *option_sets[] = {NULL, options};
+    for (size_t i = 0; i < 2; i++) {
+        build r = do_build(f, sources[i], option_sets[i]);
+        assert_int_equal(r.rc, -ENOEXEC);
+        assert_non_null(r.diagnostics);
+        if (strstr(r.diagnostics, SECRET_WORD) || strstr(f->err, SECRET_WORD))
+            fail_msg("the diagnostics quote the private file:\n%s", r.diagnostics);
+        assert_non_null(strstr(r.diagnostics, "Permission denied"));
+        build_free(&r);
+    }
+}
+
+/* The compiler runs in a private directory under the cache, which it alone may write, and which is
+ * gone after the build; it can neither read the private file nor write beside it. */
+static void compiler_is_confined_to_its_build_directory(void **state)
+{
+    fixture *f = *state;
+    const char *secret = write_secret(f);
+    char body[3 * PATH_MAX];
+    snprintf(body, sizeof body,
+             FAKE_VERSION "echo \"cwd=$(pwd)\"\necho \"TMPDIR=$TMPDIR\"\n"
+                          "cat '%s' 2>/dev/null && echo 'read the private file'\n"
+                          "echo x 2>/dev/null > '%s/outside' && echo 'wrote outside'\n"
+                          "echo x 2>/dev/null > '%s/../beside' && echo 'wrote beside'\n"
+                          "echo x > inside && echo 'wrote inside'\nexit 1\n",
+             secret, f->dir, f->cache);
+    make_builder(f, write_script(f, "probe-cc", body), 0);
+    if (!confined_or_skip(f))
+        return;
+    build r = do_build(f, scale_source, NULL);
+    assert_int_equal(r.rc, -ENOEXEC);
+    char cwd[PATH_MAX + 16];
+    snprintf(cwd, sizeof cwd, "cwd=%s/.tmp-", f->cache);
+    if (!strstr(r.diagnostics, cwd) || !strstr(r.diagnostics, "wrote inside") ||
+        strstr(r.diagnostics, "read the private file") || strstr(r.diagnostics, SECRET_WORD) ||
+        strstr(r.diagnostics, "wrote outside") || strstr(r.diagnostics, "wrote beside"))
+        fail_msg("the compiler was not confined to %s...:\n%s", cwd + strlen("cwd="), r.diagnostics);
+    assert_null(strstr(r.diagnostics, "TMPDIR=\n"));
+    char outside[PATH_MAX + 16];
+    snprintf(outside, sizeof outside, "%s/outside", f->dir);
+    assert_int_equal(access(outside, F_OK), -1);
+    assert_false(cache_has(f, ".tmp-")); /* the build directory went with the build */
+    build_free(&r);
+}
+
+static void says_what_confines_the_compiler(void **state)
+{
+    fixture *f = *state;
+    make_builder(f, NULL, 0);
+    const char *how = gt_builder_confinement(f->b);
+    assert_non_null(how);
+    if (gt_builder_confined(f->b)) {
+        assert_non_null(strstr(how, "Landlock"));
+        assert_non_null(strstr(how, GT_TEST_INCLUDE_DIR));
+    } else {
+        assert_non_null(strstr(how, "any file the daemon's user can read"));
+    }
 }
 
 typedef struct worker {
@@ -563,6 +713,30 @@ static void concurrent_builds_all_succeed(void **state)
         free(w[i].path);
 }
 
+/* The audit's crash: a module built with -fsanitize=address made gridtuned exit when it was loaded.
+ * The option is refused by name, and the daemon goes on building and loading kernels. */
+static void daemon_refuses_a_sanitizer_and_keeps_serving(void **state)
+{
+    (void)state;
+    daemon_fixture fx;
+    daemon_fixture_start(&fx, NULL, NULL);
+    gt_client *c = daemon_fixture_connect(&fx);
+    gt_kernel *k = NULL;
+    int rc = gt_kernel_build(c, scale_source, "scale", "-O2 -fsanitize=address", &k);
+    assert_null(k);
+    assert_api_error(&fx, c, rc, GT_ERR_BUILD, EINVAL, "option \"-fsanitize=address\" is not allowed");
+    rc = gt_kernel_build(c, scale_source, "scale", "-O2", &k);
+    if (rc)
+        fail_msg("a good kernel did not build after the refusal: %s", gt_last_error(c));
+    cJSON *status = daemon_fixture_status(c);
+    assert_non_null(status);
+    cJSON_Delete(status);
+    assert_int_equal(gt_kernel_release(k), 0);
+    gt_disconnect(c);
+    assert_int_equal(daemon_fixture_stop(&fx), 0);
+    daemon_fixture_clean_up(&fx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -587,6 +761,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(leaves_no_fd_behind, setup, teardown),
         cmocka_unit_test_setup_teardown(compiler_gets_a_clean_environment_and_no_fds, setup, teardown),
         cmocka_unit_test_setup_teardown(concurrent_builds_all_succeed, setup, teardown),
+        cmocka_unit_test_setup_teardown(include_of_a_private_file_is_not_quoted, setup, teardown),
+        cmocka_unit_test_setup_teardown(compiler_is_confined_to_its_build_directory, setup, teardown),
+        cmocka_unit_test_setup_teardown(says_what_confines_the_compiler, setup, teardown),
+        cmocka_unit_test(daemon_refuses_a_sanitizer_and_keeps_serving),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
