@@ -83,6 +83,12 @@ static void handle_hello(const gt_request *r)
         gt_request_fail(r, GT_ERR_REQUEST, EALREADY, "hello was already sent on this connection");
         return;
     }
+    if (s->refusal[0]) {
+        gt_request_fail(r, GT_ERR_LIMIT, s->refusal_errno, "%s", s->refusal);
+        gt_session_flush(s);
+        gt_session_close(s, "it was over a connection limit");
+        return;
+    }
     if (!gt_field_uint(r, r->msg, "protocol", 0, UINT32_MAX, false, 0, &protocol) ||
         !gt_field_string(r, r->msg, "client", true, true, &client))
         return;

@@ -124,10 +124,11 @@ static void watch_partial_frame(gt_session *s, bool frames_ended)
     d->queued_fds = d->queued_fds - s->fds_counted + fds;
     s->fds_counted = fds;
     if (pending == 0 && fds == 0) {
-        event_del(s->frame_timer);
+        if (!s->refusal[0]) /* a refused connection's timer is its linger */
+            event_del(s->frame_timer);
         return;
     }
-    if (frames_ended || !evtimer_pending(s->frame_timer, NULL)) {
+    if (!s->refusal[0] && (frames_ended || !evtimer_pending(s->frame_timer, NULL))) {
         struct timeval deadline = {.tv_sec = lim->frame_timeout_s};
         evtimer_add(s->frame_timer, &deadline);
     }
@@ -150,6 +151,10 @@ static void on_frame_timeout(evutil_socket_t fd, short what, void *arg)
 {
     (void)fd, (void)what;
     gt_session *s = arg;
+    if (s->refusal[0]) {
+        frame_error(s, GT_ERR_LIMIT, s->refusal_errno, s->refusal, true);
+        return;
+    }
     char message[160];
     snprintf(message, sizeof message, "the frame was not complete %u s after its first byte (--frame-timeout)",
              s->d->cfg->limits.frame_timeout_s);
@@ -259,13 +264,14 @@ gt_session *gt_session_open(gt_daemon *d, int fd, uid_t uid, pid_t pid)
         s->next->prev = s;
     d->sessions = s;
     d->stats.clients++;
-    char err[256];
-    int rc = gt_usage_client_add(d->usage, uid, err, sizeof err);
+    int rc = gt_usage_client_add(d->usage, uid, s->refusal, sizeof s->refusal);
     if (rc) {
-        /* answered, so that the client's library can say why, then closed */
-        log_refusal(d, pid, uid, err);
-        frame_error(s, rc == -ENOMEM ? GT_ERR_INTERNAL : GT_ERR_LIMIT, -rc, err, true);
-        return NULL;
+        /* The hello is answered with the refusal, so that the client's gt_connect can say why;
+           answering before it comes would race with the client's write of it. */
+        log_refusal(d, pid, uid, s->refusal);
+        s->refusal_errno = -rc;
+        evtimer_add(s->frame_timer, &(struct timeval){.tv_sec = GT_REFUSED_LINGER_S});
+        return s;
     }
     s->counted = true;
     gt_log_info("client %d (uid %u) connected", (int)pid, (unsigned)uid);

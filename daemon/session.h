@@ -18,6 +18,9 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+/* How long a refused connection waits for its hello, to answer it with the refusal. */
+#define GT_REFUSED_LINGER_S 5
+
 struct gt_session {
     gt_daemon *d;
     uint64_t serial; /* numbers connections in the log and the trace */
@@ -29,6 +32,8 @@ struct gt_session {
     size_t partial_counted;    /* this session's share of d->partial_bytes */
     unsigned fds_counted;      /* and of d->queued_fds */
     bool counted;              /* counted in d->usage as a client */
+    char refusal[256];         /* over a connection limit: the answer to its hello, or "" */
+    int refusal_errno;
     struct evbuffer *out;
     gt_wire_reader *reader;
     bool greeted;
@@ -43,8 +48,9 @@ struct gt_session {
 };
 
 /* Takes fd (a connected, non-blocking socket) and starts reading it. A client over the
- * connection limits (usage.h) is answered with a `limit` error and closed. NULL when the
- * session was refused or without memory (fd is then closed). */
+ * connection limits (usage.h) is not counted: its hello is answered with a `limit` error
+ * and the connection closed (also when no hello comes in GT_REFUSED_LINGER_S). NULL without
+ * memory (fd is then closed). */
 gt_session *gt_session_open(gt_daemon *d, int fd, uid_t uid, pid_t pid);
 /* Stops serving the client and frees what it owns; idempotent. reason goes to the log.
  * This drops the daemon's reference, which may be the last: a caller that uses s afterwards
