@@ -183,11 +183,44 @@ static int set_http(gt_daemon_config *cfg, const char *arg, char *err, size_t er
 {
     const char *colon = strrchr(arg, ':');
     unsigned long long port;
-    if (!colon || colon == arg || parse_unsigned(colon + 1, 65535, &port, false) != 0) {
-        snprintf(err, errlen, "--http \"%s\": expected ADDRESS:PORT, such as 127.0.0.1:8470", arg);
+    if (strncmp(arg, GT_HTTP_UNIX, strlen(GT_HTTP_UNIX)) == 0) {
+        const char *path = arg + strlen(GT_HTTP_UNIX);
+        if (path[0] != '/' || path[strlen(path) - 1] == '/' || strlen(path) >= sizeof cfg->socket) {
+            snprintf(err, errlen, "--http \"%s\": expected " GT_HTTP_UNIX "/ABSOLUTE/PATH of a socket, at most %zu "
+                     "bytes", arg, sizeof cfg->socket - 1);
+            return -EINVAL;
+        }
+    } else if (!colon || colon == arg || parse_unsigned(colon + 1, 65535, &port, false) != 0) {
+        snprintf(err, errlen, "--http \"%s\": expected " GT_HTTP_UNIX "PATH, or ADDRESS:PORT such as 127.0.0.1:8470 "
+                 "with --http-public", arg);
         return -EINVAL;
     }
     cfg->http = arg;
+    return 0;
+}
+
+static int set_http_public(gt_daemon_config *cfg, const char *arg, char *err, size_t errlen)
+{
+    (void)arg, (void)err, (void)errlen;
+    cfg->http_public = true;
+    return 0;
+}
+
+/* A TCP port has no peer to check: anyone who reaches it, any local user included, would read
+   every user's reports, so it takes an explicit --http-public. */
+static int check_http(const gt_daemon_config *cfg, char *err, size_t errlen)
+{
+    bool tcp = cfg->http && strncmp(cfg->http, GT_HTTP_UNIX, strlen(GT_HTTP_UNIX)) != 0;
+    if (tcp && !cfg->http_public) {
+        snprintf(err, errlen, "--http %s: a TCP port cannot tell who asks, so anyone who reaches it would read "
+                 "every user's launch reports; give --http-public to allow that, or serve HTTP on a Unix socket "
+                 "with --http " GT_HTTP_UNIX "PATH", cfg->http);
+        return -EINVAL;
+    }
+    if (cfg->http_public && !tcp) {
+        snprintf(err, errlen, "--http-public: applies only to --http ADDRESS:PORT");
+        return -EINVAL;
+    }
     return 0;
 }
 
@@ -287,11 +320,7 @@ static const flag flags[] = {
     {"wisdom", "PATH", set_wisdom, "the wisdom file (default: see GRIDTUNE_WISDOM below)"},
     {"cache-dir", "DIR", set_cache_dir, "where built kernels are cached (default: see XDG_CACHE_HOME below)"},
     {"module-dir", "DIR", set_module_dir, "in system mode, load modules only from DIR (repeatable)"},
-    {"allow-build", NULL, set_allow_build,
-     "in system mode, allow clients to build kernels from source. This trusts every member of --group with "
-     "the daemon's user: a kernel runs as that user, and a module's constructors run as soon as it loads. "
-     "The compiler itself is confined to the system's files, kernel.h's directory and its own build "
-     "directory only where the kernel has Landlock"},
+    {"allow-build", NULL, set_allow_build, "in system mode, allow clients to build kernels from source"},
     {"cc", "PATH", set_cc, "the C compiler for kernel builds (default: $CC, else cc)"},
     {"include-dir", "DIR", set_include_dir, "where gridtune/kernel.h is for kernel builds"},
     {"build-timeout", "SECONDS", set_build_timeout, "kill a kernel build after this long (default 60)"},
@@ -301,7 +330,11 @@ static const flag flags[] = {
     {"metric", "NAME", set_metric, "what candidates are judged by: time (default), ipc, l1, l2, energy"},
     {"disturbed-share", "FRACTION", set_disturbed_share,
      "with probes, a sample in which a worker waited for other tasks this share of its time is measured again (default 0.1)"},
-    {"http", "ADDR:PORT", set_http, "serve /status, /reports and /metrics over HTTP (e.g. 127.0.0.1:8470)"},
+    {"http", "WHERE", set_http,
+     "serve /status, /reports and /metrics over HTTP: " GT_HTTP_UNIX "PATH, a Unix socket whose peers are checked like "
+     "the main socket's (in system mode each sees only its own reports), or ADDR:PORT with --http-public"},
+    {"http-public", NULL, set_http_public,
+     "let --http ADDR:PORT serve every user's reports to anyone who can reach the port"},
     {"keep-reports", "N", set_keep_reports, "recent reports kept for clients and HTTP (default 256)"},
     {"max-frame", "BYTES", set_max_frame, "largest message a client may send (default 1M)"},
     {"max-buffers", "N", set_max_buffers, "buffers per client (default 1024)"},
@@ -506,6 +539,10 @@ int gt_daemon_config_parse(int argc, char **argv, gt_daemon_config *cfg)
     }
     if (optind < argc) {
         fprintf(stderr, PROG ": unexpected argument \"%s\"; try '" PROG " --help'\n", argv[optind]);
+        return 2;
+    }
+    if (check_http(cfg, err, sizeof err) != 0) {
+        fprintf(stderr, PROG ": %s\n", err);
         return 2;
     }
     cfg->build_timeout_ms *= 1000;

@@ -17,6 +17,7 @@
 #define GT_DEFAULT_GROUP "gridtune"
 #define GT_DEFAULT_KEEP_REPORTS 256
 #define GT_DEFAULT_MAX_OUTPUT (64u << 20) /* bytes queued to one client before it is dropped */
+#define GT_HTTP_UNIX "unix:" /* --http unix:PATH: HTTP on a Unix socket, peers checked */
 #define GT_DEFAULT_MAX_CLIENTS 1024           /* connections in all */
 #define GT_DEFAULT_MAX_USER_CLIENTS 256       /* connections of one uid */
 #define GT_DEFAULT_FRAME_TIMEOUT 30           /* seconds from a frame's first byte to its last */
@@ -53,7 +54,8 @@ typedef struct gt_daemon_config {
     const char *module_dirs[GT_MAX_MODULE_DIRS];
     unsigned nmodule_dirs;
     bool allow_build;    /* kernel_build in system mode */
-    const char *http;    /* ADDR:PORT or NULL */
+    const char *http;    /* GT_HTTP_UNIX "PATH", ADDR:PORT or NULL */
+    bool http_public;    /* --http-public: ADDR:PORT serves every report to anyone */
     const char *trace;   /* JSON lines of every frame, or NULL */
     const char *cc;
     const char *include_dir;

@@ -68,11 +68,11 @@ const char *gt_report_ring_get(const gt_report_ring *r, size_t index, uint64_t *
     return r->slots[slot].json;
 }
 
-const char *gt_report_ring_find(const gt_report_ring *r, uint64_t id)
+const char *gt_report_ring_find(const gt_report_ring *r, uint64_t id, unsigned *uid)
 {
     for (size_t i = 0; i < r->count; i++) {
         uint64_t got;
-        const char *json = gt_report_ring_get(r, i, &got, NULL);
+        const char *json = gt_report_ring_get(r, i, &got, uid);
         if (got == id)
             return json;
     }

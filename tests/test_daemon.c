@@ -781,6 +781,10 @@ static void test_http_status(void **state)
     assert_true(daemon_fixture_status_number(st, "clients") >= 1);
     cJSON_Delete(st);
     free(a.body);
+    char said[256];
+    snprintf(said, sizeof said, "HTTP on %s is public (--http-public): anyone who can reach it reads every user's "
+             "launch reports", fx.http);
+    assert_true(daemon_fixture_log_has_line(&fx, said));
 }
 
 static void test_http_reports_limit(void **state)
@@ -907,7 +911,9 @@ static void test_http_post_is_405(void **state)
 
 /* ---- the group ------------------------------------------------------------------------------- */
 
-static const char *const http_flags[] = {"--http", "127.0.0.1:0", NULL};
+/* A TCP port serves every user's reports to anyone, so it takes --http-public (test_http_access
+   shows it is refused without, and the Unix socket's peer checks). */
+static const char *const http_flags[] = {"--http", "127.0.0.1:0", "--http-public", NULL};
 
 static int group_setup(void **state)
 {
