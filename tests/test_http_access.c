@@ -1,0 +1,553 @@
+/* test_http_access.c: who may read gridtuned's HTTP side. A TCP port is refused without
+ * --http-public; --http unix:PATH serves the daemon's own user over a private socket and
+ * refuses other uids in per-user mode; in system mode it serves the group, each uid seeing only
+ * the reports of its own launches, another user's report id answered as a missing one. Other
+ * users are child processes that change uid before they connect, since SO_PEERCRED records
+ * who connected; so these tests need root and are skipped without it. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "daemon_fixture.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <grp.h>
+#include <linux/capability.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef GT_TEST_DAEMON_MODULE
+#error "GT_TEST_DAEMON_MODULE must name the test kernel module"
+#endif
+#ifndef GT_GRIDTUNED_PATH
+#error "GT_GRIDTUNED_PATH must name the gridtuned executable"
+#endif
+
+#define HTTP_MAX_ANSWER (1u << 20)
+#define UID_A 65533 /* launches in system mode */
+#define UID_B 65534 /* reads */
+#define MISSING_ID "987654321"
+#define CHECK_SIDE 16
+#define CHECK_LOCAL 4
+#define CHECK_V 777
+
+/* What a child reports instead of an answer when it could not become its uid or connect. */
+enum child_exit { CHILD_OK = 0, CHILD_NO_UID = 3, CHILD_NO_CONNECT = 4, CHILD_NO_LAUNCH = 5 };
+
+typedef struct access_test {
+    daemon_fixture fx;
+    char dir[64];    /* mkdtemp: the HTTP socket's parent's parent */
+    char socket[108]; /* dir/run/http.sock; gridtuned makes run/ */
+} access_test;
+
+typedef struct http_answer {
+    int code;
+    char *body; /* NUL-terminated; free() it */
+} http_answer;
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void skip_unless_root(void)
+{
+    if (geteuid() != 0) {
+        print_message("skipped: other users are played by child processes that setuid(), which needs root\n");
+        skip();
+    }
+}
+
+/* ---- becoming another user --------------------------------------------------------------- */
+
+/* In a child: becomes uid with only gid as its group. With dac_override it keeps
+   CAP_DAC_OVERRIDE, so that it can reach a socket its uid could not open, and the daemon's
+   own check (SO_PEERCRED) is what stops it. */
+static void become(uid_t uid, gid_t gid, bool dac_override)
+{
+    if (setgroups(1, &gid) != 0 || setresgid(gid, gid, gid) != 0 ||
+        (dac_override && prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) != 0) || setresuid(uid, uid, uid) != 0)
+        _exit(CHILD_NO_UID);
+    if (dac_override) {
+        struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
+        struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = {{0}};
+        data[CAP_TO_INDEX(CAP_DAC_OVERRIDE)].effective = CAP_TO_MASK(CAP_DAC_OVERRIDE);
+        data[CAP_TO_INDEX(CAP_DAC_OVERRIDE)].permitted = CAP_TO_MASK(CAP_DAC_OVERRIDE);
+        if (syscall(SYS_capset, &hdr, data) != 0)
+            _exit(CHILD_NO_UID);
+    }
+}
+
+/* Everything fd delivers until it closes, bounded by the guard; NULL when it fails. Free of
+   cmocka, since children use it too (a failed assertion in a child would run the rest of the
+   suite there). free() it. */
+static char *slurp(int fd)
+{
+    char *text = malloc(HTTP_MAX_ANSWER + 1);
+    size_t len = 0;
+    int64_t deadline = now_ms() + DAEMON_FIXTURE_GUARD_SECONDS * 1000;
+    while (text) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        int left = (int)(deadline - now_ms());
+        ssize_t got = left > 0 && poll(&p, 1, left) == 1 ? read(fd, text + len, HTTP_MAX_ANSWER - len) : -1;
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got == 0)
+            break;
+        len += got > 0 ? (size_t)got : 0;
+        if (got < 0 || len == HTTP_MAX_ANSWER) {
+            free(text);
+            return NULL;
+        }
+    }
+    if (text)
+        text[len] = '\0';
+    return text;
+}
+
+static char *read_all(int fd, const char *what)
+{
+    char *text = slurp(fd);
+    if (!text)
+        fail_msg("%s: nothing to the end within %d s, or over %u bytes", what, DAEMON_FIXTURE_GUARD_SECONDS,
+                 HTTP_MAX_ANSWER);
+    return text;
+}
+
+/* Waits for a child and fails the test, or skips it, unless it exited CHILD_OK. */
+static void reap(pid_t pid, uid_t uid, const char *what)
+{
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR)
+            fail_msg("waitpid: %s", strerror(errno));
+    if (WIFEXITED(status) && WEXITSTATUS(status) == CHILD_NO_UID) {
+        print_message("skipped: a child could not become uid %u (setresuid or capset was refused)\n", (unsigned)uid);
+        skip();
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != CHILD_OK)
+        fail_msg("%s as uid %u: the child ended with wait status 0x%x (%d: could not connect, %d: the launch "
+                 "failed)", what, (unsigned)uid, (unsigned)status, CHILD_NO_CONNECT, CHILD_NO_LAUNCH);
+}
+
+/* ---- HTTP on a Unix socket ---------------------------------------------------------------- */
+
+/* One HTTP/1.0 GET over the Unix socket at path, read until the daemon closes; in the calling
+   process, so usable from a child. The raw answer, or NULL when it cannot connect. */
+static char *raw_get(const char *path, const char *target)
+{
+    struct sockaddr_un addr = {.sun_family = AF_UNIX};
+    snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path);
+    int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (s < 0 || connect(s, (struct sockaddr *)&addr, sizeof addr) != 0) {
+        if (s >= 0)
+            close(s);
+        return NULL;
+    }
+    char req[512];
+    int n = snprintf(req, sizeof req, "GET %s HTTP/1.0\r\nHost: gridtuned\r\n\r\n", target);
+    if (send(s, req, (size_t)n, MSG_NOSIGNAL) != n) {
+        close(s);
+        return NULL;
+    }
+    char *text = slurp(s);
+    close(s);
+    return text;
+}
+
+static http_answer parse_answer(char *text, const char *target)
+{
+    http_answer a = {.code = 0};
+    if (sscanf(text, "HTTP/1.%*d %d", &a.code) != 1)
+        fail_msg("GET %s: not an HTTP answer: %.200s", target, text);
+    char *end = strstr(text, "\r\n\r\n");
+    if (!end)
+        fail_msg("GET %s: the answer has no end of headers: %.200s", target, text);
+    a.body = strdup(end + 4);
+    free(text);
+    return a;
+}
+
+/* GET target over the Unix socket at path, as this process. */
+static http_answer get(const char *path, const char *target)
+{
+    char *text = raw_get(path, target);
+    if (!text)
+        fail_msg("cannot connect to the HTTP socket %s: %s", path, strerror(errno));
+    return parse_answer(text, target);
+}
+
+/* GET target over the Unix socket at path, from a child that became uid (group gid) first. */
+static http_answer get_as(uid_t uid, gid_t gid, bool dac_override, const char *path, const char *target)
+{
+    int p[2];
+    assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(p[0]);
+        become(uid, gid, dac_override);
+        char *text = raw_get(path, target);
+        if (!text)
+            _exit(CHILD_NO_CONNECT);
+        size_t len = strlen(text);
+        _exit(write(p[1], text, len) == (ssize_t)len ? CHILD_OK : CHILD_NO_CONNECT);
+    }
+    close(p[1]);
+    char *text = read_all(p[0], target);
+    close(p[0]);
+    reap(pid, uid, target);
+    return parse_answer(text, target);
+}
+
+/* Whether a /reports answer lists the report with this id. */
+static bool lists_report(const char *body, const char *id)
+{
+    cJSON *list = cJSON_Parse(body);
+    if (!cJSON_IsArray(list))
+        fail_msg("/reports did not answer a JSON array: %.200s", body);
+    bool found = false;
+    const cJSON *r;
+    cJSON_ArrayForEach(r, list)
+    {
+        const char *got = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "id"));
+        found |= got && strcmp(got, id) == 0;
+    }
+    cJSON_Delete(list);
+    return found;
+}
+
+/* ---- launches ------------------------------------------------------------------------------ */
+
+/* Runs the fill kernel once through c; the launch's report id, or "" when something failed. */
+static void launch_fill(gt_client *c, char id[32])
+{
+    id[0] = '\0';
+    gt_kernel *k = NULL;
+    gt_buffer *b = NULL;
+    gt_event ev = 0;
+    gt_range range = {.dims = 2, .global = {CHECK_SIDE, CHECK_SIDE}, .local = {CHECK_LOCAL, CHECK_LOCAL}};
+    char *json = NULL;
+    if (gt_kernel_load(c, GT_TEST_DAEMON_MODULE, "fill", &k) == 0 &&
+        gt_buffer_create(c, CHECK_SIDE * CHECK_SIDE * sizeof(int32_t), &b) == 0) {
+        gt_arg args[] = {gt_arg_buffer(b), gt_arg_i32(CHECK_V)};
+        if (gt_launch(c, k, &range, args, 2, NULL, &ev) == 0 && gt_wait(c, ev) == 0 && gt_report(c, ev, &json) == 0) {
+            cJSON *report = cJSON_Parse(json);
+            const char *got = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(report, "id"));
+            if (got)
+                snprintf(id, 32, "%s", got);
+            cJSON_Delete(report);
+        }
+    }
+    free(json);
+    gt_buffer_release(b);
+    gt_kernel_release(k);
+}
+
+/* A launch by uid (group gid) through the main socket, from a child; its report id. */
+static void launch_as(const access_test *t, uid_t uid, gid_t gid, char id[32])
+{
+    int p[2];
+    assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(p[0]);
+        become(uid, gid, false);
+        gt_client *c = NULL;
+        if (gt_connect(t->fx.socket, &c) != 0)
+            _exit(CHILD_NO_CONNECT);
+        char mine[32];
+        launch_fill(c, mine);
+        gt_disconnect(c);
+        size_t len = strlen(mine);
+        _exit(len && write(p[1], mine, len) == (ssize_t)len ? CHILD_OK : CHILD_NO_LAUNCH);
+    }
+    close(p[1]);
+    char *text = read_all(p[0], "the launching child's report id");
+    close(p[0]);
+    reap(pid, uid, "a launch");
+    snprintf(id, 32, "%s", text);
+    free(text);
+}
+
+/* ---- setup --------------------------------------------------------------------------------- */
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    return remove(path);
+}
+
+/* A daemon serving HTTP on DIR/run/http.sock, plus `extra`; in system mode, open to this
+   process's group with modules from the test module's directory. DIR can be passed through
+   by other users (0711), so that in system mode only gridtuned's own modes decide. */
+static void start(access_test *t, bool system_mode)
+{
+    skip_unless_root();
+    snprintf(t->dir, sizeof t->dir, "/tmp/gt-http-XXXXXX");
+    if (!mkdtemp(t->dir))
+        fail_msg("mkdtemp: %s", strerror(errno));
+    assert_int_equal(chmod(t->dir, system_mode ? 0711 : 0700), 0);
+    snprintf(t->socket, sizeof t->socket, "%s/run/http.sock", t->dir);
+    static char http[128], group[256], modules[PATH_MAX];
+    snprintf(http, sizeof http, "unix:%s", t->socket);
+    const struct group *g = getgrgid(getgid());
+    if (!g)
+        fail_msg("this process's group %u has no name", (unsigned)getgid());
+    snprintf(group, sizeof group, "%s", g->gr_name);
+    snprintf(modules, sizeof modules, "%s", GT_TEST_DAEMON_MODULE);
+    *strrchr(modules, '/') = '\0';
+    const char *user_flags[] = {"--http", http, NULL};
+    const char *system_flags[] = {"--http", http, "--system", "--group", group, "--module-dir", modules, NULL};
+    daemon_fixture_start(&t->fx, NULL, system_mode ? system_flags : user_flags);
+}
+
+static int setup_user(void **state)
+{
+    access_test *t = calloc(1, sizeof *t);
+    assert_non_null(t);
+    *state = t;
+    start(t, false);
+    return 0;
+}
+
+static int setup_system(void **state)
+{
+    access_test *t = calloc(1, sizeof *t);
+    assert_non_null(t);
+    *state = t;
+    start(t, true);
+    return 0;
+}
+
+/* Stops the daemon, which must exit 0 and remove its HTTP socket. */
+static int teardown(void **state)
+{
+    access_test *t = *state;
+    if (t->fx.pid > 0) {
+        int status = daemon_fixture_stop(&t->fx);
+        assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        struct stat st;
+        if (lstat(t->socket, &st) == 0)
+            fail_msg("gridtuned left its HTTP socket %s behind", t->socket);
+    }
+    daemon_fixture_clean_up(&t->fx);
+    if (t->dir[0])
+        nftw(t->dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    free(t);
+    return 0;
+}
+
+/* ---- TCP ------------------------------------------------------------------------------------- */
+
+/* gridtuned with these flags (and a socket of its own, in case it starts): its exit status
+   and what it wrote to stderr. */
+static int run_gridtuned(const char *const *flags, char **err)
+{
+    char dir[] = "/tmp/gt-http-XXXXXX", socket[64], wisdom[64], cache[64];
+    if (!mkdtemp(dir))
+        fail_msg("mkdtemp: %s", strerror(errno));
+    snprintf(socket, sizeof socket, "%s/s.sock", dir);
+    snprintf(wisdom, sizeof wisdom, "%s/wisdom.json", dir);
+    snprintf(cache, sizeof cache, "%s/cache", dir);
+    const char *argv[20] = {GT_GRIDTUNED_PATH, "--foreground", "--socket", socket, "--wisdom", wisdom, "--cache-dir",
+                            cache, "--workers", "1"};
+    size_t n = 10;
+    for (size_t i = 0; flags[i]; i++)
+        argv[n++] = flags[i];
+    int p[2];
+    assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        dup2(p[1], STDERR_FILENO);
+        execv(GT_GRIDTUNED_PATH, (char *const *)argv);
+        _exit(127);
+    }
+    close(p[1]);
+    /* A gridtuned that started stays in the foreground: stop it after the guard. */
+    int status;
+    int64_t deadline = now_ms() + DAEMON_FIXTURE_GUARD_SECONDS * 1000;
+    pid_t got;
+    while ((got = waitpid(pid, &status, WNOHANG)) == 0 || (got < 0 && errno == EINTR)) {
+        if (now_ms() > deadline && kill(pid, SIGTERM) == 0)
+            deadline = INT64_MAX;
+        nanosleep(&(struct timespec){0, 10 * 1000000}, NULL);
+    }
+    if (got != pid)
+        fail_msg("waitpid: %s", strerror(errno));
+    *err = read_all(p[0], "gridtuned's stderr");
+    close(p[0]);
+    nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* A TCP port cannot tell who asks: without --http-public gridtuned refuses to start, with
+   exit status 2 and a sentence that says why and what to give instead. */
+static void test_tcp_refused_without_http_public(void **state)
+{
+    (void)state;
+    const char *flags[] = {"--http", "127.0.0.1:0", NULL};
+    char *err;
+    int status = run_gridtuned(flags, &err);
+    if (status != 2 || !strstr(err, "--http 127.0.0.1:0: a TCP port cannot tell who asks") ||
+        !strstr(err, "--http-public") || !strstr(err, "--http unix:PATH"))
+        fail_msg("gridtuned --http 127.0.0.1:0 exited %d, saying \"%s\"; expected 2 and the sentence on "
+                 "--http-public", status, err);
+    free(err);
+}
+
+/* --http-public means a TCP port; with a Unix socket it is a mistake, said so. */
+static void test_http_public_needs_tcp(void **state)
+{
+    (void)state;
+    const char *flags[] = {"--http", "unix:/tmp/gt-http-nowhere/h.sock", "--http-public", NULL};
+    char *err;
+    int status = run_gridtuned(flags, &err);
+    if (status != 2 || !strstr(err, "--http-public: applies only to --http ADDRESS:PORT"))
+        fail_msg("gridtuned --http unix:... --http-public exited %d, saying \"%s\"; expected 2", status, err);
+    free(err);
+}
+
+/* ---- per-user mode ----------------------------------------------------------------------- */
+
+/* The daemon's own user gets /status and its reports over a socket only it can open. */
+static void test_unix_serves_own_user(void **state)
+{
+    access_test *t = *state;
+    struct stat st;
+    assert_int_equal(lstat(t->socket, &st), 0);
+    assert_true(S_ISSOCK(st.st_mode));
+    assert_int_equal(st.st_mode & 0777, 0600);
+    char run[128];
+    snprintf(run, sizeof run, "%s/run", t->dir);
+    assert_int_equal(lstat(run, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0700);
+
+    http_answer a = get(t->socket, "/status");
+    assert_int_equal(a.code, 200);
+    cJSON *status = cJSON_Parse(a.body);
+    char want[160];
+    snprintf(want, sizeof want, "unix:%s", t->socket);
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(status, "http")), want);
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(status, "mode")), "user");
+    cJSON_Delete(status);
+    free(a.body);
+
+    gt_client *c = daemon_fixture_connect(&t->fx);
+    char id[32], path[64];
+    launch_fill(c, id);
+    gt_disconnect(c);
+    assert_true(id[0]);
+    a = get(t->socket, "/reports");
+    assert_int_equal(a.code, 200);
+    assert_true(lists_report(a.body, id));
+    free(a.body);
+    snprintf(path, sizeof path, "/reports/%s", id);
+    a = get(t->socket, path);
+    assert_int_equal(a.code, 200);
+    free(a.body);
+}
+
+/* Another uid that reaches the socket anyway (here with CAP_DAC_OVERRIDE) is refused by the
+   daemon's SO_PEERCRED check, and learns nothing. */
+static void test_unix_refuses_other_uid_per_user(void **state)
+{
+    access_test *t = *state;
+    const char *targets[] = {"/status", "/reports", "/metrics"};
+    for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++) {
+        http_answer a = get_as(UID_B, UID_B, true, t->socket, targets[i]);
+        if (a.code != 403 || !strstr(a.body, "serves uid 0 only"))
+            fail_msg("GET %s as uid %u from a per-user gridtuned of root: %d \"%s\"; expected 403", targets[i],
+                     UID_B, a.code, a.body);
+        free(a.body);
+    }
+}
+
+/* ---- system mode ----------------------------------------------------------------------------- */
+
+/* The group reaches the HTTP socket; each uid reads only its own launches' reports, and
+   another's report id is answered exactly as a missing one. Root reads them all. */
+static void test_system_mode_reports_by_uid(void **state)
+{
+    access_test *t = *state;
+    gid_t gid = getgid();
+    struct stat st;
+    assert_int_equal(lstat(t->socket, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0660);
+    assert_int_equal(st.st_gid, gid);
+
+    char id_a[32], path_a[64];
+    launch_as(t, UID_A, gid, id_a);
+    assert_true(id_a[0]);
+    snprintf(path_a, sizeof path_a, "/reports/%s", id_a);
+
+    /* A sees its own launch; root sees it too. */
+    http_answer a = get_as(UID_A, gid, false, t->socket, "/reports");
+    assert_int_equal(a.code, 200);
+    assert_true(lists_report(a.body, id_a));
+    free(a.body);
+    a = get_as(UID_A, gid, false, t->socket, path_a);
+    assert_int_equal(a.code, 200);
+    free(a.body);
+    a = get(t->socket, "/reports");
+    assert_true(lists_report(a.body, id_a));
+    free(a.body);
+
+    /* B does not. */
+    a = get_as(UID_B, gid, false, t->socket, "/reports");
+    assert_int_equal(a.code, 200);
+    if (lists_report(a.body, id_a))
+        fail_msg("uid %u's /reports lists uid %u's launch %s: %.300s", UID_B, UID_A, id_a, a.body);
+    free(a.body);
+    http_answer other = get_as(UID_B, gid, false, t->socket, path_a);
+    http_answer missing = get_as(UID_B, gid, false, t->socket, "/reports/" MISSING_ID);
+    assert_int_equal(missing.code, 404);
+    if (other.code != missing.code || strcmp(other.body, missing.body) != 0)
+        fail_msg("uid %u's GET %s answered %d \"%s\"; a missing report answers %d \"%s\"", UID_B, path_a, other.code,
+                 other.body, missing.code, missing.body);
+    free(other.body);
+    free(missing.body);
+
+    /* The aggregates are served to the group whole. */
+    a = get_as(UID_B, gid, false, t->socket, "/status");
+    assert_int_equal(a.code, 200);
+    cJSON *status = cJSON_Parse(a.body);
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(status, "mode")), "system");
+    cJSON_Delete(status);
+    free(a.body);
+    a = get_as(UID_B, gid, false, t->socket, "/metrics");
+    assert_int_equal(a.code, 200);
+    assert_non_null(strstr(a.body, "gridtune_launches_total{outcome=\"succeeded\"}"));
+    free(a.body);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_tcp_refused_without_http_public),
+        cmocka_unit_test(test_http_public_needs_tcp),
+        cmocka_unit_test_setup_teardown(test_unix_serves_own_user, setup_user, teardown),
+        cmocka_unit_test_setup_teardown(test_unix_refuses_other_uid_per_user, setup_user, teardown),
+        cmocka_unit_test_setup_teardown(test_system_mode_reports_by_uid, setup_system, teardown),
+    };
+    return cmocka_run_group_tests_name("gridtuned's HTTP side: who may read what", tests, NULL, NULL);
+}
