@@ -242,7 +242,8 @@ static _Noreturn void child_exec(const run *r, int child_in, int child_out, int 
 {
     if (setpgid(0, 0) < 0)
         child_fail(report, "join its own process group");
-    /* an ignored SIGPIPE would survive exec: every signal starts at its default, none blocked */
+    /* an ignored SIGPIPE would survive exec: every signal starts at its default, then none is
+     * blocked (spawn blocked them all) */
     struct sigaction dfl = {.sa_handler = SIG_DFL};
     for (int sig = 1; sig < NSIG; sig++)
         sigaction(sig, &dfl, NULL); /* SIGKILL, SIGSTOP and libc's own refuse; nothing to undo */
@@ -298,10 +299,16 @@ static int spawn(run *r, int child_in, int child_out, char *err, size_t errlen)
             close(ruleset);
         return rc;
     }
+    /* Until the child has reset them, the daemon's handlers must not run in it (libevent's would
+     * write to the daemon's own signal pipe), so every signal stays blocked across the fork. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
     r->pid = fork();
     if (r->pid == 0)
         child_exec(r, child_in, child_out, ruleset, report[1]);
     int rc = r->pid < 0 ? -errno : 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     close(report[1]);
     if (ruleset >= 0)
         close(ruleset);
