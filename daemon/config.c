@@ -320,7 +320,11 @@ static const flag flags[] = {
     {"wisdom", "PATH", set_wisdom, "the wisdom file (default: see GRIDTUNE_WISDOM below)"},
     {"cache-dir", "DIR", set_cache_dir, "where built kernels are cached (default: see XDG_CACHE_HOME below)"},
     {"module-dir", "DIR", set_module_dir, "in system mode, load modules only from DIR (repeatable)"},
-    {"allow-build", NULL, set_allow_build, "in system mode, allow clients to build kernels from source"},
+    {"allow-build", NULL, set_allow_build,
+     "in system mode, allow clients to build kernels from source. This trusts every member of --group with "
+     "the daemon's user: a kernel runs as that user, and a module's constructors run as soon as it loads. "
+     "The compiler itself is confined to the system's files, kernel.h's directory and its own build "
+     "directory only where the kernel has Landlock"},
     {"cc", "PATH", set_cc, "the C compiler for kernel builds (default: $CC, else cc)"},
     {"include-dir", "DIR", set_include_dir, "where gridtune/kernel.h is for kernel builds"},
     {"build-timeout", "SECONDS", set_build_timeout, "kill a kernel build after this long (default 60)"},
