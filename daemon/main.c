@@ -200,8 +200,13 @@ static void start_builder(gt_daemon *d)
     } else {
         gt_build_config bc = {.cc = cfg->cc, .cache_dir = cfg->cache_dir, .include_dir = inc,
                               .timeout_ms = cfg->build_timeout_ms};
-        if (gt_builder_create(&bc, &d->builder, d->build_note, sizeof d->build_note) == 0)
+        if (gt_builder_create(&bc, &d->builder, d->build_note, sizeof d->build_note) == 0) {
+            if (gt_builder_confined(d->builder) || !cfg->system || !cfg->allow_build)
+                gt_log_info("kernel builds: %s", gt_builder_confinement(d->builder));
+            else
+                gt_log_warn("kernel builds for --allow-build: %s", gt_builder_confinement(d->builder));
             return;
+        }
     }
     gt_log_warn("kernel builds from source are off: %s", d->build_note);
 }
