@@ -16,7 +16,9 @@ bool gt_parse_range(const gt_request *r, const cJSON *v, gt_range *out);
 bool gt_parse_args(const gt_request *r, const cJSON *v, const gt_kernel_desc *desc, gt_arg_value *args,
                    gt_shm **bufs, unsigned *nargs);
 /* The buffer arguments (bufs from gt_parse_args) against the extents module m declares for
- * desc: each must hold its bytes per work-item for every work-item of range. */
+ * desc: each must hold its bytes per work-item for every work-item of range. Then the
+ * preconditions m declares for desc (GT_REQUIRE), over range, the buffers' sizes and the
+ * scalars (read again from the request's args, which gt_parse_args accepted). */
 bool gt_check_extents(const gt_request *r, const gt_module *m, const gt_kernel_desc *desc, const gt_range *range,
                       gt_shm *const *bufs, unsigned nargs);
 /* options: schedule, tuning, budget, metric, applied over cfg (the daemon's defaults). */

@@ -5,6 +5,7 @@
 #define GT_MODULE_H
 
 #include <gridtune/kernel.h>
+#include <gridtune/range.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -12,7 +13,8 @@
 typedef struct gt_module gt_module;
 
 /* dlopens path (RTLD_LOCAL) and validates every descriptor (ABI version, names, parameter
- * records). Returns 0, or -ENOENT / -EINVAL with a sentence in err. */
+ * records) and every extent and precondition record. Returns 0, or -ENOENT / -EINVAL (or
+ * -ENOMEM) with a sentence in err. */
 int gt_module_open(const char *path, gt_module **out, char *err, size_t errlen);
 void gt_module_close(gt_module *m);
 size_t gt_module_count(const gt_module *m);
@@ -50,6 +52,15 @@ int gt_args_check(const gt_kernel_desc *k, const gt_arg_value *args, unsigned na
  * its size and the size needed. Parameters without a declared extent are not checked. */
 int gt_extents_check(const gt_module *m, const gt_kernel_desc *k, uint64_t items, const size_t *bytes, char *err,
                      size_t errlen);
+
+/* Evaluates the preconditions m declares for k (GT_REQUIRE), in the order written, over a
+ * launch of range (checked by gt_range_check) with args (checked by gt_args_check against k);
+ * bytes[i] is the size of argument i's buffer (ignored for scalars). Returns 0, or -EINVAL
+ * with a sentence quoting the first that does not hold and the launch's values, e.g.
+ * "transpose: the precondition `gt_work_dim() == 2` does not hold (range 65536, dst 262144
+ * bytes, src 262144 bytes, n = 256)". A kernel without preconditions passes. */
+int gt_preconditions_check(const gt_module *m, const gt_kernel_desc *k, const gt_range *range,
+                           const gt_arg_value *args, const size_t *bytes, char *err, size_t errlen);
 
 /* Fills slots[i] with the address the workgroup function reads parameter i from. The slots
  * point into args, so args must outlive every batch that uses the slots. */

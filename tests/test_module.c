@@ -1,5 +1,5 @@
 /* test_module.c: loading kernel modules, the signature records GT_KERNEL leaves in them, and
- * the argument checks a launch goes through. */
+ * the argument checks a launch goes through: signatures, extents and preconditions. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -9,6 +9,7 @@
 #include "daemon/module.h"
 #include "daemon/pool.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <string.h>
 
@@ -33,12 +34,13 @@ static int close_test_module(void **state)
 static void lists_every_kernel(void **state)
 {
     const gt_module *m = *state;
-    assert_int_equal(gt_module_count(m), 3);
+    assert_int_equal(gt_module_count(m), 4);
     assert_non_null(gt_module_find(m, "scale"));
     assert_non_null(gt_module_find(m, "nothing"));
     assert_non_null(gt_module_find(m, "twelve"));
+    assert_non_null(gt_module_find(m, "window"));
     assert_null(gt_module_find(m, "scal"));
-    assert_null(gt_module_kernel(m, 3));
+    assert_null(gt_module_kernel(m, 4));
 }
 
 static void assert_param(const gt_param_desc *p, const char *name, const char *type, gt_param_kind kind,
@@ -152,6 +154,7 @@ static void bad_modules_are_refused(void **state)
     assert_open_refused(GT_TEST_MODULE_EMPTY, -EINVAL, "defines no kernels");
     assert_open_refused(GT_TEST_MODULE_WIDE_SCALAR, -EINVAL, "(long double big) is a 16-byte scalar");
     assert_open_refused(GT_TEST_MODULE_BAD_EXTENT, -EINVAL, "GT_BUFFER_EXTENT(scale_by, factor, 4) must name a buffer");
+    assert_open_refused(GT_TEST_MODULE_BAD_REQUIRE, -EINVAL, "GT_REQUIRE(ghost, 1) must name one of its kernels");
 }
 
 static void assert_extents_refused(const gt_module *m, uint64_t items, const size_t *bytes, const char *named)
@@ -180,6 +183,158 @@ static void buffers_are_checked_against_declared_extents(void **state)
     assert_int_equal(gt_extents_check(m, gt_module_find(m, "twelve"), 1u << 30, exact, err, sizeof err), 0);
 }
 
+/* ---- preconditions (GT_REQUIRE) ----------------------------------------------------------- */
+
+/* A launch of window (tests/test_kernels_module.c) that meets every precondition: 64 items in
+ * groups of 8, reading src[4 .. 67]. */
+typedef struct window_launch {
+    gt_range range;
+    gt_arg_value args[5];
+    size_t bytes[5];
+} window_launch;
+
+static window_launch window_fitting(void)
+{
+    static float dst[64], src[68];
+    return (window_launch){
+        .range = {.dims = 1, .global = {64, 1, 1}, .local = {8, 1, 1}},
+        .args = {buffer(dst), buffer(src), {.size = 4, .v.i32 = 4}, {.size = 8, .v.u64 = 64}, {.size = 8, .v.f64 = 0.5}},
+        .bytes = {sizeof dst, sizeof src, 0, 0, 0},
+    };
+}
+
+static int window_check(const gt_module *m, const window_launch *w, char *err, size_t errlen)
+{
+    return gt_preconditions_check(m, gt_module_find(m, "window"), &w->range, w->args, w->bytes, err, errlen);
+}
+
+/* The launch is refused with exactly this sentence. */
+static void assert_window_refused(const gt_module *m, const window_launch *w, const char *expected)
+{
+    char err[1024] = "";
+    assert_int_equal(window_check(m, w, err, sizeof err), -EINVAL);
+    assert_string_equal(err, expected);
+}
+
+static void preconditions_that_hold_pass(void **state)
+{
+    window_launch w = window_fitting();
+    char err[1024] = "";
+    assert_int_equal(window_check(*state, &w, err, sizeof err), 0);
+    /* one element more than needed, and a larger workgroup, still fit */
+    w.bytes[1] += sizeof(float);
+    w.range.local[0] = 16;
+    assert_int_equal(window_check(*state, &w, err, sizeof err), 0);
+}
+
+static void a_failing_precondition_is_quoted_with_the_launch(void **state)
+{
+    window_launch w = window_fitting();
+    w.range.dims = 2;
+    assert_window_refused(*state, &w, "window: the precondition `gt_work_dim() == 1` does not hold (range 64x1/8x1, "
+                                      "dst 256 bytes, src 272 bytes, offset = 4, count = 64, scale = 0.5)");
+}
+
+/* Each scalar is read with its declared type: a negative int32_t, a double (read as an integer
+ * its bits would be positive), a uint64_t above 2^32 (truncated to 32 bits it would be 64). */
+static void scalars_are_seen_with_their_types(void **state)
+{
+    window_launch w = window_fitting();
+    w.args[2].v.i32 = -1;
+    assert_window_refused(*state, &w, "window: the precondition `gt_param(offset) >= 0 && gt_param(scale) > 0.0` does "
+                                      "not hold (range 64/8, dst 256 bytes, src 272 bytes, offset = -1, count = 64, "
+                                      "scale = 0.5)");
+    w = window_fitting();
+    w.args[4].v.f64 = -0.25;
+    assert_window_refused(*state, &w, "window: the precondition `gt_param(offset) >= 0 && gt_param(scale) > 0.0` does "
+                                      "not hold (range 64/8, dst 256 bytes, src 272 bytes, offset = 4, count = 64, "
+                                      "scale = -0.25)");
+    w = window_fitting();
+    w.args[3].v.u64 = (1ull << 32) + 64;
+    assert_window_refused(*state, &w, "window: the precondition `gt_param(count) == gt_global_size(0)` does not hold "
+                                      "(range 64/8, dst 256 bytes, src 272 bytes, offset = 4, count = 4294967360, "
+                                      "scale = 0.5)");
+}
+
+/* gt_buffer_bytes gives each buffer's own size, through a helper function (the expression's
+ * commas survive) and in place. */
+static void buffer_sizes_are_seen(void **state)
+{
+    window_launch w = window_fitting();
+    w.bytes[0] -= 1;
+    assert_window_refused(*state, &w, "window: the precondition `fits(gt_global_size(0), gt_buffer_bytes(dst))` does "
+                                      "not hold (range 64/8, dst 255 bytes, src 272 bytes, offset = 4, count = 64, "
+                                      "scale = 0.5)");
+    w = window_fitting();
+    w.args[2].v.i32 = 5; /* reads src[5 .. 68]: one past its end */
+    assert_window_refused(*state, &w, "window: the precondition `(uint64_t)gt_param(offset) + gt_global_size(0) <= "
+                                      "gt_buffer_bytes(src) / sizeof(float)` does not hold (range 64/8, dst 256 "
+                                      "bytes, src 272 bytes, offset = 5, count = 64, scale = 0.5)");
+}
+
+static void the_range_is_seen(void **state)
+{
+    window_launch w = window_fitting();
+    w.range.local[0] = 4;
+    assert_window_refused(*state, &w, "window: the precondition `gt_local_size(0) % 8 == 0 && gt_num_groups(0) * "
+                                      "gt_local_size(0) == gt_global_size(0)` does not hold (range 64/4, dst 256 "
+                                      "bytes, src 272 bytes, offset = 4, count = 64, scale = 0.5)");
+}
+
+/* Several fail: the first written is reported, whatever order the linker left them in. */
+static void preconditions_are_evaluated_in_the_order_written(void **state)
+{
+    window_launch w = window_fitting();
+    w.bytes[0] = w.bytes[1] = 0;
+    w.range.local[0] = 4;
+    w.args[2].v.i32 = -3;
+    char err[1024] = "";
+    assert_int_equal(window_check(*state, &w, err, sizeof err), -EINVAL);
+    assert_non_null(strstr(err, "`gt_param(offset) >= 0 && gt_param(scale) > 0.0`"));
+    w.args[2].v.i32 = 4;
+    assert_int_equal(window_check(*state, &w, err, sizeof err), -EINVAL);
+    assert_non_null(strstr(err, "`gt_local_size(0) % 8 == 0"));
+    w.range.local[0] = 8;
+    assert_int_equal(window_check(*state, &w, err, sizeof err), -EINVAL);
+    assert_non_null(strstr(err, "gt_buffer_bytes(dst)"));
+}
+
+/* scale declares none: any launch passes (its extents are another check). */
+static void a_kernel_without_preconditions_passes(void **state)
+{
+    const gt_module *m = *state;
+    gt_range range = {.dims = 3, .global = {2, 2, 2}, .local = {1, 1, 1}};
+    float a[1], b[1];
+    gt_arg_value args[3] = {buffer(a), buffer(b), f32(-1)};
+    size_t bytes[3] = {0, 0, 0};
+    char err[256] = "";
+    assert_int_equal(gt_preconditions_check(m, gt_module_find(m, "scale"), &range, args, bytes, err, sizeof err), 0);
+}
+
+/* A module built before preconditions existed exports no gt_module_preconditions: it loads,
+ * and its kernels have none. */
+static void a_module_from_before_preconditions_loads(void **state)
+{
+    (void)state;
+    void *h = dlopen(GT_TEST_MODULE_LEGACY, RTLD_NOW | RTLD_LOCAL);
+    assert_non_null(h);
+    assert_non_null(dlsym(h, "gt_module_kernels"));
+    assert_null(dlsym(h, "gt_module_preconditions"));
+    dlclose(h);
+    gt_module *m;
+    char err[512] = "";
+    if (gt_module_open(GT_TEST_MODULE_LEGACY, &m, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    const gt_kernel_desc *k = gt_module_find(m, "double_it");
+    assert_non_null(k);
+    int32_t v[4];
+    gt_range range = {.dims = 1, .global = {4, 1, 1}, .local = {4, 1, 1}};
+    gt_arg_value args[1] = {buffer(v)};
+    size_t bytes[1] = {sizeof v};
+    assert_int_equal(gt_preconditions_check(m, k, &range, args, bytes, err, sizeof err), 0);
+    gt_module_close(m);
+}
+
 static void stale_descriptors_are_refused(void **state)
 {
     gt_kernel_desc k = *gt_module_find(*state, "scale");
@@ -204,6 +359,14 @@ int main(void)
         cmocka_unit_test(loaded_kernel_runs_with_bound_arguments),
         cmocka_unit_test(bad_modules_are_refused),
         cmocka_unit_test(buffers_are_checked_against_declared_extents),
+        cmocka_unit_test(preconditions_that_hold_pass),
+        cmocka_unit_test(a_failing_precondition_is_quoted_with_the_launch),
+        cmocka_unit_test(scalars_are_seen_with_their_types),
+        cmocka_unit_test(buffer_sizes_are_seen),
+        cmocka_unit_test(the_range_is_seen),
+        cmocka_unit_test(preconditions_are_evaluated_in_the_order_written),
+        cmocka_unit_test(a_kernel_without_preconditions_passes),
+        cmocka_unit_test(a_module_from_before_preconditions_loads),
         cmocka_unit_test(stale_descriptors_are_refused),
     };
     return cmocka_run_group_tests(tests, open_test_module, close_test_module);

@@ -3,7 +3,8 @@
  * A kernel module is a shared object whose kernels are written with GT_KERNEL. Each kernel
  * becomes a workgroup function (runs every work-item of one workgroup, in the item order the
  * runtime passes in) plus a descriptor recording its name and parameter signature. A loader
- * enumerates a module's descriptors through gt_module_kernels(). */
+ * enumerates a module's descriptors through gt_module_kernels(), and the launch checks a kernel
+ * declares beside it (GT_BUFFER_EXTENT, GT_REQUIRE) through their own optional accessors. */
 #ifndef GRIDTUNE_KERNEL_H
 #define GRIDTUNE_KERNEL_H
 
@@ -14,7 +15,10 @@
 extern "C" {
 #endif
 
-/* Bumped whenever gt_group_ctx or gt_kernel_desc change layout; loaders refuse other values. */
+/* Bumped whenever gt_group_ctx, gt_kernel_desc, gt_launch_view or gt_precondition change layout;
+ * loaders refuse other values. A module's extents and preconditions are built against the same
+ * header as its kernels, so the kernels' version covers them. New optional sections do not bump
+ * it: a module built before they existed lacks their accessor and declares none. */
 #define GT_KERNEL_ABI_VERSION 1u
 
 /* Ranges have 1 to 3 dimensions; unused dimensions have size 1. */
@@ -71,6 +75,9 @@ typedef struct gt_buffer_extent gt_buffer_extent;
 /* Likewise the module's buffer extents (GT_BUFFER_EXTENT below); modules built before extents
  * existed lack it, and a loader treats that as none declared. */
 const gt_buffer_extent *const *gt_module_extents(size_t *count);
+typedef struct gt_precondition gt_precondition;
+/* Likewise the module's launch preconditions (GT_REQUIRE below); absent from older modules. */
+const gt_precondition *const *gt_module_preconditions(size_t *count);
 
 /* ---- work-item builtins --------------------------------------------------------------------
  * They read locals of the generated loop, never thread-local storage. d is 0, 1 or 2; beyond
@@ -130,6 +137,10 @@ const gt_buffer_extent *const *gt_module_extents(size_t *count);
 #define GT__PARAM_PASS(i, t, a) , a
 #define GT__PARAM_UNPACK(i, t, a) t a = *(t *)gt__args[i];
 #define GT__PARAM_RECORD(i, t, a) {#a, #t, GT__KIND(t), (uint32_t)sizeof(t)},
+#define GT__ARG_FIELD(i, t, a) t a;
+#define GT__ARG_INIT(i, t, a) .a = *(t *)gt__v->args[i],
+#define GT__BYTES_FIELD(i, t, a) uint64_t a;
+#define GT__BYTES_INIT(i, t, a) .a = gt__v->bytes[i],
 
 /* Parameters every body receives: the workgroup's context (a local copy, which the compiler
  * keeps in registers because its address never escapes) and the item's local coordinates. */
@@ -139,7 +150,10 @@ const gt_buffer_extent *const *gt_module_extents(size_t *count);
 
 /* GT_KERNEL(name, type1, arg1, type2, arg2, ...) { body run once per work-item }
  * Up to 12 parameters. The linear item order is a plain nested loop with the body inlined, so
- * the compiler can vectorise it; any other order walks the runtime's coordinate list. */
+ * the compiler can vectorise it; any other order walks the runtime's coordinate list.
+ * For GT_REQUIRE it also defines two structs with a member per parameter, named after it (the
+ * argument's value with its declared type, and its buffer's size), and their unpackers from a
+ * gt_launch_view: a later macro knows only the kernel's name, so the names reach it as members. */
 #define GT_KERNEL(...) GT__KERNEL(GT__CAT(GT__MAP, GT__NARGS(__VA_ARGS__)), GT__FIRST(__VA_ARGS__), __VA_ARGS__)
 #define GT__KERNEL(MAP, name, ...) GT__KERNEL_(MAP, name, __VA_ARGS__)
 #define GT__KERNEL_(MAP, name, ...)                                                                     \
@@ -175,6 +189,22 @@ const gt_buffer_extent *const *gt_module_extents(size_t *count);
     };                                                                                                  \
     static const gt_kernel_desc *const gt__entry_##name                                                 \
         __attribute__((used, section("gt_kernels"), aligned(sizeof(void *)))) = &gt_kernel_desc_##name; \
+    typedef struct gt__args_##name {                                                                    \
+        MAP(GT__ARG_FIELD, 0, __VA_ARGS__) char gt__end;                                                \
+    } gt__args_##name;                                                                                  \
+    typedef struct gt__bytes_##name {                                                                   \
+        MAP(GT__BYTES_FIELD, 0, __VA_ARGS__) char gt__end;                                              \
+    } gt__bytes_##name;                                                                                 \
+    static inline __attribute__((unused)) gt__args_##name gt__args_of_##name(const gt_launch_view *gt__v) \
+    {                                                                                                   \
+        (void)gt__v;                                                                                    \
+        return (gt__args_##name){MAP(GT__ARG_INIT, 0, __VA_ARGS__) 0};                                  \
+    }                                                                                                   \
+    static inline __attribute__((unused)) gt__bytes_##name gt__bytes_of_##name(const gt_launch_view *gt__v) \
+    {                                                                                                   \
+        (void)gt__v;                                                                                    \
+        return (gt__bytes_##name){MAP(GT__BYTES_INIT, 0, __VA_ARGS__) 0};                               \
+    }                                                                                                   \
     static inline __attribute__((always_inline)) void gt__body_##name(                                  \
         GT__ITEM_PARAMS MAP(GT__PARAM_DECL, 0, __VA_ARGS__))
 
@@ -196,6 +226,67 @@ struct gt_buffer_extent {
     static const gt_buffer_extent *const gt__extent_entry_##kernel##_##param                              \
         __attribute__((used, section("gt_extents"), aligned(sizeof(void *)))) = &gt__extent_##kernel##_##param
 
+/* ---- launch preconditions -------------------------------------------------------------------
+ * GT_REQUIRE(kernel, expression) states a condition every launch of kernel must meet, over the
+ * launch's range, its scalar arguments and its buffers' sizes:
+ *
+ *     GT_REQUIRE(transpose, gt_work_dim() == 2);
+ *     GT_REQUIRE(transpose, (uint64_t)gt_param(n) * gt_param(n) <= gt_buffer_bytes(dst) / sizeof(float));
+ *
+ * A runtime evaluates each once per launch, before any workgroup runs, and refuses the launch
+ * with the expression's text when one is false (zero). Inside the expression:
+ *   gt_param(a)         argument a of the kernel, with the type GT_KERNEL gives it;
+ *   gt_buffer_bytes(a)  the size in bytes of buffer argument a (a uint64_t; a compile error for
+ *                       a scalar);
+ *   gt_global_size(d), gt_local_size(d), gt_num_groups(d), gt_work_dim()  the launch's range.
+ * There is no work-item: gt_global_id and gt_local_id do not compile there.
+ * Write it after the GT_KERNEL, at file scope; a kernel may have several, which are evaluated in
+ * the order written until one fails, so a later one may rely on an earlier one (n > 0 first).
+ * The expression must not overflow, whatever the arguments: compute in uint64_t from values
+ * that are known to be small (an int32_t times an int32_t fits), or divide the buffer's size
+ * rather than multiplying counts by an element size. Signed overflow is undefined behaviour,
+ * and a wrapped unsigned product would let a too-small buffer pass. */
+typedef struct gt_launch_view {
+    const gt_group_ctx *range; /* the launch's range; group_id is all 0 and items NULL */
+    void *const *args;         /* args[i] points at parameter i's value, as a workgroup function's */
+    const uint64_t *bytes;     /* bytes[i]: the size of buffer argument i; 0 for a scalar */
+} gt_launch_view;
+
+/* Returns non-zero when the precondition holds for the launch. */
+typedef int gt_precondition_fn(const gt_launch_view *launch);
+
+struct gt_precondition {
+    const char *kernel;     /* the GT_KERNEL's name */
+    const char *expression; /* as written */
+    uint32_t order;         /* increases in the order written (within one file) */
+    gt_precondition_fn *holds;
+};
+
+#define gt_param(a) (gt__a.a)
+/* A struct declared inside sizeof carries the static assertion into an expression. */
+#define gt_buffer_bytes(a)                                                                               \
+    (gt__b.a + 0 * sizeof(struct {                                                                       \
+         _Static_assert(__builtin_classify_type(gt__a.a) == 5, "gt_buffer_bytes(" #a "): not a buffer"); \
+         char gt__c;                                                                                     \
+     }))
+
+/* The expression's text is taken here, before its macros (gt_param and the rest) expand;
+ * __COUNTER__ names the record and orders it. */
+#define GT_REQUIRE(kernel, ...) GT__REQUIRE(kernel, #kernel, __COUNTER__, #__VA_ARGS__, __VA_ARGS__)
+#define GT__REQUIRE(kernel, kernel_text, id, text, ...) GT__REQUIRE_(kernel, kernel_text, id, text, __VA_ARGS__)
+#define GT__REQUIRE_(kernel, kernel_text, id, text, ...)                                                \
+    _Static_assert(sizeof(gt_kernel_desc_##kernel) > 0, "GT_REQUIRE after GT_KERNEL(" kernel_text ")"); \
+    static int gt__require_##id(const gt_launch_view *gt__v)                                            \
+    {                                                                                                   \
+        const gt__args_##kernel gt__a __attribute__((unused)) = gt__args_of_##kernel(gt__v);            \
+        const gt__bytes_##kernel gt__b __attribute__((unused)) = gt__bytes_of_##kernel(gt__v);          \
+        const gt_group_ctx *const gt__w __attribute__((unused)) = gt__v->range;                         \
+        return (__VA_ARGS__) ? 1 : 0;                                                                   \
+    }                                                                                                   \
+    static const gt_precondition gt__require_record_##id = {kernel_text, text, id, gt__require_##id};   \
+    static const gt_precondition *const gt__require_entry_##id                                          \
+        __attribute__((used, section("gt_preconditions"), aligned(sizeof(void *)))) = &gt__require_record_##id
+
 /* The section's bounds are hidden symbols of the module itself, so each module sees only its
  * own kernels. The accessor is weak: one copy per module however many files include this. */
 extern const gt_kernel_desc *const __start_gt_kernels[] __attribute__((weak, visibility("hidden")));
@@ -215,6 +306,16 @@ __attribute__((weak)) const gt_buffer_extent *const *gt_module_extents(size_t *c
 {
     *count = __start_gt_extents ? (size_t)(__stop_gt_extents - __start_gt_extents) : 0;
     return __start_gt_extents;
+}
+
+/* The module's preconditions, found the same way (empty when it declares none). */
+extern const gt_precondition *const __start_gt_preconditions[] __attribute__((weak, visibility("hidden")));
+extern const gt_precondition *const __stop_gt_preconditions[] __attribute__((weak, visibility("hidden")));
+
+__attribute__((weak)) const gt_precondition *const *gt_module_preconditions(size_t *count)
+{
+    *count = __start_gt_preconditions ? (size_t)(__stop_gt_preconditions - __start_gt_preconditions) : 0;
+    return __start_gt_preconditions;
 }
 
 #ifdef __cplusplus
