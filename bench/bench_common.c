@@ -149,7 +149,7 @@ int gt_bench_case_prepare(const char *prog, const gt_module *m, const char *modu
         fprintf(stderr, "%s: %s\n", prog, err);
         return -1;
     }
-    if (gt_args_check(out->kernel, out->seed->args, out->seed->nargs, err, sizeof err) != 0) {
+    if (gt_seed_case_check(out->seed, m, out->kernel, err, sizeof err) != 0) {
         fprintf(stderr, "%s: %s\n", prog, err);
         gt_seed_case_destroy(out->seed);
         out->seed = NULL;

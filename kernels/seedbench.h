@@ -49,6 +49,11 @@ const gt_seed_bench *gt_seed_bench_find(const char *name);
 int gt_seed_case_create(const gt_seed_bench *b, size_t n, gt_seed_case **out, char *err, size_t errlen);
 void gt_seed_case_destroy(gt_seed_case *c);
 
+/* Checks the case's launch of k (its kernel in module m) as gridtuned checks a launch: the
+ * arguments against k's signature, the buffers against m's extents and the launch against m's
+ * preconditions. Returns 0 or -EINVAL with the check's sentence in err. */
+int gt_seed_case_check(const gt_seed_case *c, const gt_module *m, const gt_kernel_desc *k, char *err, size_t errlen);
+
 /* Fills the output buffer with a poison pattern, so that a workgroup that did not run shows. */
 void gt_seed_case_poison_output(gt_seed_case *c);
 

@@ -156,19 +156,124 @@ static void test_transpose_takes_dst_src_and_n(void **state)
     assert_string_equal(k->params[2].type, "int32_t");
 }
 
-static void test_every_benchmark_passes_the_argument_check(void **state)
+/* Signature, extents and preconditions: the benchmarks' launches are legal. */
+static void test_every_benchmark_passes_the_launch_checks(void **state)
 {
     const fixture *f = *state;
     size_t nbenches;
     const gt_seed_bench *b = gt_seed_benches(&nbenches);
     for (size_t i = 0; i < nbenches; i++) {
         gt_seed_case *c = case_make(b[i].name, TEST_N);
-        char err[256] = "";
-        int rc = gt_args_check(kernel_of(f, &b[i]), c->args, c->nargs, err, sizeof err);
+        char err[1024] = "";
+        int rc = gt_seed_case_check(c, f->module, kernel_of(f, &b[i]), err, sizeof err);
         gt_seed_case_destroy(c);
         if (rc != 0)
             fail_msg("%s: %s", b[i].name, err);
     }
+}
+
+/* One way to get a seed launch wrong; each is applied to a case that passes. */
+typedef struct mistake {
+    const char *what;
+    void (*apply)(gt_seed_case *c);
+} mistake;
+
+static void n_one_row_more(gt_seed_case *c)
+{
+    c->args[c->nbuffers].v.i32 += 16;
+}
+
+static void n_one_row_less(gt_seed_case *c)
+{
+    c->args[c->nbuffers].v.i32 -= 16;
+}
+
+static void n_negative(gt_seed_case *c)
+{
+    c->args[c->nbuffers].v.i32 = -c->args[c->nbuffers].v.i32;
+}
+
+static void n_huge(gt_seed_case *c)
+{
+    c->args[c->nbuffers].v.i32 = 100000000;
+}
+
+/* The same items, laid out in one dimension fewer or more: x * n and y * n then reach rows
+ * that are not there. */
+static void range_flattened_or_stacked(gt_seed_case *c)
+{
+    if (c->range.dims == 2)
+        c->range = (gt_range){.dims = 1, .global = {c->n * c->n, 1, 1}, .local = {16, 1, 1}};
+    else
+        c->range = (gt_range){.dims = 2, .global = {c->n, c->n, 1}, .local = {16, 16, 1}};
+}
+
+static void range_made_3d(gt_seed_case *c)
+{
+    c->range.dims = 3;
+    c->range.global[2] = 2;
+    c->range.local[2] = 1;
+}
+
+static void range_wider_than_n(gt_seed_case *c)
+{
+    c->range.global[0] += 16;
+}
+
+static void buffer_short(gt_seed_case *c, unsigned i)
+{
+    if (i < c->nbuffers)
+        c->buffer_bytes[i] -= 4;
+}
+
+static void output_short(gt_seed_case *c)
+{
+    buffer_short(c, 0);
+}
+
+static void first_input_short(gt_seed_case *c)
+{
+    buffer_short(c, 1);
+}
+
+static void second_input_short(gt_seed_case *c)
+{
+    buffer_short(c, c->nbuffers > 2 ? 2 : 1);
+}
+
+static const mistake mistakes[] = {
+    {"n one row more", n_one_row_more},
+    {"n one row less", n_one_row_less},
+    {"n negative", n_negative},
+    {"n = 100000000", n_huge},
+    {"the range flattened or stacked", range_flattened_or_stacked},
+    {"a 3-D range", range_made_3d},
+    {"the range wider than n", range_wider_than_n},
+    {"the output one element short", output_short},
+    {"the first input one element short", first_input_short},
+    {"the last input one element short", second_input_short},
+};
+
+/* Every mistake, on every seed kernel, is refused before anything runs: none can take a kernel
+ * out of its buffers. */
+static void test_every_seed_kernel_refuses_launches_out_of_bounds(void **state)
+{
+    const fixture *f = *state;
+    size_t nbenches;
+    const gt_seed_bench *b = gt_seed_benches(&nbenches);
+    for (size_t i = 0; i < nbenches; i++)
+        for (size_t m = 0; m < sizeof mistakes / sizeof mistakes[0]; m++) {
+            gt_seed_case *c = case_make(b[i].name, TEST_N);
+            mistakes[m].apply(c);
+            char err[1024] = "";
+            int rc = gt_seed_case_check(c, f->module, kernel_of(f, &b[i]), err, sizeof err);
+            gt_seed_case_destroy(c);
+            if (rc != -EINVAL)
+                fail_msg("%s with %s: the launch checks returned %d; expected a refusal", b[i].name,
+                         mistakes[m].what, rc);
+            if (!strstr(err, "precondition") && !strstr(err, "work-items of"))
+                fail_msg("%s with %s: %s", b[i].name, mistakes[m].what, err);
+        }
 }
 
 /* ---- kernels against references ------------------------------------------------------------ */
@@ -284,7 +389,8 @@ int main(void)
         cmocka_unit_test(test_module_lists_the_seven_seed_kernels),
         cmocka_unit_test(test_seed_kernels_have_the_expected_parameter_kinds),
         cmocka_unit_test(test_transpose_takes_dst_src_and_n),
-        cmocka_unit_test(test_every_benchmark_passes_the_argument_check),
+        cmocka_unit_test(test_every_benchmark_passes_the_launch_checks),
+        cmocka_unit_test(test_every_seed_kernel_refuses_launches_out_of_bounds),
         cmocka_unit_test(test_integral_rows_matches_reference),
         cmocka_unit_test(test_integral_cols_matches_reference),
         cmocka_unit_test(test_conv11_matches_reference),
