@@ -23,7 +23,10 @@ static const char source_kernel[] =
     "    dst[x * (size_t)n + y] = src[x * (size_t)n + y] * k;\n"
     "}\n"
     "GT_BUFFER_EXTENT(scale_columns, dst, sizeof(float));\n"
-    "GT_BUFFER_EXTENT(scale_columns, src, sizeof(float));\n";
+    "GT_BUFFER_EXTENT(scale_columns, src, sizeof(float));\n"
+    "GT_REQUIRE(scale_columns, gt_work_dim() == 2);\n"
+    "GT_REQUIRE(scale_columns, gt_param(n) > 0 && gt_global_size(0) == (size_t)gt_param(n) &&\n"
+    "                          gt_global_size(1) == (size_t)gt_param(n));\n";
 
 typedef struct demo {
     gt_client *c;

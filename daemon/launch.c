@@ -285,7 +285,7 @@ static bool parse_launch(const gt_request *r, launch_job *j)
     if (!gt_parse_range(r, cJSON_GetObjectItemCaseSensitive(r->msg, "range"), &j->range) ||
         !gt_field_typed(r, r->msg, "args", cJSON_Array, "an array of arguments", &args) ||
         !gt_parse_args(r, args, k->desc, j->args, j->bufs, &j->nargs) ||
-        !gt_check_extents(r, k->module, k->desc, &j->range, j->bufs, j->nargs) ||
+        !gt_check_bounds(r, k->module, k->desc, &j->range, j->args, j->bufs, j->nargs) ||
         !gt_parse_options(r, cJSON_GetObjectItemCaseSensitive(r->msg, "options"), &j->cfg) || !parse_waits(r, j))
         return false;
     for (unsigned i = 0; i < j->nargs; i++)

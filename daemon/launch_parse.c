@@ -206,8 +206,8 @@ bool gt_parse_args(const gt_request *r, const cJSON *v, const gt_kernel_desc *de
     return true;
 }
 
-bool gt_check_extents(const gt_request *r, const gt_module *m, const gt_kernel_desc *desc, const gt_range *range,
-                      gt_shm *const *bufs, unsigned nargs)
+bool gt_check_bounds(const gt_request *r, const gt_module *m, const gt_kernel_desc *desc, const gt_range *range,
+                     const gt_arg_value *args, gt_shm *const *bufs, unsigned nargs)
 {
     size_t bytes[GT_MAX_ARGS] = {0};
     for (unsigned i = 0; i < nargs; i++)
@@ -215,20 +215,8 @@ bool gt_check_extents(const gt_request *r, const gt_module *m, const gt_kernel_d
     /* gt_range_check allows at most 2^32 workgroups of at most 2^16 items: no overflow */
     uint64_t items = (uint64_t)range->global[0] * range->global[1] * range->global[2];
     char err[1024];
-    if (gt_extents_check(m, desc, items, bytes, err, sizeof err) != 0) {
-        gt_request_fail(r, GT_ERR_ARGS, EINVAL, "launch: %s", err);
-        return false;
-    }
-    /* The preconditions read the scalars too, which the caller holds apart from the buffers:
-       they are read again from the request's args, which gt_parse_args has already accepted
-       (so parse_arg cannot fail here, and yields the very values the kernel will get). */
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(r->msg, "args");
-    gt_arg_value args[GT_MAX_ARGS];
-    gt_shm *again[GT_MAX_ARGS];
-    for (unsigned i = 0; i < nargs; i++)
-        if (!parse_arg(r, i, cJSON_GetArrayItem(v, (int)i), &args[i], &again[i]))
-            return false;
-    if (gt_preconditions_check(m, desc, range, args, bytes, err, sizeof err) != 0) {
+    if (gt_extents_check(m, desc, items, bytes, err, sizeof err) != 0 ||
+        gt_preconditions_check(m, desc, range, args, bytes, err, sizeof err) != 0) {
         gt_request_fail(r, GT_ERR_ARGS, EINVAL, "launch: %s", err);
         return false;
     }

@@ -15,12 +15,12 @@ bool gt_parse_range(const gt_request *r, const cJSON *v, gt_range *out);
  * buffer of argument i or NULL; borrowed), then all are checked against the signature. */
 bool gt_parse_args(const gt_request *r, const cJSON *v, const gt_kernel_desc *desc, gt_arg_value *args,
                    gt_shm **bufs, unsigned *nargs);
-/* The buffer arguments (bufs from gt_parse_args) against the extents module m declares for
- * desc: each must hold its bytes per work-item for every work-item of range. Then the
- * preconditions m declares for desc (GT_REQUIRE), over range, the buffers' sizes and the
- * scalars (read again from the request's args, which gt_parse_args accepted). */
-bool gt_check_extents(const gt_request *r, const gt_module *m, const gt_kernel_desc *desc, const gt_range *range,
-                      gt_shm *const *bufs, unsigned nargs);
+/* Whether a launch stays inside its buffers, as far as module m says: the buffer arguments
+ * (args and bufs from gt_parse_args) against the extents m declares for desc (each must hold
+ * its bytes per work-item for every work-item of range), then the preconditions m declares
+ * for desc (GT_REQUIRE) over range, the buffers' sizes and the scalars. */
+bool gt_check_bounds(const gt_request *r, const gt_module *m, const gt_kernel_desc *desc, const gt_range *range,
+                     const gt_arg_value *args, gt_shm *const *bufs, unsigned nargs);
 /* options: schedule, tuning, budget, metric, applied over cfg (the daemon's defaults). */
 bool gt_parse_options(const gt_request *r, const cJSON *v, gt_tune_config *cfg);
 
