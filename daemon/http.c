@@ -110,8 +110,8 @@ static bool check_peer(const gt_http *h, struct evhttp_request *req, http_peer *
         send_error(req, 403, "Forbidden", "gridtuned cannot tell who is asking");
         return false;
     }
-    bool privileged = cred.uid == getuid() || cred.uid == 0;
-    if (!h->d->cfg->system && !privileged) {
+    bool privileged = gt_report_reader_sees_all(h->d->cfg->system, (unsigned)cred.uid);
+    if (!h->d->cfg->system && cred.uid != getuid() && cred.uid != 0) {
         gt_log_warn("refused HTTP client %d: it runs as uid %u, and this per-user gridtuned serves uid %u only",
                     (int)cred.pid, (unsigned)cred.uid, (unsigned)getuid());
         send_error(req, 403, "Forbidden", "this per-user gridtuned serves uid %u only", (unsigned)getuid());

@@ -3,6 +3,7 @@
 #ifndef GT_REPORT_RING_H
 #define GT_REPORT_RING_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,5 +20,10 @@ const char *gt_report_ring_get(const gt_report_ring *r, size_t index, uint64_t *
 /* The report with this id, or NULL when it is not (or no longer) kept; uid (may be NULL)
  * gets the uid of the client that launched it. */
 const char *gt_report_ring_find(const gt_report_ring *r, uint64_t id, unsigned *uid);
+
+/* Whether a reader running as uid may read every report, whoever launched it: in system mode
+ * the group shares the daemon, not its users' launches, so a reader sees its own uid's
+ * reports unless it runs as the daemon's user or root. Per-user mode serves one user. */
+bool gt_report_reader_sees_all(bool system_mode, unsigned uid);
 
 #endif

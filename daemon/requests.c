@@ -130,9 +130,7 @@ static void handle_reports(const gt_request *r)
     if (!gt_field_uint(r, r->msg, "limit", 1, 1000, true, 20, &limit))
         return;
     const gt_report_ring *ring = r->s->d->reports;
-    /* In system mode the group shares the daemon, not its users' launches: a client sees its
-       own uid's reports, unless it runs as the daemon's user or root. */
-    bool all = !r->s->d->cfg->system || r->s->uid == getuid() || r->s->uid == 0;
+    bool all = gt_report_reader_sees_all(r->s->d->cfg->system, (unsigned)r->s->uid);
     cJSON *res = cJSON_CreateObject(), *list = cJSON_AddArrayToObject(res, "reports");
     unsigned uid;
     const char *json;
