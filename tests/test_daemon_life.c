@@ -866,7 +866,11 @@ static void test_descriptor_limit(void **state)
 {
     (void)state;
     struct rlimit tight = {.rlim_cur = 200, .rlim_max = 300};
-    assert_int_equal(setrlimit(RLIMIT_NOFILE, &tight), 0);
+    if (setrlimit(RLIMIT_NOFILE, &tight) != 0) { /* valgrind keeps descriptors of its own and refuses */
+        print_message("test_descriptor_limit skipped: cannot lower this process's descriptor limit: %s\n",
+                      strerror(errno));
+        skip();
+    }
     life l = {.helper = 0};
     start_daemon(&l, "descriptor_limit");
     struct rlimit daemon_limit;
