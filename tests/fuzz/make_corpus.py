@@ -26,7 +26,11 @@ FDS = {"buffer_create": 1}
 # Option strings beside the ones the traces hold: allowed and refused forms of daemon/build_options.c.
 OPTIONS = ["-O2 -DN=4 -march=native -ffast-math", "-O0 -g -std=c11 -pedantic -Wall -Wno-unused -UNDEBUG",
            "-fno-tree-vectorize -funroll-loops -fvect-cost-model=cheap -mtune=generic",
-           "-o /tmp/x", "-fplugin=x", "-Wl,-rpath,/x", "-I/etc", "-fdump-tree-all", "-D1X", "-march=../../x"]
+           "-o /tmp/x", "-fplugin=x", "-Wl,-rpath,/x", "-I/etc", "-fdump-tree-all", "-D1X", "-march=../../x",
+           "-fsanitize=address", "-O2 -fsanitize=address -g", "-fno-sanitize=all", "-fprofile-generate",
+           "--coverage", "-pg", "-finstrument-functions", "-specs=x", "-B/tmp", "-wrapper", "-Wa", "-Xlinker",
+           "-lm", "-L.", "-fopenmp", "-include", "-iquote.", "--sysroot=x", "@file", "-MF", "-save-temps=obj",
+           "-frecord-gcc-switches", "-x"]
 
 
 def frame(msg):
