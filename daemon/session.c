@@ -296,7 +296,10 @@ void gt_session_close(gt_session *s, const char *reason)
 {
     if (atomic_exchange(&s->closed, true))
         return;
-    gt_log_info("client %d: session closed: %s", (int)s->pid, reason);
+    if (s->refusal[0]) /* log_refusal said why, once a second at most */
+        gt_log_debug("client %d: session closed: %s", (int)s->pid, reason);
+    else
+        gt_log_info("client %d: session closed: %s", (int)s->pid, reason);
     event_del(s->read_ev);
     event_del(s->write_ev);
     event_del(s->frame_timer);
