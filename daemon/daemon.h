@@ -58,7 +58,7 @@ typedef struct gt_daemon {
     unsigned queued_fds;  /* descriptors received ahead of their frames, all sessions */
     int64_t refusal_logged_ms;  /* refused connections are logged once a second at most */
     unsigned refusals_unlogged; /* and counted in between */
-    char http[64];        /* the address /status and /metrics are served on, or "" */
+    char http[sizeof GT_HTTP_UNIX + sizeof ((struct sockaddr_un *)0)->sun_path]; /* where HTTP is served, or "" */
 } gt_daemon;
 
 int64_t gt_unix_ms(void);

@@ -31,7 +31,7 @@ typedef struct daemon_fixture {
     char wisdom[PATH_MAX];
     pid_t pid;    /* the detached daemon's, from its status; 0 once it was waited for */
     int exit_status; /* its wait status, once it was waited for */
-    char http[64]; /* the address /status says HTTP is served on, or "" */
+    char http[128]; /* the address /status says HTTP is served on ("unix:" and a socket path, or ADDR:PORT), or "" */
 } daemon_fixture;
 
 /* Starts `gridtuned --socket DIR/s.sock --wisdom DIR/wisdom.json --cache-dir DIR/cache

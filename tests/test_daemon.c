@@ -716,7 +716,7 @@ typedef struct http_answer {
 /* One HTTP/1.0 request to the daemon's HTTP address, read until the daemon closes. */
 static http_answer http_request(const char *method, const char *path)
 {
-    char host[64];
+    char host[sizeof fx.http];
     snprintf(host, sizeof host, "%s", fx.http);
     char *colon = strrchr(host, ':');
     if (!colon)
