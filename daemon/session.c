@@ -269,6 +269,7 @@ gt_session *gt_session_open(gt_daemon *d, int fd, uid_t uid, pid_t pid)
         /* The hello is answered with the refusal, so that the client's gt_connect can say why;
            answering before it comes would race with the client's write of it. */
         log_refusal(d, pid, uid, s->refusal);
+        d->stats.clients_refused++;
         s->refusal_errno = -rc;
         evtimer_add(s->frame_timer, &(struct timeval){.tv_sec = GT_REFUSED_LINGER_S});
         return s;

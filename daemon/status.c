@@ -4,6 +4,7 @@
 
 #include "build.h"
 #include "session.h"
+#include "usage.h"
 
 #include "client/protocol.h"
 #include "tuner/report.h"
@@ -52,7 +53,8 @@ static void add_probes(cJSON *s, const gt_daemon *d)
 cJSON *gt_status_build(const gt_daemon *d)
 {
     const gt_daemon_config *cfg = d->cfg;
-    cJSON *s = cJSON_CreateObject(), *wisdom = cJSON_CreateObject(), *groups = cJSON_CreateObject();
+    cJSON *s = cJSON_CreateObject(), *wisdom = cJSON_CreateObject(), *groups = cJSON_CreateObject(),
+          *buffers = cJSON_CreateObject();
     cJSON_AddStringToObject(s, "daemon", "gridtuned " GT_VERSION);
     cJSON_AddNumberToObject(s, "protocol", GT_PROTOCOL_VERSION);
     cJSON_AddNumberToObject(s, "pid", (double)getpid());
@@ -75,6 +77,11 @@ cJSON *gt_status_build(const gt_daemon *d)
     else
         cJSON_AddNullToObject(s, "http");
     cJSON_AddNumberToObject(s, "clients", d->stats.clients);
+    cJSON_AddNumberToObject(s, "clients_refused", (double)d->stats.clients_refused);
+    gt_usage_counts held = gt_usage_total(d->usage);
+    cJSON_AddNumberToObject(buffers, "count", held.buffers);
+    cJSON_AddNumberToObject(buffers, "bytes", (double)held.buffer_bytes);
+    cJSON_AddItemToObject(s, "buffers", buffers);
     cJSON_AddItemToObject(s, "launches", launches_object(d));
     cJSON_AddNumberToObject(groups, "total", (double)d->stats.workgroups);
     cJSON_AddNumberToObject(groups, "analysis", (double)d->stats.workgroups_analysis);
@@ -83,7 +90,8 @@ cJSON *gt_status_build(const gt_daemon *d)
     cJSON_AddNumberToObject(s, "errors", (double)d->stats.errors);
     /* Each Add above fails only without memory; one check of the whole tree catches it. */
     if (!s || !cJSON_GetObjectItemCaseSensitive(s, "errors") || !cJSON_GetObjectItemCaseSensitive(s, "counters") ||
-        !cJSON_GetObjectItemCaseSensitive(s, "launches") || !cJSON_GetObjectItemCaseSensitive(s, "workgroups")) {
+        !cJSON_GetObjectItemCaseSensitive(s, "launches") || !cJSON_GetObjectItemCaseSensitive(s, "workgroups") ||
+        !cJSON_GetObjectItemCaseSensitive(s, "buffers")) {
         cJSON_Delete(s);
         return NULL;
     }
@@ -93,6 +101,7 @@ cJSON *gt_status_build(const gt_daemon *d)
 int gt_status_metrics(const gt_daemon *d, struct evbuffer *out)
 {
     const gt_stats *st = &d->stats;
+    gt_usage_counts held = gt_usage_total(d->usage);
     double fraction = st->workgroups ? (double)st->workgroups_analysis / (double)st->workgroups : 0;
     int n = evbuffer_add_printf(
         out,
@@ -125,9 +134,19 @@ int gt_status_metrics(const gt_daemon *d, struct evbuffer *out)
         "gridtune_samples_disturbed_total %" PRIu64 "\n"
         "# HELP gridtune_clients Connected clients.\n"
         "# TYPE gridtune_clients gauge\n"
-        "gridtune_clients %u\n",
+        "gridtune_clients %u\n"
+        "# HELP gridtune_clients_refused_total Connections refused by --max-clients or --max-user-clients.\n"
+        "# TYPE gridtune_clients_refused_total counter\n"
+        "gridtune_clients_refused_total %" PRIu64 "\n"
+        "# HELP gridtune_buffers Buffers mapped for all clients (each one mapping).\n"
+        "# TYPE gridtune_buffers gauge\n"
+        "gridtune_buffers %u\n"
+        "# HELP gridtune_buffer_bytes Bytes of the buffers mapped for all clients.\n"
+        "# TYPE gridtune_buffer_bytes gauge\n"
+        "gridtune_buffer_bytes %" PRIu64 "\n",
         st->succeeded, st->failed, st->cancelled, st->launches - st->succeeded - st->failed - st->cancelled,
         st->workgroups_analysis, st->workgroups - st->workgroups_analysis, fraction, st->wisdom_hits,
-        st->wisdom_entries, st->errors, st->disturbed_samples, st->clients);
+        st->wisdom_entries, st->errors, st->disturbed_samples, st->clients, st->clients_refused, held.buffers,
+        held.buffer_bytes);
     return n < 0 ? -ENOMEM : 0;
 }

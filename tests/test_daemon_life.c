@@ -736,6 +736,9 @@ static void test_user_clients(void **state)
     expect_refused(&l->fx, "--max-user-clients 2");
     assert_true(daemon_fixture_log_has_line(&l->fx, "has 2 clients connected, the most gridtuned serves for one "
                                                     "user (--max-user-clients 2)"));
+    cJSON *st = daemon_fixture_status(a);
+    assert_int_equal(daemon_fixture_status_number(st, "clients_refused"), 1);
+    cJSON_Delete(st);
     gt_disconnect(b);
     daemon_fixture_wait_quiet(a, 1);
     b = daemon_fixture_connect(&l->fx);
@@ -792,6 +795,10 @@ static void test_total_buffers(void **state)
     assert_api_error(&l->fx, a, gt_buffer_create(a, 4096, &more), GT_ERR_LIMIT, ENOSPC,
                      "gridtuned holds 2 buffers for all its clients");
     assert_non_null(strstr(gt_last_error(a), "(--max-total-buffers 2)"));
+    cJSON *st = daemon_fixture_status(a);
+    assert_int_equal(daemon_fixture_status_number(st, "buffers.count"), 2);
+    assert_int_equal(daemon_fixture_status_number(st, "buffers.bytes"), 600 * 1024 + 4096);
+    cJSON_Delete(st);
     /* A client that goes gives its share back. */
     gt_disconnect(b);
     daemon_fixture_wait_quiet(a, 1);
