@@ -111,9 +111,12 @@ static bool check_peer(const gt_http *h, struct evhttp_request *req, http_peer *
         return false;
     }
     bool privileged = gt_report_reader_sees_all(h->d->cfg->system, (unsigned)cred.uid);
+    unsigned held;
     if (!h->d->cfg->system && cred.uid != getuid() && cred.uid != 0) {
-        gt_log_warn("refused HTTP client %d: it runs as uid %u, and this per-user gridtuned serves uid %u only",
-                    (int)cred.pid, (unsigned)cred.uid, (unsigned)getuid());
+        if (gt_log_limit_pass(&h->d->refusal_log, &held))
+            gt_log_warn("refused HTTP client %d: it runs as uid %u, and this per-user gridtuned serves uid %u only "
+                        "(%u more refusals since the last such line)", (int)cred.pid, (unsigned)cred.uid,
+                        (unsigned)getuid(), held);
         send_error(req, 403, "Forbidden", "this per-user gridtuned serves uid %u only", (unsigned)getuid());
         return false;
     }

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+
+#define LOG_LIMIT_MS 1000 /* gt_log_limit: one line a second */
 #include <unistd.h>
 
 static const char *const level_names[] = {"error", "warn", "info", "debug"};
@@ -119,4 +121,19 @@ void gt_log(gt_log_level level, const char *fmt, ...)
     va_end(ap);
     fputc('\n', out);
     pthread_mutex_unlock(&log_state.lock);
+}
+
+bool gt_log_limit_pass(gt_log_limit *l, unsigned *held)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    int64_t now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    if (l->passed_ms && now - l->passed_ms < LOG_LIMIT_MS) {
+        l->held++;
+        return false;
+    }
+    *held = l->held;
+    l->held = 0;
+    l->passed_ms = now;
+    return true;
 }

@@ -3,7 +3,9 @@
 #ifndef GT_LOG_H
 #define GT_LOG_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 typedef enum gt_log_level {
     GT_LOG_ERROR,
@@ -27,5 +29,16 @@ void gt_log(gt_log_level level, const char *fmt, ...) __attribute__((format(prin
 #define gt_log_warn(...) gt_log(GT_LOG_WARN, __VA_ARGS__)
 #define gt_log_info(...) gt_log(GT_LOG_INFO, __VA_ARGS__)
 #define gt_log_debug(...) gt_log(GT_LOG_DEBUG, __VA_ARGS__)
+
+/* For lines a client can cause as often as it likes (refused connections or requests): at
+ * most one a second passes, so a client in a loop cannot fill the log or the disk. */
+typedef struct gt_log_limit {
+    int64_t passed_ms; /* CLOCK_MONOTONIC */
+    unsigned held;     /* lines held back since the last that passed */
+} gt_log_limit;
+
+/* True when this line may be logged; *held then gets how many were held back before it (to
+ * say so in the line). One limit belongs to one thread. */
+bool gt_log_limit_pass(gt_log_limit *l, unsigned *held);
 
 #endif

@@ -15,8 +15,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define REFUSAL_LOG_MS 1000
-
 static void trace(gt_session *s, const char *dir, const char *request, const cJSON *msg)
 {
     FILE *f = s->d->trace;
@@ -222,22 +220,17 @@ static void on_readable(evutil_socket_t fd, short what, void *arg)
     gt_session_unref(s);
 }
 
-/* A client that connects in a loop must not fill the log: one line a second at most, which
- * counts the refusals it did not show. */
+/* A client that connects in a loop must not fill the log. */
 static void log_refusal(gt_daemon *d, pid_t pid, uid_t uid, const char *why)
 {
-    int64_t now = gt_unix_ms();
-    if (now - d->refusal_logged_ms < REFUSAL_LOG_MS) {
-        d->refusals_unlogged++;
+    unsigned held;
+    if (!gt_log_limit_pass(&d->refusal_log, &held))
         return;
-    }
-    if (d->refusals_unlogged)
+    if (held)
         gt_log_warn("refused client %d (uid %u): %s (and %u other clients since the last such line)", (int)pid,
-                    (unsigned)uid, why, d->refusals_unlogged);
+                    (unsigned)uid, why, held);
     else
         gt_log_warn("refused client %d (uid %u): %s", (int)pid, (unsigned)uid, why);
-    d->refusal_logged_ms = now;
-    d->refusals_unlogged = 0;
 }
 
 gt_session *gt_session_open(gt_daemon *d, int fd, uid_t uid, pid_t pid)
