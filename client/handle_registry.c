@@ -95,8 +95,28 @@ static void take_out(size_t hole)
     }
 }
 
+/* A fork() while another thread holds the lock would leave the child's copy locked for ever:
+ * the lock is taken around fork, so the child may gt_connect anew (it must not use its
+ * parent's clients, whose reader threads did not come with it). */
+static void lock_for_fork(void)
+{
+    pthread_mutex_lock(&registry_lock);
+}
+
+static void unlock_after_fork(void)
+{
+    pthread_mutex_unlock(&registry_lock);
+}
+
+static void watch_forks(void)
+{
+    pthread_atfork(lock_for_fork, unlock_after_fork, unlock_after_fork);
+}
+
 int gt_handle_add(const void *h, gt_handle_kind kind, const gt_client *owner)
 {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, watch_forks);
     pthread_mutex_lock(&registry_lock);
     int rc = (count + 1) * 2 > capacity ? grow() : 0;
     if (!rc) {

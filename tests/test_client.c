@@ -23,6 +23,8 @@
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +33,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1359,6 +1362,61 @@ static void test_many_handles_released_in_any_order(void **state)
     assert_int_equal(gt_disconnect(c), 0);
 }
 
+/* ---- fork ---------------------------------------------------------------------------------- */
+
+#define FORK_HAMMERS 2
+#define FORKS 300
+#define CHILD_GUARD_SECONDS 5 /* a guard against a hang, not a timing assertion */
+
+typedef struct hammer {
+    gt_buffer *b;
+    atomic_bool stop;
+} hammer;
+
+/* Looks the buffer up, taking the handle registry's lock, as fast as it can. */
+static void *hammer_main(void *arg)
+{
+    hammer *h = arg;
+    while (!atomic_load(&h->stop))
+        (void)gt_buffer_size(h->b);
+    return NULL;
+}
+
+/* Threads look handles up without pause while the test forks: a child that inherited the
+ * registry's lock held by one of them would wait for ever in its first call. Each child makes
+ * one call under an alarm; before the fork handlers, some children hung. */
+static void test_fork_while_handles_are_looked_up(void **state)
+{
+    fake *f = *state;
+    gt_client *c = connect_ok(f, NULL);
+    hammer h = {.b = buffer_ok(c, 64)};
+    pthread_t threads[FORK_HAMMERS];
+    for (int i = 0; i < FORK_HAMMERS; i++)
+        assert_int_equal(pthread_create(&threads[i], NULL, hammer_main, &h), 0);
+    unsigned hung = 0;
+    for (int i = 0; i < FORKS; i++) {
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            alarm(CHILD_GUARD_SECONDS);
+            _exit(gt_buffer_size(h.b) == 64 ? 0 : 1);
+        }
+        int status;
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
+            hung++;
+        else
+            assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    }
+    atomic_store(&h.stop, true);
+    for (int i = 0; i < FORK_HAMMERS; i++)
+        pthread_join(threads[i], NULL);
+    if (hung)
+        fail_msg("%u of %d children hung on the handle registry's lock", hung, FORKS);
+    assert_int_equal(gt_buffer_release(h.b), 0);
+    assert_int_equal(gt_disconnect(c), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1394,6 +1452,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_buffer_of_another_client, setup, teardown),
         cmocka_unit_test_setup_teardown(test_client_used_after_disconnect, setup, teardown),
         cmocka_unit_test_setup_teardown(test_many_handles_released_in_any_order, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fork_while_handles_are_looked_up, setup, teardown),
     };
     const char *log_path = getenv(ENV_REQUESTS_FILE);
     if (log_path && *log_path && !(request_log = fopen(log_path, "w"))) {
