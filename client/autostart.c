@@ -1,5 +1,7 @@
 /* autostart.c: start gridtuned, wait for its first process, connect (autostart.h).
- * The program is $GRIDTUNE_DAEMON, else gridtuned found in $PATH, else the installed one.
+ * The program is $GRIDTUNE_DAEMON, else gridtuned found in $PATH, else the installed one: at
+ * the prefix the build was configured for, else where the install put it relative to this
+ * library (an install under another prefix).
  * Its first process exits 0 once the socket listens, 3 when another daemon already serves
  * it, anything else after printing why on its stderr (which is ours). Another program may
  * be starting a daemon at the same moment, so connecting is retried for a while. */
@@ -7,6 +9,7 @@
 
 #include "connection.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -19,8 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifndef GT_DAEMON_INSTALL_PATH
-#error "GT_DAEMON_INSTALL_PATH must name the installed gridtuned (client/CMakeLists.txt defines it)"
+#if !defined GT_DAEMON_INSTALL_PATH || !defined GT_LIB_TO_BIN
+#error "GT_DAEMON_INSTALL_PATH and GT_LIB_TO_BIN must locate the installed gridtuned (client/CMakeLists.txt)"
 #endif
 
 #define DAEMON_NAME "gridtuned"
@@ -68,6 +71,33 @@ static bool is_program(const char *path)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
 }
 
+/* An install under another prefix than the configured one: gridtuned is GT_LIB_TO_BIN from
+ * the directory of the object this code is in (libgridtune.so), or beside it (a program that
+ * links libgridtune.a). NULL when neither is there. */
+static const char *daemon_beside_library(char *buf, size_t len)
+{
+    Dl_info info;
+    char self[PATH_MAX];
+    const char *object = dladdr((void *)daemon_beside_library, &info) && info.dli_fname && info.dli_fname[0] == '/'
+                             ? info.dli_fname
+                             : NULL;
+    if (!object) { /* the main program: its path is not in the link map */
+        ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+        if (n <= 0)
+            return NULL;
+        self[n] = '\0';
+        object = self;
+    }
+    const char *slash = strrchr(object, '/');
+    const char *tries[] = {GT_LIB_TO_BIN "/" DAEMON_NAME, DAEMON_NAME};
+    for (size_t i = 0; i < sizeof tries / sizeof tries[0]; i++) {
+        int w = snprintf(buf, len, "%.*s/%s", (int)(slash - object), object, tries[i]);
+        if (w > 0 && (size_t)w < len && is_program(buf))
+            return buf;
+    }
+    return NULL;
+}
+
 /* The daemon program: $GRIDTUNE_DAEMON, gridtuned in $PATH (written into buf), or the
  * installed path. */
 static const char *find_daemon(char *buf, size_t len)
@@ -83,7 +113,10 @@ static const char *find_daemon(char *buf, size_t len)
             return buf;
         p += n + (p[n] == ':');
     }
-    return GT_DAEMON_INSTALL_PATH;
+    if (is_program(GT_DAEMON_INSTALL_PATH))
+        return GT_DAEMON_INSTALL_PATH;
+    const char *beside = daemon_beside_library(buf, len);
+    return beside ? beside : GT_DAEMON_INSTALL_PATH; /* the error then names the configured path */
 }
 
 /* Starts prog --socket path with a clean signal state: the daemon must not inherit the
