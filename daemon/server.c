@@ -68,12 +68,24 @@ static int group_id(const char *name, gid_t *out, char *err, size_t errlen)
     return 0;
 }
 
-/* System mode: the directory and socket are open to one group. */
+/* System mode: the directory and socket are open to one group. A directory that was there
+ * already is given to the group only when it is a private one of this user (systemd's
+ * RuntimeDirectory=, or one made for the socket): one that others may enter, such as /tmp or
+ * /run, is shared with other programs and stays as it is. */
 static int group_dir(const char *dir, gid_t gid, char *err, size_t errlen)
 {
-    if (mkdir(dir, 0750) != 0 && errno != EEXIST) {
+    bool made = mkdir(dir, 0750) == 0;
+    if (!made && errno != EEXIST) {
         snprintf(err, errlen, "cannot create the socket directory %s: %s", dir, strerror(errno));
         return -errno;
+    }
+    struct stat st;
+    if (!made && stat(dir, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_uid != getuid() || (st.st_mode & 007))) {
+        bool group_enters = (st.st_mode & 001) || (st.st_gid == gid && (st.st_mode & 010));
+        if (!group_enters)
+            gt_log_warn("the socket directory %s is not open to the group %u; its members may not reach the socket",
+                        dir, (unsigned)gid);
+        return 0;
     }
     if (chown(dir, (uid_t)-1, gid) != 0 || chmod(dir, 0750) != 0) {
         snprintf(err, errlen, "cannot give the socket directory %s to its group: %s", dir, strerror(errno));

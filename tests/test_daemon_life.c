@@ -890,6 +890,47 @@ static void test_descriptor_limit(void **state)
     daemon_fixture_clean_up(&l.fx);
 }
 
+/* System mode with --socket in a directory others share (mode 0755 here, like /run or /tmp):
+ * gridtuned serves there but leaves the directory's owner and mode alone. It used to chmod
+ * and chown whatever directory held the socket, so `--socket /tmp/x.sock` closed /tmp to
+ * everyone outside the group. */
+static void test_shared_socket_directory_is_left_alone(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/gt-shared-XXXXXX", sock[64], log[64], wisdom[64];
+    assert_non_null(mkdtemp(dir));
+    assert_int_equal(chmod(dir, 0755), 0);
+    snprintf(sock, sizeof sock, "%s/s.sock", dir);
+    snprintf(log, sizeof log, "%s/log", dir);
+    snprintf(wisdom, sizeof wisdom, "%s/wisdom.json", dir);
+    struct group *g = getgrgid(getgid());
+    assert_non_null(g);
+    struct stat before, after;
+    assert_int_equal(stat(dir, &before), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        execl(GT_GRIDTUNED_PATH, GT_GRIDTUNED_PATH, "--system", "--group", g->gr_name, "--socket", sock, "--foreground",
+              "--log", log, "--wisdom", wisdom, "--no-probes", "--workers", "1", (char *)NULL);
+        _exit(127);
+    }
+    int64_t deadline = now_ms() + DAEMON_FIXTURE_GUARD_SECONDS * 1000;
+    while (access(sock, F_OK) != 0 && now_ms() < deadline && waitpid(pid, NULL, WNOHANG) == 0)
+        sleep_ms(10);
+    bool listened = access(sock, F_OK) == 0;
+    kill(pid, SIGTERM);
+    waitpid(pid, NULL, 0);
+    assert_int_equal(stat(dir, &after), 0);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd) != 0)
+        print_message("could not remove %s\n", dir);
+    if (!listened)
+        fail_msg("gridtuned did not listen on %s", sock);
+    assert_int_equal(after.st_mode & 07777, before.st_mode & 07777);
+    assert_int_equal(after.st_gid, before.st_gid);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -908,6 +949,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_user_buffers, setup_user_buffers, teardown),
         cmocka_unit_test_setup_teardown(test_total_buffers, setup_total_buffers, teardown),
         cmocka_unit_test_setup_teardown(test_out_of_descriptors, setup_out_of_descriptors, teardown),
+        cmocka_unit_test(test_shared_socket_directory_is_left_alone),
         cmocka_unit_test(test_descriptor_limit), /* last: it lowers this process's descriptor limit */
     };
     return cmocka_run_group_tests_name("gridtuned through its clients' lives and its own", tests, NULL, NULL);
