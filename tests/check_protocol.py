@@ -8,7 +8,8 @@ subdirectory is checked as a 2020-12 schema and registered by its $id, so that $
 files resolve. The request types are those with protocol/TYPE.schema.json and
 protocol/TYPE.result.schema.json (one without the other is an error); test_daemon checks that
 they are the types of daemon/requests.c's handlers[], so tests take the list from here. The trace holds one JSON object per line:
-  {"dir": "in", "msg": {...}}                           a frame the daemon received
+  {"dir": "in", "msg": {...}}                           a frame the daemon received (with
+                                                        "fds": N when descriptors came with it)
   {"dir": "out", "request": TYPE or null, "msg": {...}} a result or error the daemon sent
 and optionally "conn": a connection number, since request ids are unique per connection only.
 An "out" line answers the earliest unanswered "in" line of the same connection with the same
