@@ -63,7 +63,8 @@ static void fail(launch_job *j, const char *code, int errnum, const char *fmt, .
     j->ev->errnum = errnum;
 }
 
-/* Why a queued launch must not run, or NULL. */
+/* Whether a queued launch must not run: its client left, gridtuned is stopping, or a launch it
+ * waits for did not succeed. If so, the event's error says which. */
 static bool cancelled(launch_job *j)
 {
     if (atomic_load(&j->s->closed)) {

@@ -52,11 +52,6 @@ int gt_report_ring_add(gt_report_ring *r, uint64_t id, unsigned uid, const char 
     return 0;
 }
 
-size_t gt_report_ring_count(const gt_report_ring *r)
-{
-    return r->count;
-}
-
 const char *gt_report_ring_get(const gt_report_ring *r, size_t index, uint64_t *id, unsigned *uid)
 {
     if (index >= r->count)

@@ -14,7 +14,6 @@ void gt_report_ring_free(gt_report_ring *r);
 /* Keeps a copy of json under id, with the uid of the client that launched it, dropping the
  * oldest when full. 0 or -ENOMEM. */
 int gt_report_ring_add(gt_report_ring *r, uint64_t id, unsigned uid, const char *json);
-size_t gt_report_ring_count(const gt_report_ring *r);
 /* The index-th newest (0 = newest), or NULL past the end; id and uid may be NULL. */
 const char *gt_report_ring_get(const gt_report_ring *r, size_t index, uint64_t *id, unsigned *uid);
 /* The report with this id, or NULL when it is not (or no longer) kept; uid (may be NULL)

@@ -15,7 +15,9 @@
 #include <string.h>
 #include <unistd.h>
 
-static void trace(gt_session *s, const char *dir, const char *request, const cJSON *msg)
+/* One line of --trace: a frame received ("in", with "fds" when descriptors came with it) or
+ * an answer ("out", with the type of the request it answers). */
+static void trace(gt_session *s, const char *dir, const char *request, const cJSON *msg, unsigned nfds)
 {
     FILE *f = s->d->trace;
     if (!f)
@@ -24,8 +26,9 @@ static void trace(gt_session *s, const char *dir, const char *request, const cJS
     cJSON *copy = cJSON_Duplicate(msg, 1);
     if (line && copy && cJSON_AddNumberToObject(line, "conn", (double)s->serial) &&
         cJSON_AddStringToObject(line, "dir", dir) &&
-        (strcmp(dir, "in") == 0 ||
-         (request ? cJSON_AddStringToObject(line, "request", request) : cJSON_AddNullToObject(line, "request"))) &&
+        (strcmp(dir, "in") == 0 ? nfds == 0 || cJSON_AddNumberToObject(line, "fds", (double)nfds)
+         : request ? cJSON_AddStringToObject(line, "request", request) != NULL
+                   : cJSON_AddNullToObject(line, "request") != NULL) &&
         cJSON_AddItemToObject(line, "msg", copy)) {
         copy = NULL;
         char *text = cJSON_PrintUnformatted(line);
@@ -64,7 +67,7 @@ void gt_session_send(gt_session *s, cJSON *msg, const char *request)
         cJSON_Delete(msg);
         return;
     }
-    trace(s, "out", request, msg);
+    trace(s, "out", request, msg, 0);
     char *text = cJSON_PrintUnformatted(msg);
     cJSON_Delete(msg);
     unsigned char header[GT_WIRE_HEADER];
@@ -171,7 +174,7 @@ static void handle_frame(gt_session *s, gt_wire_frame *f)
                         ? "the frame has bytes after its JSON object"
                         : "the frame is not a JSON object", false);
     } else {
-        trace(s, "in", NULL, msg);
+        trace(s, "in", NULL, msg, f->nfds);
         gt_requests_dispatch(s, msg, f->fds, f->nfds);
     }
     cJSON_Delete(msg);

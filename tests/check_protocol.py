@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """Checks a trace of gridtune protocol traffic (gridtuned --trace FILE) against the schemas.
 
-usage: check_protocol.py SCHEMA_DIR TRACE_FILE [--require TYPE,TYPE,...]
+usage: check_protocol.py SCHEMA_DIR TRACE_FILE [--require TYPE,TYPE,...|all]
 
 SCHEMA_DIR is the schemas/ directory: every *.schema.json in it and in its protocol/
 subdirectory is checked as a 2020-12 schema and registered by its $id, so that $refs between
-files resolve. The trace holds one JSON object per line:
-  {"dir": "in", "msg": {...}}                           a frame the daemon received
+files resolve. The request types are those with protocol/TYPE.schema.json and
+protocol/TYPE.result.schema.json (one without the other is an error); test_daemon checks that
+they are the types of daemon/requests.c's handlers[], so tests take the list from here. The trace holds one JSON object per line:
+  {"dir": "in", "msg": {...}}                           a frame the daemon received (with
+                                                        "fds": N when descriptors came with it)
   {"dir": "out", "request": TYPE or null, "msg": {...}} a result or error the daemon sent
 and optionally "conn": a connection number, since request ids are unique per connection only.
 An "out" line answers the earliest unanswered "in" line of the same connection with the same
@@ -17,7 +20,8 @@ msg.id. These must hold:
   - the result conforms to protocol/<request>.result.schema.json;
   - every error conforms to protocol/error.schema.json;
   - every answer with an id answers exactly one request received earlier, of its type;
-  - with --require, a result of each listed request type appears at least once.
+  - with --require, a result of each listed request type appears at least once; "all" lists
+    every request type.
 Prints each violation with the trace's line number and the JSON path, and exits 1; otherwise
 prints "N requests, M results, K errors checked" and exits 0. Exits 2 on a usage error.
 Works with the jsonschema of Debian 12 (4.10, RefResolver) and with newer ones (referencing).
@@ -103,6 +107,13 @@ class Schemas:
                     raise SystemExit(f"check_protocol: {path}: $ref {ref} names no schema or no part of one")
         if not (self.protocol_dir / "error.schema.json").is_file():
             raise SystemExit(f"check_protocol: {self.protocol_dir} has no error.schema.json")
+        requests = {p.name[:-len(".schema.json")] for p in self.by_file if p.parent == self.protocol_dir
+                    and not p.name.endswith(".result.schema.json")} - {"common", "error"}
+        for t in sorted(requests ^ set(self.result_types())):
+            have, lack = (f"{t}.schema.json", f"{t}.result.schema.json") if t in requests else \
+                (f"{t}.result.schema.json", f"{t}.schema.json")
+            raise SystemExit(f"check_protocol: {self.protocol_dir} has {have} but no {lack}; "
+                             "each request type has both")
         store = {sid: s for sid, (_, s) in by_id.items()}
         if HAS_REGISTRY:
             spec = referencing.jsonschema.DRAFT202012
@@ -136,6 +147,7 @@ class Schemas:
         return self.validators[self.protocol_dir / "error.schema.json"]
 
     def result_types(self):
+        """The request types: each has a request and a result schema (checked when loading)."""
         suffix = ".result.schema.json"
         return sorted(p.name[:-len(suffix)] for p in self.by_file if p.name.endswith(suffix))
 
@@ -237,14 +249,14 @@ class Checker:
 
 def main(argv):
     parser = argparse.ArgumentParser(prog="check_protocol.py", description=__doc__.split("\n\n")[0],
-                                     usage="%(prog)s SCHEMA_DIR TRACE_FILE [--require TYPE,TYPE,...]")
+                                     usage="%(prog)s SCHEMA_DIR TRACE_FILE [--require TYPE,TYPE,...|all]")
     parser.add_argument("schema_dir", type=pathlib.Path)
     parser.add_argument("trace", type=pathlib.Path)
-    parser.add_argument("--require", default="", help="request types whose result must appear at least once")
+    parser.add_argument("--require", default="", help="request types whose result must appear at least once; all: every request type")
     args = parser.parse_args(argv[1:])
 
     schemas = Schemas(args.schema_dir)
-    required = [t for t in args.require.split(",") if t]
+    required = schemas.result_types() if args.require == "all" else [t for t in args.require.split(",") if t]
     unknown = [t for t in required if schemas.result(t) is None]
     if unknown:
         parser.error(f"--require: no result schema for {', '.join(unknown)}; known: {', '.join(schemas.result_types())}")

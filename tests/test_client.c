@@ -172,6 +172,12 @@ static cJSON *default_answer(fake *f, const cJSON *req)
         cJSON *one = cJSON_CreateObject();
         cJSON_AddNumberToObject(one, "event", EVENT_ID);
         cJSON_AddItemToArray(reports, one);
+    } else if (!strcmp(type, "wisdom_import")) {
+        cJSON_AddNumberToObject(r, "merged", 1);
+        cJSON_AddNumberToObject(r, "entries", 3);
+    } else if (!strcmp(type, "wisdom_clear")) {
+        cJSON_AddNumberToObject(r, "cleared", 3);
+        cJSON_AddNumberToObject(r, "entries", 0);
     }
     return r;
 }
@@ -892,6 +898,28 @@ static void test_report_status_and_reports_are_json(void **state)
     gt_disconnect(c);
 }
 
+/* The document goes as the request's "wisdom" object; the counts come from the answer. */
+static void test_daemon_wisdom_import_and_clear(void **state)
+{
+    fake *f = *state;
+    gt_client *c = connect_ok(f, NULL);
+    static const char doc[] =
+        "{\"format\":\"gridtune-wisdom\",\"version\":1,\"entries\":[{\"kernel\":\"saxpy\","
+        "\"kernel_hash\":\"0123456789abcdef\",\"machine\":\"fedcba9876543210\",\"range\":{\"dims\":1,"
+        "\"global\":[1024,1,1],\"local\":[64,1,1]},\"workers\":2,\"schedule\":\"item=tiled:4x4,assign=block\","
+        "\"metric\":\"time\",\"cost\":1.25,\"gain\":0.3,\"decided\":1795000000}]}";
+    size_t merged = 0, cleared = 0;
+    assert_int_equal(gt_daemon_wisdom_import(c, doc, &merged), 0);
+    assert_int_equal(merged, 1);
+    const cJSON *wisdom = cJSON_GetObjectItemCaseSensitive(fake_request(f, "wisdom_import", 0, NULL), "wisdom");
+    assert_string_equal(field_string(wisdom, "format"), "gridtune-wisdom");
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(wisdom, "entries")), 1);
+    assert_int_equal(gt_daemon_wisdom_clear(c, &cleared), 0);
+    assert_int_equal(cleared, 3);
+    assert_non_null(fake_request(f, "wisdom_clear", 0, NULL));
+    gt_disconnect(c);
+}
+
 #define NOT_FOUND_MESSAGE "no module at /nonexistent/kernels.so: No such file or directory"
 #define NO_ERRNO_MESSAGE "event 42 is not known to this connection"
 #define THREAD_MESSAGE "the status is not available while the daemon shuts down"
@@ -1437,6 +1465,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_launch_defaults_send_only_what_differs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_launch_refuses_bad_calls_locally, setup, teardown),
         cmocka_unit_test_setup_teardown(test_report_status_and_reports_are_json, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_daemon_wisdom_import_and_clear, setup, teardown),
         cmocka_unit_test_setup_teardown(test_error_replies_and_sentences_per_thread, setup, teardown),
         cmocka_unit_test_setup_teardown(test_replies_out_of_order, setup, teardown),
         cmocka_unit_test_setup_teardown(test_lost_connection_fails_pending_calls, setup, teardown),

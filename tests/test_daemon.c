@@ -5,6 +5,8 @@
  * serves a fresh client. A steady client runs for the whole group in its own thread, launching
  * and checking every element of the result; the group's last tests assert it was served
  * throughout and that the daemon gave back every descriptor and buffer and stops cleanly.
+ * Between them, the daemon answers every request type at least once with a result, since
+ * daemon_protocol requires one of each in the trace.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +19,7 @@
 #include "client/protocol.h"
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -33,6 +36,9 @@
 
 #ifndef GT_TEST_DAEMON_MODULE
 #error "GT_TEST_DAEMON_MODULE must name the test kernel module"
+#endif
+#ifndef GT_PROTOCOL_SCHEMAS
+#error "GT_PROTOCOL_SCHEMAS must name the schemas/protocol directory"
 #endif
 #ifndef GT_DAEMON_TRACE
 #error "GT_DAEMON_TRACE must name the trace file daemon_protocol checks"
@@ -338,6 +344,77 @@ static void test_unknown_message_type(void **state)
     assert_connection_goes_on(&rc);
     raw_client_close(&rc);
     assert_still_serving();
+}
+
+/* Whether `type` is one of the n request types in types. */
+static bool listed(char *const *types, size_t n, const char *type)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(types[i], type))
+            return true;
+    return false;
+}
+
+/* The unknown-type error lists the daemon's request types (it walks daemon/requests.c's
+ * handlers[]), and they must be exactly the types schemas/protocol describes, each with
+ * TYPE.schema.json and TYPE.result.schema.json: the tests take their lists of request types
+ * from the schemas, so a handler without schemas or schemas without a handler fail here. */
+static void test_request_types_match_schemas(void **state)
+{
+    (void)state;
+    raw_client rc;
+    raw_client_open_hello(&rc, &fx);
+    cJSON *answer = raw_client_call(&rc, "{\"type\":\"frobnicate\",\"id\":2}", NULL, 0);
+    raw_client_close(&rc);
+    const cJSON *message = cJSON_GetObjectItemCaseSensitive(answer, "message");
+    assert_true(cJSON_IsString(message));
+    const char *has = strstr(message->valuestring, " has ");
+    assert_non_null(has);
+    char said[1024], list[sizeof said];
+    assert_true((size_t)snprintf(said, sizeof said, "%s", has + 5) < sizeof said);
+    memcpy(list, said, sizeof list);
+    cJSON_Delete(answer);
+    char *and = strstr(list, " and "); /* "a, b and c" into "a, b, c" */
+    assert_non_null(and);
+    memcpy(and, ", ", 2);
+    memmove(and + 2, and + 5, strlen(and + 5) + 1);
+
+    char *types[64], *save = NULL;
+    size_t n = 0;
+    for (char *t = strtok_r(list, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
+        assert_true(n < sizeof types / sizeof types[0]);
+        types[n++] = t;
+        for (int result = 0; result < 2; result++) {
+            char path[PATH_MAX];
+            snprintf(path, sizeof path, "%s/%s%s.schema.json", GT_PROTOCOL_SCHEMAS, t, result ? ".result" : "");
+            if (access(path, R_OK) != 0)
+                fail_msg("gridtuned handles request type %s, but there is no %s", t, path);
+        }
+    }
+    assert_true(n > 0);
+
+    DIR *dir = opendir(GT_PROTOCOL_SCHEMAS);
+    assert_non_null(dir);
+    size_t schemas = 0;
+    for (struct dirent *e; (e = readdir(dir));) {
+        char type[256];
+        size_t len = strlen(e->d_name);
+        const char *suffix = ".schema.json";
+        if (len <= strlen(suffix) || strcmp(e->d_name + len - strlen(suffix), suffix) != 0)
+            continue;
+        snprintf(type, sizeof type, "%.*s", (int)(len - strlen(suffix)), e->d_name);
+        char *result = strstr(type, ".result");
+        if (result && result[7] == '\0')
+            *result = '\0';
+        if (!strcmp(type, "common") || !strcmp(type, "error"))
+            continue;
+        if (!listed(types, n, type))
+            fail_msg("%s/%s describes request type %s, which gridtuned does not handle (it has %s)",
+                     GT_PROTOCOL_SCHEMAS, e->d_name, type, said);
+        schemas++;
+    }
+    closedir(dir);
+    assert_int_equal(schemas, 2 * n);
 }
 
 static void test_request_before_hello(void **state)
@@ -704,6 +781,45 @@ static void test_kernel_name_missing(void **state)
     assert_still_serving();
 }
 
+/* ---- wisdom ------------------------------------------------------------------------------------ */
+
+/* Whether the file holds `needle`. */
+static bool file_has(const char *path, const char *needle)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        fail_msg("cannot read %s: %s", path, strerror(errno));
+    static char text[1 << 20];
+    size_t len = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[len] = '\0';
+    return strstr(text, needle) != NULL;
+}
+
+/* A good import is merged and saved before the answer; a clear empties the file of it (the
+ * steady client's launches may decide entries of their own meanwhile, never this one). */
+static void test_wisdom_import_and_clear(void **state)
+{
+    (void)state;
+    static const char doc[] =
+        "{\"format\":\"gridtune-wisdom\",\"version\":1,\"entries\":[{\"kernel\":\"imported_by_test\","
+        "\"kernel_hash\":\"0123456789abcdef\",\"machine\":\"fedcba9876543210\",\"range\":{\"dims\":1,"
+        "\"global\":[1024,1,1],\"local\":[64,1,1]},\"workers\":2,\"schedule\":\"item=tiled:4x4,assign=block\","
+        "\"metric\":\"time\",\"cost\":1.25,\"gain\":0.3,\"decided\":1795000000}]}";
+    gt_client *c = daemon_fixture_connect(&fx);
+    size_t merged = 0, cleared = 0;
+    if (gt_daemon_wisdom_import(c, doc, &merged) != 0)
+        fail_msg("a good wisdom document was refused: %s", gt_last_error(c));
+    assert_int_equal(merged, 1);
+    assert_true(file_has(fx.wisdom, "\"imported_by_test\""));
+    if (gt_daemon_wisdom_clear(c, &cleared) != 0)
+        fail_msg("clearing the wisdom failed: %s", gt_last_error(c));
+    assert_true(cleared >= 1);
+    assert_false(file_has(fx.wisdom, "\"imported_by_test\""));
+    gt_disconnect(c);
+    assert_still_serving();
+}
+
 /* ---- HTTP -------------------------------------------------------------------------------------- */
 
 typedef struct http_answer {
@@ -977,6 +1093,7 @@ int main(void)
         cmocka_unit_test(test_oversized_frame),
         cmocka_unit_test(test_invalid_json),
         cmocka_unit_test(test_unknown_message_type),
+        cmocka_unit_test(test_request_types_match_schemas),
         cmocka_unit_test(test_request_before_hello),
         cmocka_unit_test(test_wrong_protocol_version),
         cmocka_unit_test(test_wrong_argument_count),
@@ -998,6 +1115,7 @@ int main(void)
         cmocka_unit_test(test_build_after_compile_error),
         cmocka_unit_test(test_module_path_missing),
         cmocka_unit_test(test_kernel_name_missing),
+        cmocka_unit_test(test_wisdom_import_and_clear),
         cmocka_unit_test(test_http_status),
         cmocka_unit_test(test_http_reports_limit),
         cmocka_unit_test(test_http_report_by_id),

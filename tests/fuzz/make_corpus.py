@@ -8,6 +8,8 @@ The committed corpus came from tests/data/protocol-sample.jsonl and a trace of a
 (--trace) that served `gridtune status`, `gridtune demo --size 256`, `gridtune reports`,
 `gridtune wisdom import` (of that daemon's own wisdom file, which is --wisdom here) and
 `gridtune wisdom clear`, so every request type of daemon/requests.c's handlers[] is in it.
+Each frame's descriptor count comes from the trace ("fds" on an "in" line), so the traces must
+come from a gridtuned that records it.
 
 Input formats (fuzz_wire.c, fuzz_request.c):
   wire     byte 0: descriptors sent with the first bytes (& 7); byte 1: bytes per write (0: one
@@ -21,8 +23,6 @@ import json
 import pathlib
 import struct
 
-# descriptors each request carries (daemon/requests.c, handlers[].fds)
-FDS = {"buffer_create": 1}
 # Option strings beside the ones the traces hold: allowed and refused forms of daemon/build_options.c.
 OPTIONS = ["-O2 -DN=4 -march=native -ffast-math", "-O0 -g -std=c11 -pedantic -Wall -Wno-unused -UNDEBUG",
            "-fno-tree-vectorize -funroll-loops -fvect-cost-model=cheap -mtune=generic",
@@ -33,9 +33,9 @@ OPTIONS = ["-O2 -DN=4 -march=native -ffast-math", "-O0 -g -std=c11 -pedantic -Wa
            "-frecord-gcc-switches", "-x"]
 
 
-def frame(msg):
+def frame(msg, nfds):
     text = json.dumps(msg, separators=(",", ":")).encode()
-    return struct.pack(">II", len(text), FDS.get(msg.get("type"), 0)) + text
+    return struct.pack(">II", len(text), nfds) + text
 
 
 def wire_file(frames, nfds, chunk=0):
@@ -43,13 +43,13 @@ def wire_file(frames, nfds, chunk=0):
 
 
 def requests(traces):
-    """Each request frame the clients sent, in order, with its connection."""
+    """Each request frame the clients sent, in order, with its connection and its descriptor count."""
     for path in traces:
         with open(path) as f:
             for line in f:
                 rec = json.loads(line)
                 if rec.get("dir") == "in" and isinstance(rec.get("msg"), dict):
-                    yield rec.get("conn"), rec["msg"]
+                    yield rec.get("conn"), rec["msg"], rec.get("fds", 0)
 
 
 def main():
@@ -65,23 +65,23 @@ def main():
     # request: up to three different requests of each type (five launches; ids aside), from every trace
     seen, kept, options = set(), {}, []
     first_conn = []
-    for conn, msg in requests(a.traces):
+    for conn, msg, nfds in requests(a.traces):
         t = str(msg.get("type"))
         if msg.get("type") == "kernel_build" and isinstance(msg.get("options"), str):
             options.append(msg["options"])
         if conn == 1 and len(first_conn) < 16:
-            first_conn.append(msg)
+            first_conn.append((msg, nfds))
         shape = json.dumps({k: v for k, v in msg.items() if k != "id"}, sort_keys=True)
         if shape in seen or len(kept.setdefault(t, [])) == (5 if t == "launch" else 3):
             continue
         seen.add(shape)
-        kept[t].append(msg)
+        kept[t].append((msg, nfds))
     written = 0
     for t, msgs in sorted(kept.items()):
-        for i, msg in enumerate(msgs):
+        for i, (msg, nfds) in enumerate(msgs):
             (out / "request" / f"{t}-{i}.json").write_text(json.dumps(msg, separators=(",", ":")))
             # wire: the same request as one frame, and then cut into writes of 7 bytes
-            (out / "wire" / f"{t}-{i}.bin").write_bytes(wire_file([frame(msg)], FDS.get(t, 0), 7 if i else 0))
+            (out / "wire" / f"{t}-{i}.bin").write_bytes(wire_file([frame(msg, nfds)], nfds, 7 if i else 0))
             written += 2
     for i, o in enumerate(dict.fromkeys(options + OPTIONS)):
         (out / "request" / f"options-{i}.txt").write_bytes(b"o" + o.encode())
@@ -91,9 +91,9 @@ def main():
         written += 1
 
     # wire: a connection's first frames back to back, and the ways a stream of them breaks
-    frames = [frame(m) for m in first_conn]
-    nfds = sum(FDS.get(m.get("type"), 0) for m in first_conn)
-    hello = frame(first_conn[0])
+    frames = [frame(m, n) for m, n in first_conn]
+    nfds = sum(n for _, n in first_conn)
+    hello = frame(*first_conn[0])
     broken = {
         "session.bin": wire_file(frames, min(nfds, 7)),
         "session-split.bin": wire_file(frames, min(nfds, 7), 3),
