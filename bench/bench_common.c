@@ -3,7 +3,7 @@
  * driver run from the build tree finds the module it was built with. */
 #include "bench_common.h"
 
-#include "daemon/pool.h"
+#include "engine/pool.h"
 #include "tuner/number.h"
 
 #include <errno.h>

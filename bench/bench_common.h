@@ -6,7 +6,7 @@
 #ifndef GT_BENCH_COMMON_H
 #define GT_BENCH_COMMON_H
 
-#include "daemon/module.h"
+#include "engine/module.h"
 #include "kernels/seedbench.h"
 
 #include <cjson/cJSON.h>

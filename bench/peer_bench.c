@@ -25,7 +25,7 @@
 #include "bench/private_daemon.h"
 #include "bench/roundtrip.h"
 #include "client/cli_seeds.h"
-#include "daemon/clock.h"
+#include "engine/clock.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>

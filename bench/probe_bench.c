@@ -18,7 +18,7 @@
 #include "bench/bench_common.h"
 #include "bench/private_daemon.h"
 #include "client/cli_seeds.h"
-#include "daemon/clock.h"
+#include "engine/clock.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* roundtrip.c: launch overhead through gridtuned and its socket floor (roundtrip.h). */
 #include "roundtrip.h"
-#include "daemon/clock.h"
+#include "engine/clock.h"
 
 #include "client/wire.h"
 

@@ -3,7 +3,7 @@
  * and back after it, and verified there, so a workgroup the daemon skipped shows. */
 #include "cli_seeds.h"
 
-#include "daemon/clock.h"
+#include "engine/clock.h"
 
 #include <stdlib.h>
 #include <string.h>

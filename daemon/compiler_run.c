@@ -10,7 +10,7 @@
 #include "compiler_run.h"
 
 #include "build.h"
-#include "clock.h"
+#include "engine/clock.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -7,10 +7,11 @@
 #define GT_DAEMON_H
 
 #include "config.h"
-#include "counters.h"
 #include "jobq.h"
-#include "pool.h"
 #include "report_ring.h"
+
+#include "engine/counters.h"
+#include "engine/pool.h"
 #include "tuner/machine.h"
 #include "tuner/wisdom.h"
 

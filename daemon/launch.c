@@ -5,9 +5,9 @@
 #include "launch_parse.h"
 #include "loaded_kernel.h"
 #include "log.h"
-#include "pool_executor.h"
 #include "requests.h"
 
+#include "engine/pool_executor.h"
 #include "tuner/report.h"
 
 #include <errno.h>

@@ -6,7 +6,7 @@
 #include "request.h"
 #include "shm.h"
 
-#include "daemon/module.h"
+#include "engine/module.h"
 #include "tuner/tune.h"
 
 /* range: {dims, global: [...], local: [...]}, checked with gt_range_check. */

@@ -5,7 +5,7 @@
 #ifndef GT_SEEDBENCH_H
 #define GT_SEEDBENCH_H
 
-#include "daemon/module.h"
+#include "engine/module.h"
 
 #include <gridtune/range.h>
 #include <stddef.h>

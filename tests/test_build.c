@@ -11,7 +11,7 @@
 #include <cmocka.h>
 
 #include "daemon/build.h"
-#include "daemon/module.h"
+#include "engine/module.h"
 #include "client/protocol.h"
 #include "daemon_fixture.h"
 

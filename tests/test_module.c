@@ -6,8 +6,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "daemon/module.h"
-#include "daemon/pool.h"
+#include "engine/module.h"
+#include "engine/pool.h"
 
 #include <dlfcn.h>
 #include <errno.h>

@@ -1,8 +1,10 @@
-/* module.h: loading kernel modules and checking launch arguments against signatures.
+/* module.h: loading kernel modules and checking launches against their extents and preconditions.
  * A module is a shared object built against <gridtune/kernel.h>; its kernels are found
  * through the gt_module_kernels() accessor every such module exports. */
 #ifndef GT_MODULE_H
 #define GT_MODULE_H
+
+#include "args.h"
 
 #include <gridtune/kernel.h>
 #include <gridtune/range.h>
@@ -25,27 +27,6 @@ const gt_kernel_desc *gt_module_find(const gt_module *m, const char *name);
 /* Checks a descriptor that did not come through gt_module_open (a kernel linked in). */
 int gt_kernel_desc_check(const gt_kernel_desc *k, char *err, size_t errlen);
 
-/* One launch argument as supplied by a caller. */
-typedef struct gt_arg_value {
-    bool is_buffer;
-    uint32_t size; /* a scalar's byte count; ignored for buffers */
-    union {
-        void *ptr; /* buffer base */
-        int32_t i32;
-        uint32_t u32;
-        int64_t i64;
-        uint64_t u64;
-        float f32;
-        double f64;
-        unsigned char bytes[8];
-    } v;
-} gt_arg_value;
-
-/* Checks count, buffer versus scalar, and scalar sizes against the kernel's signature.
- * Returns 0 or -EINVAL with a sentence naming the parameter, e.g.
- * "argument 2 (n) of transpose: expected a 4-byte scalar (int32_t), got a buffer". */
-int gt_args_check(const gt_kernel_desc *k, const gt_arg_value *args, unsigned nargs, char *err, size_t errlen);
-
 /* Checks the buffer arguments of a launch of k (a kernel of m) over items work-items against
  * the extents m declares for them (GT_BUFFER_EXTENT); bytes[i] is the size of argument i's
  * buffer (ignored for scalars). Returns 0 or -EINVAL with a sentence naming the argument,
@@ -61,9 +42,5 @@ int gt_extents_check(const gt_module *m, const gt_kernel_desc *k, uint64_t items
  * bytes, src 262144 bytes, n = 256)". A kernel without preconditions passes. */
 int gt_preconditions_check(const gt_module *m, const gt_kernel_desc *k, const gt_range *range,
                            const gt_arg_value *args, const size_t *bytes, char *err, size_t errlen);
-
-/* Fills slots[i] with the address the workgroup function reads parameter i from. The slots
- * point into args, so args must outlive every batch that uses the slots. */
-void gt_args_bind(const gt_arg_value *args, unsigned nargs, void **slots);
 
 #endif
