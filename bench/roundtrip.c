@@ -2,7 +2,7 @@
 #include "roundtrip.h"
 #include "engine/clock.h"
 
-#include "client/wire.h"
+#include "protocol/wire.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>

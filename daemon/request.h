@@ -6,7 +6,7 @@
 
 #include "session.h"
 
-#include "client/protocol.h"
+#include "protocol/protocol.h"
 
 #include <cjson/cJSON.h>
 #include <stdbool.h>

@@ -6,7 +6,7 @@
 #include "session.h"
 #include "usage.h"
 
-#include "client/protocol.h"
+#include "protocol/protocol.h"
 #include "tuner/report.h"
 
 #include <errno.h>

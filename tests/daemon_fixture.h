@@ -11,7 +11,7 @@
 
 #include <gridtune/gridtune.h>
 
-#include "client/wire.h"
+#include "protocol/wire.h"
 
 #include <cjson/cJSON.h>
 #include <limits.h>

@@ -12,7 +12,7 @@
 
 #include "daemon/build.h"
 #include "engine/module.h"
-#include "client/protocol.h"
+#include "protocol/protocol.h"
 #include "daemon_fixture.h"
 
 #include <dirent.h>

@@ -14,7 +14,7 @@
 
 #include "daemon_fixture.h"
 
-#include "client/protocol.h"
+#include "protocol/protocol.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

@@ -15,7 +15,7 @@
 
 #include "daemon_fixture.h"
 
-#include "client/protocol.h"
+#include "protocol/protocol.h"
 
 #include <errno.h>
 #include <grp.h>

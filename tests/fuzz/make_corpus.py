@@ -11,7 +11,7 @@ The committed corpus came from tests/data/protocol-sample.jsonl and a trace of a
 
 Input formats (fuzz_wire.c, fuzz_request.c):
   wire     byte 0: descriptors sent with the first bytes (& 7); byte 1: bytes per write (0: one
-           write); then the stream: frames as client/wire.h has them (8-byte header: JSON
+           write); then the stream: frames as protocol/wire.h has them (8-byte header: JSON
            length and descriptor count, both 32-bit big-endian, then the JSON).
   request  a request's JSON text; or 'o' and a kernel build's option string; or 'w' and a
            wisdom file's text.
