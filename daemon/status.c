@@ -2,10 +2,10 @@
  * the loop's thread keeps in d->stats, so they never wait for a running launch. */
 #include "status.h"
 
-#include "build.h"
 #include "session.h"
 #include "usage.h"
 
+#include "daemon/build/build.h"
 #include "protocol/protocol.h"
 #include "tuner/report.h"
 

@@ -7,7 +7,7 @@ the fuzz targets' seed corpora, tests/fuzz/corpus/wire/ and tests/fuzz/corpus/re
 The committed corpus came from tests/data/protocol-sample.jsonl and a trace of a gridtuned
 (--trace) that served `gridtune status`, `gridtune demo --size 256`, `gridtune reports`,
 `gridtune wisdom import` (of that daemon's own wisdom file, which is --wisdom here) and
-`gridtune wisdom clear`, so every request type of daemon/requests.c's handlers[] is in it.
+`gridtune wisdom clear`, so every request type of daemon/requests/dispatch.c's handlers[] is in it.
 
 Input formats (fuzz_wire.c, fuzz_request.c):
   wire     byte 0: descriptors sent with the first bytes (& 7); byte 1: bytes per write (0: one
@@ -21,9 +21,9 @@ import json
 import pathlib
 import struct
 
-# descriptors each request carries (daemon/requests.c, handlers[].fds)
+# descriptors each request carries (daemon/requests/dispatch.c, handlers[].fds)
 FDS = {"buffer_create": 1}
-# Option strings beside the ones the traces hold: allowed and refused forms of daemon/build_options.c.
+# Option strings beside the ones the traces hold: allowed and refused forms of daemon/build/build_options.c.
 OPTIONS = ["-O2 -DN=4 -march=native -ffast-math", "-O0 -g -std=c11 -pedantic -Wall -Wno-unused -UNDEBUG",
            "-fno-tree-vectorize -funroll-loops -fvect-cost-model=cheap -mtune=generic",
            "-o /tmp/x", "-fplugin=x", "-Wl,-rpath,/x", "-I/etc", "-fdump-tree-all", "-D1X", "-march=../../x",

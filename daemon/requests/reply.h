@@ -1,11 +1,10 @@
-/* request.h: one request being answered: who sent it, its id and type, and the helpers that
+/* reply.h: one request being answered: who sent it, its id and type, and the helpers that
  * read its fields and answer it. A field helper that finds a bad field answers the request
  * with a bad_request error naming the field and returns false, so a handler just returns. */
-#ifndef GT_REQUEST_H
-#define GT_REQUEST_H
+#ifndef GT_REPLY_H
+#define GT_REPLY_H
 
-#include "session.h"
-
+#include "daemon/session.h"
 #include "protocol/protocol.h"
 
 #include <cjson/cJSON.h>

@@ -3,9 +3,9 @@
 #ifndef GT_LAUNCH_PARSE_H
 #define GT_LAUNCH_PARSE_H
 
-#include "request.h"
-#include "shm.h"
+#include "reply.h"
 
+#include "daemon/shm.h"
 #include "engine/module.h"
 #include "tuner/tune.h"
 

@@ -1,10 +1,11 @@
-/* wisdom_requests.c: wisdom_import and wisdom_clear, so that `gridtune wisdom import|clear`
+/* wisdom.c: wisdom_import and wisdom_clear, so that `gridtune wisdom import|clear`
  * change the wisdom of a running daemon (which would otherwise write its own copy over an
  * edited file). The wisdom belongs to the launcher thread, so both run as jobs on its queue,
  * between launches, and the file is saved before the answer goes out. Only the daemon's own
  * user (or root) may change it: in system mode the group shares the decisions. */
-#include "log.h"
-#include "requests.h"
+#include "dispatch.h"
+
+#include "daemon/log.h"
 
 #include <errno.h>
 #include <stdlib.h>

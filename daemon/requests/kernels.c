@@ -1,10 +1,11 @@
-/* kernel_requests.c: kernel_load, kernel_build and kernel_release. Loading and compiling
+/* kernels.c: kernel_load, kernel_build and kernel_release. Loading and compiling
  * touch the disk and may take seconds, so they run as jobs on the kernel thread, never on the
  * event loop; the answer goes out when the job is done. */
-#include "build.h"
-#include "loaded_kernel.h"
-#include "log.h"
-#include "requests.h"
+#include "dispatch.h"
+
+#include "daemon/build/build.h"
+#include "daemon/loaded_kernel.h"
+#include "daemon/log.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -1,7 +1,7 @@
-/* request.c: answering requests and reading their fields (request.h). */
-#include "request.h"
+/* reply.c: answering requests and reading their fields (reply.h). */
+#include "reply.h"
 
-#include "log.h"
+#include "daemon/log.h"
 
 #include <errno.h>
 #include <math.h>

@@ -1,12 +1,12 @@
-/* launch.c: the launch, wait, report and event_release requests, and the launch job that
- * runs a launch on the launcher thread (launch.h). */
-#include "launch.h"
+/* launches.c: the launch, wait, report and event_release requests, and the launch job that
+ * runs a launch on the launcher thread (launches.h). */
+#include "launches.h"
 
+#include "dispatch.h"
 #include "launch_parse.h"
-#include "loaded_kernel.h"
-#include "log.h"
-#include "requests.h"
 
+#include "daemon/loaded_kernel.h"
+#include "daemon/log.h"
 #include "engine/pool_executor.h"
 #include "tuner/report.h"
 

@@ -1,10 +1,10 @@
-/* launch.h: launches as the daemon runs them. A launch request becomes an event (the
+/* launches.h: launches as the daemon runs them. A launch request becomes an event (the
  * client's handle on it) and a job on the launcher queue. The job runs on the launcher
  * thread through the tuner and the worker pool; when it is done, on the loop's thread, the
  * event records the outcome and the report, and the wait and report requests that were
  * waiting for it are answered. */
-#ifndef GT_LAUNCH_H
-#define GT_LAUNCH_H
+#ifndef GT_LAUNCHES_H
+#define GT_LAUNCHES_H
 
 #include <stdatomic.h>
 #include <stdbool.h>
