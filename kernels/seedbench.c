@@ -4,6 +4,7 @@
  * how its output is compared. Every kernel's parameters are its buffers followed by n. */
 #include "kernels/seedbench.h"
 
+#include "engine/module.h"
 #include "tuner/grid.h"
 
 #include <errno.h>

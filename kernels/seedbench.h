@@ -5,11 +5,13 @@
 #ifndef GT_SEEDBENCH_H
 #define GT_SEEDBENCH_H
 
-#include "engine/module.h"
+#include "engine/args.h"
 
 #include <gridtune/range.h>
 #include <stddef.h>
 #include <stdint.h>
+
+typedef struct gt_module gt_module; /* engine/module.h */
 
 #define GT_SEED_MAX_ARGS 6
 #define GT_SEED_MAX_BUFFERS 4

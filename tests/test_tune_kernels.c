@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "engine/counters.h"
+#include "engine/module.h"
 #include "engine/pool.h"
 #include "engine/pool_executor.h"
 #include "kernels/seedbench.h"

@@ -1,15 +1,17 @@
-/* cli_seeds.h: the seed benchmarks (kernels/seedbench.h) launched through gridtuned, for the
- * subcommands that run them (demo, bench). A seed case keeps its buffers in plain memory; here
- * they get shared copies the daemon maps, the case's arguments become client arguments, and
- * every launch poisons the output first and checks it against the reference after. Functions
- * that fail print their sentence (say) and return -1, so the callers only count failures. */
-#ifndef GT_CLI_SEEDS_H
-#define GT_CLI_SEEDS_H
+/* seeds_client.h: the seed benchmarks (seedbench.h) launched through gridtuned with
+ * libgridtune, for the gridtune subcommands that run them (demo, bench) and the drivers that
+ * measure gridtuned (bench/peer_bench.c, bench/probe_bench.c). A seed case keeps its buffers
+ * in plain memory; here they get shared copies the daemon maps, the case's arguments become
+ * client arguments, and every launch poisons the output first and checks it against the
+ * reference after. Functions that fail print their sentence (say) and return -1, so the callers
+ * only count failures. */
+#ifndef GT_SEEDS_CLIENT_H
+#define GT_SEEDS_CLIENT_H
 
-#include "cli.h"
+#include "say.h"
+#include "seedbench.h"
 
-#include "kernels/seedbench.h"
-
+#include <gridtune/gridtune.h>
 #include <stdint.h>
 
 /* The seeds module for the daemon to load: the build tree's, else the installed one; NULL when

@@ -1,10 +1,11 @@
-/* cli_seeds.c: seed cases launched through gridtuned (cli_seeds.h). The case's own buffers stay
+/* seeds_client.c: seed cases launched through gridtuned (seeds_client.h). The case's own buffers stay
  * the reference side: the output is poisoned there, copied to the shared buffer before a launch
  * and back after it, and verified there, so a workgroup the daemon skipped shows. */
-#include "cli_seeds.h"
+#include "seeds_client.h"
 
 #include "engine/clock.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>

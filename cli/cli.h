@@ -3,6 +3,8 @@
 #ifndef GT_CLI_H
 #define GT_CLI_H
 
+#include "kernels/say.h"
+
 #include <gridtune/gridtune.h>
 
 #include <stdbool.h>
@@ -17,10 +19,6 @@ typedef struct options {
     const char *wisdom; /* --wisdom; NULL: $GRIDTUNE_WISDOM, else the default path */
     const char *socket; /* --socket; NULL: $GRIDTUNE_SOCKET, else the per-user default */
 } options;
-
-/* Prints "say_prog: <sentence>" on stderr (client/say.c); each program defines say_prog. */
-extern const char *const say_prog;
-void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Connects to the daemon (starting it when needed), printing why on failure. */
 gt_client *cli_connect(const options *o);

@@ -3,7 +3,8 @@
  * wisdom remembers). Every output is checked against its reference, and a summary of the
  * reports is printed: the decision, the winner, the analysis share and the gain. */
 #include "cli.h"
-#include "cli_seeds.h"
+
+#include "kernels/seeds_client.h"
 
 #include <cjson/cJSON.h>
 #include <getopt.h>

@@ -1,6 +1,6 @@
 /* say.c: the one-sentence error printer of the gridtune command and the benchmark drivers
- * (cli.h). Each program names itself in say_prog, which prefixes every sentence. */
-#include "cli.h"
+ * (say.h). Each program names itself in say_prog, which prefixes every sentence. */
+#include "say.h"
 
 #include <stdarg.h>
 #include <stdio.h>

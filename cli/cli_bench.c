@@ -16,9 +16,9 @@
  * - Every output is poisoned before its launch and checked against the reference after it.
  * - Figures are medians, ratios are of medians. Nothing is compared with a fixed target. */
 #include "cli.h"
-#include "cli_seeds.h"
 
-#include "bench/bench_common.h"
+#include "kernels/seed_runs.h"
+#include "kernels/seeds_client.h"
 #include "tuner/schedule.h"
 
 #include <cjson/cJSON.h>
