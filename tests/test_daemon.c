@@ -12,7 +12,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "daemon_fixture.h"
+#include "tests/fixtures/daemon_fixture.h"
 
 #include "protocol/protocol.h"
 
