@@ -1,5 +1,5 @@
 /* cli.h: what the gridtune command's subcommand files share: the global options, the exit
- * statuses, the one-sentence error printer, and the subcommands themselves. */
+ * statuses, the one-sentence error printer (kernels/say.h), and the subcommands themselves. */
 #ifndef GT_CLI_H
 #define GT_CLI_H
 

@@ -21,7 +21,7 @@
 #include <stdio.h>
 
 typedef struct gt_session gt_session;
-typedef struct gt_builder gt_builder; /* build.h */
+typedef struct gt_builder gt_builder; /* build/build.h */
 typedef struct gt_usage gt_usage;     /* usage.h */
 
 typedef struct gt_stats {
