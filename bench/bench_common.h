@@ -1,12 +1,14 @@
 /* bench_common.h: what the benchmark drivers (gridtune-bench, gridtune-tune-bench) share.
  * Finding the seeds module, parsing number flags and benchmark names, preparing a seed case
- * for launching (kernel looked up, arguments checked and bound), run-time statistics and
- * writing the JSON results. Every function that can fail prints its sentence on stderr,
- * prefixed with the driver's name, so the drivers only decide the exit code. */
+ * for launching (kernel looked up, arguments checked and bound). Run-time statistics and the
+ * JSON results are in kernels/seed_runs.h, which `gridtune bench` shares. Every function that
+ * can fail prints its sentence on stderr, prefixed with the driver's name, so the drivers only
+ * decide the exit code. */
 #ifndef GT_BENCH_COMMON_H
 #define GT_BENCH_COMMON_H
 
-#include "daemon/module.h"
+#include "engine/module.h"
+#include "kernels/seed_runs.h"
 #include "kernels/seedbench.h"
 
 #include <cjson/cJSON.h>
@@ -15,10 +17,6 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* The most timed runs per contender a driver keeps. */
-#define GT_BENCH_MAX_REPS 100
-/* The most benchmarks chosen at once (the set has seven). */
-#define GT_BENCH_MAX_BENCHES 16
 /* The most long options a driver's command line has, the shared ones included. */
 #define GT_BENCH_MAX_OPTIONS 32
 /* The largest problem size a --size flag takes. */
@@ -62,8 +60,6 @@ int gt_bench_number_parse(const char *prog, const char *flag, const char *text, 
 /* Appends the benchmark called name to list (of *n, at most GT_BENCH_MAX_BENCHES); -1 after
  * printing why not (no such benchmark, list full). */
 int gt_bench_add(const char *prog, const char *name, const gt_seed_bench **list, unsigned *n);
-/* Fills list with all the benchmarks, in table order. */
-void gt_bench_add_all(const gt_seed_bench **list, unsigned *n);
 /* Prints the benchmarks with their default sizes, one a line. */
 void gt_bench_list(FILE *out);
 
@@ -81,29 +77,5 @@ typedef struct gt_bench_case {
 int gt_bench_case_prepare(const char *prog, const gt_module *m, const char *module_path, const gt_seed_bench *b,
                           size_t n, gt_bench_case *out);
 void gt_bench_case_destroy(gt_bench_case *bc);
-
-/* The timed runs of one contender and their summary. */
-typedef struct gt_bench_times {
-    uint64_t ns[GT_BENCH_MAX_REPS];
-    unsigned n;
-    uint64_t median_ns, min_ns, max_ns;
-} gt_bench_times;
-
-/* Sets median (the mean of the middle two for an even count), min and max from ns[0..n). */
-void gt_bench_times_summarise(gt_bench_times *t);
-/* Summarises the times of n contenders, which lie stride bytes apart from first (the times
- * member of the first of an array of structs), and gives the indices of the lowest and the
- * highest median (the first of equals). */
-void gt_bench_times_rank(gt_bench_times *first, size_t stride, size_t n, size_t *best, size_t *worst);
-/* Adds median_ns, min_ns, max_ns and runs_ns to obj. */
-void gt_bench_times_json(cJSON *obj, const gt_bench_times *t);
-
-static inline double gt_bench_ms(uint64_t ns)
-{
-    return (double)ns / 1e6;
-}
-
-/* Prints root to path and frees root. Returns 0, or -1 after printing why. */
-int gt_bench_json_write(const char *prog, cJSON *root, const char *path);
 
 #endif

@@ -10,7 +10,7 @@
  *
  * Method:
  * - One seed case per benchmark: its buffers are the peers' buffers and the reference side of
- *   the daemon's shared copies (client/cli_seeds.c). Every run poisons the output first and
+ *   the daemon's shared copies (kernels/seeds_client.c). Every run poisons the output first and
  *   checks it against the reference after; nothing wrong is timed.
  * - The warm-up round (untimed) touches every page, compiles pocl's workgroup functions, makes
  *   the daemon's first decision, and picks each OpenMP schedule's chunk by the best of two
@@ -24,8 +24,8 @@
 #include "bench/peers/omp_twins.h"
 #include "bench/private_daemon.h"
 #include "bench/roundtrip.h"
-#include "client/cli_seeds.h"
-#include "daemon/clock.h"
+#include "engine/clock.h"
+#include "kernels/seeds_client.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>

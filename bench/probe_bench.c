@@ -14,11 +14,11 @@
  * for the whole launch, quiet and on the probes-on daemon, in an order that rotates from round
  * to round; a schedule's oracle time is its median. A pick is good when its oracle time is
  * within WITHIN_SHARE of the best one's. Every launch's output is checked against the
- * reference (client/cli_seeds.c); nothing is compared with a fixed target. */
+ * reference (kernels/seeds_client.c); nothing is compared with a fixed target. */
 #include "bench/bench_common.h"
 #include "bench/private_daemon.h"
-#include "client/cli_seeds.h"
-#include "daemon/clock.h"
+#include "engine/clock.h"
+#include "kernels/seeds_client.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>

@@ -1,8 +1,8 @@
 /* roundtrip.c: launch overhead through gridtuned and its socket floor (roundtrip.h). */
 #include "roundtrip.h"
-#include "daemon/clock.h"
+#include "engine/clock.h"
 
-#include "client/wire.h"
+#include "protocol/wire.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>

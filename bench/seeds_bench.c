@@ -5,9 +5,9 @@
  * benchmark, the median and minimum time of each schedule and the worst/best ratio, and can
  * write the same as JSON. */
 #include "bench_common.h"
-#include "daemon/clock.h"
-#include "daemon/module.h"
-#include "daemon/pool.h"
+#include "engine/clock.h"
+#include "engine/module.h"
+#include "engine/pool.h"
 #include "kernels/seedbench.h"
 
 #include <cjson/cJSON.h>

@@ -26,11 +26,11 @@
  *   groups_total of the timed cold runs, their median. Targets are printed beside the figures
  *   and never change the measurement. */
 #include "bench_common.h"
-#include "daemon/clock.h"
-#include "daemon/counters.h"
-#include "daemon/module.h"
-#include "daemon/pool.h"
-#include "daemon/pool_executor.h"
+#include "engine/clock.h"
+#include "engine/counters.h"
+#include "engine/module.h"
+#include "engine/pool.h"
+#include "engine/pool_executor.h"
 #include "kernels/seedbench.h"
 #include "tuner/machine.h"
 #include "tuner/report.h"

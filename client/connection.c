@@ -7,7 +7,8 @@
 
 #include "last_error.h"
 #include "message.h"
-#include "protocol.h"
+
+#include "protocol/protocol.h"
 
 #include <errno.h>
 #include <signal.h>

@@ -10,7 +10,8 @@
 #include <gridtune/gridtune.h>
 
 #include "last_error.h"
-#include "wire.h"
+
+#include "protocol/wire.h"
 
 #include <pthread.h>
 #include <stdbool.h>

@@ -8,8 +8,9 @@
 #include "handle_registry.h"
 #include "last_error.h"
 #include "message.h"
-#include "protocol.h"
-#include "socket_path.h"
+
+#include "protocol/protocol.h"
+#include "protocol/socket_path.h"
 
 #include <errno.h>
 #include <math.h>

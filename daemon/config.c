@@ -2,8 +2,8 @@
  * `flags`: its getopt entry, its --help text and the function that applies it. */
 #include "config.h"
 
-#include "client/protocol.h"
-#include "client/socket_path.h"
+#include "protocol/protocol.h"
+#include "protocol/socket_path.h"
 #include "tuner/wisdom.h"
 
 #include <errno.h>

@@ -7,10 +7,11 @@
 #define GT_DAEMON_H
 
 #include "config.h"
-#include "counters.h"
 #include "jobq.h"
-#include "pool.h"
 #include "report_ring.h"
+
+#include "engine/counters.h"
+#include "engine/pool.h"
 #include "tuner/machine.h"
 #include "tuner/wisdom.h"
 
@@ -20,7 +21,7 @@
 #include <stdio.h>
 
 typedef struct gt_session gt_session;
-typedef struct gt_builder gt_builder; /* build.h */
+typedef struct gt_builder gt_builder; /* build/build.h */
 typedef struct gt_usage gt_usage;     /* usage.h */
 
 typedef struct gt_stats {

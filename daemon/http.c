@@ -94,7 +94,7 @@ static bool parse_count(const char *text, unsigned long max, unsigned long *out)
 /* On TCP everyone sees everything: --http-public said so. On the Unix socket the rule is the
    main socket's: per-user mode serves the daemon's uid and root; system mode serves whoever
    could open the socket (the group), each peer seeing only its own uid's reports unless it is
-   the daemon's user or root, as the reports request does (requests.c). false: refused, and
+   the daemon's user or root, as the reports request does (requests/status.c). false: refused, and
    answered. */
 static bool check_peer(const gt_http *h, struct evhttp_request *req, http_peer *out)
 {

@@ -4,7 +4,7 @@
 #ifndef GT_LOADED_KERNEL_H
 #define GT_LOADED_KERNEL_H
 
-#include "daemon/module.h"
+#include "engine/module.h"
 #include "tuner/machine.h"
 
 #include <cjson/cJSON.h>

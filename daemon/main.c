@@ -6,15 +6,16 @@
  * launches, let the running one finish, answer every waiting client, save the wisdom, exit.
  * A launch still running after --stop-grace cannot be stopped (it is native code on the
  * worker threads): its clients are answered, and the process exits without it. */
-#include "build.h"
 #include "config.h"
 #include "daemon.h"
 #include "http.h"
 #include "log.h"
 #include "server.h"
-#include "launch.h"
 #include "session.h"
 #include "usage.h"
+
+#include "daemon/build/build.h"
+#include "daemon/requests/launches.h"
 
 #include <errno.h>
 #include <event2/event.h>
@@ -373,7 +374,7 @@ static void on_hup(evutil_socket_t sig, short what, void *arg)
 
 /* A job thread is still inside a kernel or a load, on buffers and a pool it uses: nothing of
  * that may be freed or unmapped under it. The wisdom was saved by every launch that decided
- * (launch.c) and every import or clear; the socket is gone since on_stop. */
+ * (requests/launches.c) and every import or clear; the socket is gone since on_stop. */
 static void exit_abandoning(daemon_main *m)
 {
     for (gt_session *s = m->d.sessions; s; s = s->next)

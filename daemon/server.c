@@ -4,7 +4,7 @@
 #include "log.h"
 #include "session.h"
 
-#include "client/socket_path.h"
+#include "protocol/socket_path.h"
 
 #include <errno.h>
 #include <event2/event.h>

@@ -1,12 +1,13 @@
 /* session.c: a client connection's frames in and out, and its lifetime (session.h). */
 #include "session.h"
 
-#include "launch.h"
 #include "loaded_kernel.h"
 #include "log.h"
-#include "requests.h"
 #include "shm.h"
 #include "usage.h"
+
+#include "daemon/requests/dispatch.h"
+#include "daemon/requests/launches.h"
 
 #include <errno.h>
 #include <event2/buffer.h>

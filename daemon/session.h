@@ -10,7 +10,7 @@
 #include "daemon.h"
 #include "idtable.h"
 
-#include "client/wire.h"
+#include "protocol/wire.h"
 
 #include <cjson/cJSON.h>
 #include <event2/buffer.h>

@@ -2,11 +2,11 @@
  * the loop's thread keeps in d->stats, so they never wait for a running launch. */
 #include "status.h"
 
-#include "build.h"
 #include "session.h"
 #include "usage.h"
 
-#include "client/protocol.h"
+#include "daemon/build/build.h"
+#include "protocol/protocol.h"
 #include "tuner/report.h"
 
 #include <errno.h>

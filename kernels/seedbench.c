@@ -4,8 +4,6 @@
  * how its output is compared. Every kernel's parameters are its buffers followed by n. */
 #include "kernels/seedbench.h"
 
-#include "tuner/grid.h"
-
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -315,19 +313,6 @@ int gt_seed_case_create(const gt_seed_bench *b, size_t n, gt_seed_case **out, ch
     case_set_args(c);
     *out = c;
     return 0;
-}
-
-int gt_seed_case_check(const gt_seed_case *c, const gt_module *m, const gt_kernel_desc *k, char *err, size_t errlen)
-{
-    size_t bytes[GT_SEED_MAX_ARGS] = {0}; /* the buffers are the first arguments */
-    memcpy(bytes, c->buffer_bytes, c->nbuffers * sizeof bytes[0]);
-    gt_range r = gt_range_normalized(&c->range);
-    int rc = gt_args_check(k, c->args, c->nargs, err, errlen);
-    if (rc == 0)
-        rc = gt_extents_check(m, k, (uint64_t)r.global[0] * r.global[1] * r.global[2], bytes, err, errlen);
-    if (rc == 0)
-        rc = gt_preconditions_check(m, k, &c->range, c->args, bytes, err, errlen);
-    return rc;
 }
 
 void gt_seed_case_destroy(gt_seed_case *c)

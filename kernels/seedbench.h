@@ -5,11 +5,13 @@
 #ifndef GT_SEEDBENCH_H
 #define GT_SEEDBENCH_H
 
-#include "daemon/module.h"
+#include "engine/args.h"
 
 #include <gridtune/range.h>
 #include <stddef.h>
 #include <stdint.h>
+
+typedef struct gt_module gt_module; /* engine/module.h */
 
 #define GT_SEED_MAX_ARGS 6
 #define GT_SEED_MAX_BUFFERS 4
@@ -51,7 +53,8 @@ void gt_seed_case_destroy(gt_seed_case *c);
 
 /* Checks the case's launch of k (its kernel in module m) as gridtuned checks a launch: the
  * arguments against k's signature, the buffers against m's extents and the launch against m's
- * preconditions. Returns 0 or -EINVAL with the check's sentence in err. */
+ * preconditions. Returns 0 or -EINVAL with the check's sentence in err. In seed_check.c
+ * (target gt_seed_check), which links the module loader; the rest of this header does not. */
 int gt_seed_case_check(const gt_seed_case *c, const gt_module *m, const gt_kernel_desc *k, char *err, size_t errlen);
 
 /* Fills the output buffer with a poison pattern, so that a workgroup that did not run shows. */

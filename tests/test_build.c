@@ -10,10 +10,11 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "daemon/build.h"
-#include "daemon/module.h"
-#include "client/protocol.h"
-#include "daemon_fixture.h"
+#include "tests/fixtures/daemon_fixture.h"
+
+#include "daemon/build/build.h"
+#include "engine/module.h"
+#include "protocol/protocol.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -16,8 +16,8 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_cli_bench-XXXXXX")
 export GRIDTUNE_SOCKET=$tmp/gridtuned.sock XDG_STATE_HOME=$tmp/state XDG_CACHE_HOME=$tmp/cache
 unset GRIDTUNE_WISDOM GRIDTUNE_NO_AUTOSTART
 
-# shellcheck source=cli_checks.sh
-. "$(dirname "$0")/cli_checks.sh"
+# shellcheck source=fixtures/cli_checks.sh
+. "$(dirname "$0")/fixtures/cli_checks.sh"
 
 # Stops the daemon serving $GRIDTUNE_SOCKET, if any, and waits for it to go (it saves its
 # wisdom on the way out). Autostart is off here, so asking for the pid starts nothing.

@@ -19,8 +19,8 @@ unset GRIDTUNE_WISDOM
 export GRIDTUNE_SOCKET=$tmp/no-daemon.sock GRIDTUNE_NO_AUTOSTART=1
 wisdom=$XDG_STATE_HOME/gridtune/wisdom.json
 
-# shellcheck source=cli_checks.sh
-. "$(dirname "$0")/cli_checks.sh"
+# shellcheck source=fixtures/cli_checks.sh
+. "$(dirname "$0")/fixtures/cli_checks.sh"
 
 
 entry() { # KERNEL SCHEDULE GAIN WORKERS
@@ -169,7 +169,7 @@ if [ -n "$gridtuned" ]; then
   daemon_pid=
   # every message of that conversation against schemas/protocol
   here=$(dirname "$0")
-  python3 "$here/check_protocol.py" "$here/../schemas" "$tmp/daemon/trace.jsonl" \
+  python3 "$here/fixtures/check_protocol.py" "$here/../schemas" "$tmp/daemon/trace.jsonl" \
     --require hello,status,wisdom_import,wisdom_clear >/dev/null || fail "the wisdom messages do not match their schemas"
 fi
 

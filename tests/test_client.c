@@ -13,8 +13,8 @@
 
 #include <gridtune/gridtune.h>
 
-#include "client/protocol.h"
-#include "client/wire.h"
+#include "protocol/protocol.h"
+#include "protocol/wire.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>

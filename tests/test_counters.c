@@ -8,8 +8,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "daemon/counters.h"
-#include "daemon/pool.h"
+#include "engine/counters.h"
+#include "engine/pool.h"
 
 #include <errno.h>
 #include <gridtune/kernel.h>

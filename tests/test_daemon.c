@@ -14,9 +14,9 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "daemon_fixture.h"
+#include "tests/fixtures/daemon_fixture.h"
 
-#include "client/protocol.h"
+#include "protocol/protocol.h"
 
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -355,7 +355,7 @@ static bool listed(char *const *types, size_t n, const char *type)
     return false;
 }
 
-/* The unknown-type error lists the daemon's request types (it walks daemon/requests.c's
+/* The unknown-type error lists the daemon's request types (it walks daemon/requests/dispatch.c's
  * handlers[]), and they must be exactly the types schemas/protocol describes, each with
  * TYPE.schema.json and TYPE.result.schema.json: the tests take their lists of request types
  * from the schemas, so a handler without schemas or schemas without a handler fail here. */

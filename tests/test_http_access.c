@@ -10,7 +10,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "daemon_fixture.h"
+#include "tests/fixtures/daemon_fixture.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -9,8 +9,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "daemon/module.h"
-#include "daemon/pool.h"
+#include "engine/module.h"
+#include "engine/pool.h"
 #include "kernels/seedbench.h"
 #include "tuner/grid.h"
 #include "tuner/schedule.h"

@@ -9,9 +9,9 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "daemon_fixture.h"
+#include "tests/fixtures/daemon_fixture.h"
 
-#include "client/protocol.h"
+#include "protocol/protocol.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -6,8 +6,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "daemon/module.h"
-#include "daemon/pool.h"
+#include "engine/module.h"
+#include "engine/pool.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -185,7 +185,7 @@ static void buffers_are_checked_against_declared_extents(void **state)
 
 /* ---- preconditions (GT_REQUIRE) ----------------------------------------------------------- */
 
-/* A launch of window (tests/test_kernels_module.c) that meets every precondition: 64 items in
+/* A launch of window (tests/fixtures/kernels_module.c) that meets every precondition: 64 items in
  * groups of 8, reading src[4 .. 67]. */
 typedef struct window_launch {
     gt_range range;

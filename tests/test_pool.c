@@ -7,7 +7,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "daemon/pool.h"
+#include "engine/pool.h"
 #include "tuner/grid.h"
 
 #include <errno.h>

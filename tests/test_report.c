@@ -2,7 +2,7 @@
  * reads, null for what was not measured, counters keyed by name, the analysis fraction.
  * Each case's report is printed, parsed back and checked as a dashboard would see it. With a
  * directory as argv[1], each case's report is also written there as NAME.json, so that
- * tests/check_schema.py can validate them against schemas/report.schema.json. */
+ * tests/fixtures/check_schema.py can validate them against schemas/report.schema.json. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -6,7 +6,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "fake_executor.h"
+#include "tests/fixtures/fake_executor.h"
 #include "tuner/tune.h"
 #include "tuner/wisdom.h"
 

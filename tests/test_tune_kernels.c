@@ -8,9 +8,10 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "daemon/counters.h"
-#include "daemon/pool.h"
-#include "daemon/pool_executor.h"
+#include "engine/counters.h"
+#include "engine/module.h"
+#include "engine/pool.h"
+#include "engine/pool_executor.h"
 #include "kernels/seedbench.h"
 #include "tuner/tune.h"
 

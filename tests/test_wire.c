@@ -8,7 +8,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "client/wire.h"
+#include "protocol/wire.h"
 
 #include <dirent.h>
 #include <errno.h>

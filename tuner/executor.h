@@ -1,7 +1,7 @@
 /* executor.h: the interface through which the tuner runs workgroups.
  * The tuner never touches threads: it asks an executor to run a batch (a box of the grid,
  * minus a skip bitmap, under one schedule) and gets back the wall time and the counter
- * values of that batch. The daemon's pool implements it (daemon/pool_executor.c); the tests
+ * values of that batch. The daemon's pool implements it (engine/pool_executor.c); the tests
  * implement it with a deterministic cost model. */
 #ifndef GT_EXECUTOR_H
 #define GT_EXECUTOR_H
@@ -18,7 +18,7 @@
 #define GT_COUNTER_NAME_MAX 64
 
 /* Which counters an executor reads, and which it could not, with the counter library's
- * reason. Filled by the executor's owner (daemon/counters.c for the pool). */
+ * reason. Filled by the executor's owner (engine/counters.c for the pool). */
 #define GT_COUNTERS_UNAVAILABLE_MAX 16
 typedef enum gt_counter_mode {
     GT_COUNTERS_HARDWARE, /* at least one asked-for event is counted */

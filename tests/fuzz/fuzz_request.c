@@ -1,22 +1,22 @@
 /* fuzz_request.c: the request parsers gridtuned runs on what a client sends: a launch's
- * range, arguments and options (daemon/launch_parse.c), a kernel build's options
- * (daemon/build_options.c) and a wisdom document (tuner/wisdom.c). The input is a request's
+ * range, arguments and options (daemon/requests/launch_parse.c), a kernel build's
+ * options (daemon/build/build_options.c) and a wisdom document (tuner/wisdom.c). The input is a request's
  * JSON, routed by its type as the handlers route it; or 'o' and an option string; or 'w' and
  * a wisdom file. The session is a fake that only counts answers: every parser must answer a
  * request it refuses exactly once, and one it accepts not at all. */
 #include "fuzz.h"
 
-#include "daemon/build.h"
-#include "daemon/build_options.h"
-#include "daemon/launch_parse.h"
+#include "daemon/build/build.h"
+#include "daemon/build/build_options.h"
 #include "daemon/log.h"
+#include "daemon/requests/launch_parse.h"
 #include "tuner/grid.h"
 #include "tuner/wisdom.h"
 
 #include <errno.h>
 #include <string.h>
 
-/* ---- the fake session: the boundary request.c answers through ---- */
+/* ---- the fake session: the boundary daemon/requests/reply.c answers through ---- */
 
 static unsigned answers, mark;
 
@@ -100,7 +100,7 @@ static void check_schedule(const gt_schedule *s)
     FUZZ_CHECK(gt_schedule_parse(text, &again, err, sizeof err) == 0 && gt_schedule_equal(&again, s));
 }
 
-/* Each part as launch.c reads it; a bad part does not stop the others from being tried. */
+/* Each part as daemon/requests/launches.c reads it; a bad part does not stop the others from being tried. */
 static void fuzz_launch(const gt_request *r)
 {
     const cJSON *msg = r->msg;
@@ -186,8 +186,8 @@ static void fuzz_wisdom(const char *text, size_t len)
     gt_wisdom_close(w);
 }
 
-/* What the handlers (requests.c, kernel_requests.c, wisdom_requests.c) read before any of
- * them needs a daemon. */
+/* What the handlers (daemon/requests/: buffers.c, kernels.c, status.c, wisdom.c) read before
+ * any of them needs a daemon. */
 static void fuzz_request(const cJSON *msg)
 {
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(msg, "type");

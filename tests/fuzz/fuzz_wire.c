@@ -1,11 +1,11 @@
-/* fuzz_wire.c: the frame reader (client/wire.h) as gridtuned drives it, fed through a
+/* fuzz_wire.c: the frame reader (protocol/wire.h) as gridtuned drives it, fed through a
  * socketpair since gt_wire_read takes its bytes and descriptors from a socket. Every whole
  * frame is parsed as session.c parses it. The input: byte 0 says how many descriptors travel
  * with the first bytes (& 7), byte 1 how many bytes each write carries (0: all at once), and
  * the rest is the stream (make_corpus.py writes such files). */
 #include "fuzz.h"
 
-#include "client/wire.h"
+#include "protocol/wire.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>

@@ -7,13 +7,13 @@ the fuzz targets' seed corpora, tests/fuzz/corpus/wire/ and tests/fuzz/corpus/re
 The committed corpus came from tests/data/protocol-sample.jsonl and a trace of a gridtuned
 (--trace) that served `gridtune status`, `gridtune demo --size 256`, `gridtune reports`,
 `gridtune wisdom import` (of that daemon's own wisdom file, which is --wisdom here) and
-`gridtune wisdom clear`, so every request type of daemon/requests.c's handlers[] is in it.
+`gridtune wisdom clear`, so every request type of daemon/requests/dispatch.c's handlers[] is in it.
 Each frame's descriptor count comes from the trace ("fds" on an "in" line), so the traces must
 come from a gridtuned that records it.
 
 Input formats (fuzz_wire.c, fuzz_request.c):
   wire     byte 0: descriptors sent with the first bytes (& 7); byte 1: bytes per write (0: one
-           write); then the stream: frames as client/wire.h has them (8-byte header: JSON
+           write); then the stream: frames as protocol/wire.h has them (8-byte header: JSON
            length and descriptor count, both 32-bit big-endian, then the JSON).
   request  a request's JSON text; or 'o' and a kernel build's option string; or 'w' and a
            wisdom file's text.
@@ -23,7 +23,7 @@ import json
 import pathlib
 import struct
 
-# Option strings beside the ones the traces hold: allowed and refused forms of daemon/build_options.c.
+# Option strings beside the ones the traces hold: allowed and refused forms of daemon/build/build_options.c.
 OPTIONS = ["-O2 -DN=4 -march=native -ffast-math", "-O0 -g -std=c11 -pedantic -Wall -Wno-unused -UNDEBUG",
            "-fno-tree-vectorize -funroll-loops -fvect-cost-model=cheap -mtune=generic",
            "-o /tmp/x", "-fplugin=x", "-Wl,-rpath,/x", "-I/etc", "-fdump-tree-all", "-D1X", "-march=../../x",

@@ -1,0 +1,219 @@
+/* kernels.c: kernel_load, kernel_build and kernel_release. Loading and compiling
+ * touch the disk and may take seconds, so they run as jobs on the kernel thread, never on the
+ * event loop; the answer goes out when the job is done. */
+#include "dispatch.h"
+
+#include "daemon/build/build.h"
+#include "daemon/loaded_kernel.h"
+#include "daemon/log.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct kernel_job {
+    gt_job job;
+    gt_session *s;
+    uint64_t request;
+    const char *type;
+    char *path, *name, *source, *options;
+    /* Filled by run(). */
+    gt_loaded_kernel *kernel;
+    bool cached;
+    int rc;
+    const char *code;
+    char err[1024];
+    char *diagnostics;
+} kernel_job;
+
+/* System mode: only modules inside a --module-dir. realpath resolves links and "..", so a
+ * path cannot escape the directory by naming; the resolved path replaces *path, so what is
+ * opened is what was checked, not a link changed in between. */
+static int check_module_dir(const gt_daemon_config *cfg, char **path, char *err, size_t errlen)
+{
+    if (!cfg->system)
+        return 0;
+    char *real = realpath(*path, NULL);
+    if (!real) {
+        snprintf(err, errlen, "cannot open the module %s: %s", *path, strerror(errno));
+        return -ENOENT;
+    }
+    for (unsigned i = 0; i < cfg->nmodule_dirs; i++) {
+        size_t n = strlen(cfg->module_dirs[i]);
+        while (n > 1 && cfg->module_dirs[i][n - 1] == '/')
+            n--;
+        if (strncmp(real, cfg->module_dirs[i], n) == 0 && real[n] == '/') {
+            free(*path);
+            *path = real;
+            return 0;
+        }
+    }
+    snprintf(err, errlen, "the module %s is outside the directories this system gridtuned loads modules from (%s%s)",
+             *path, cfg->nmodule_dirs ? cfg->module_dirs[0] : "none configured",
+             cfg->nmodule_dirs > 1 ? ", ..." : "; see --module-dir");
+    free(real);
+    return -EACCES;
+}
+
+static void kernel_run(gt_job *job)
+{
+    kernel_job *j = (kernel_job *)job;
+    gt_daemon *d = j->s->d;
+    if (atomic_load(&j->s->closed))
+        return;
+    char *built = NULL;
+    j->code = GT_ERR_LOAD;
+    if (j->source) {
+        j->code = GT_ERR_BUILD;
+        j->rc = gt_builder_build(d->builder, j->source, j->options, &built, &j->cached, &j->diagnostics, j->err,
+                                 sizeof j->err);
+        if (j->rc == -ENOMEM)
+            j->code = GT_ERR_INTERNAL;
+        if (j->rc)
+            return;
+        j->code = GT_ERR_LOAD;
+    } else {
+        j->rc = check_module_dir(d->cfg, &j->path, j->err, sizeof j->err);
+        if (j->rc)
+            return;
+    }
+    j->rc = gt_loaded_kernel_open(built ? built : j->path, j->name, &j->kernel, j->err, sizeof j->err);
+    free(built);
+}
+
+static void kernel_job_free(kernel_job *j)
+{
+    gt_loaded_kernel_unref(j->kernel);
+    free(j->path);
+    free(j->name);
+    free(j->source);
+    free(j->options);
+    free(j->diagnostics);
+    j->s->kernels_loading--;
+    gt_session_unref(j->s);
+    free(j);
+}
+
+static void reply_failure(kernel_job *j)
+{
+    if (!j->diagnostics) {
+        gt_reply_error(j->s, j->request, j->type, j->code, -j->rc, j->err);
+        return;
+    }
+    size_t len = strlen(j->err) + strlen(j->diagnostics) + 2;
+    char *message = malloc(len);
+    if (message)
+        snprintf(message, len, "%s\n%s", j->err, j->diagnostics);
+    gt_reply_error(j->s, j->request, j->type, j->code, -j->rc, message ? message : j->err);
+    free(message);
+}
+
+static void kernel_done(gt_job *job)
+{
+    kernel_job *j = (kernel_job *)job;
+    gt_session *s = j->s;
+    if (atomic_load(&s->closed)) {
+        kernel_job_free(j);
+        return;
+    }
+    if (j->rc) {
+        reply_failure(j);
+        kernel_job_free(j);
+        return;
+    }
+    uint64_t id = gt_session_new_id(s);
+    cJSON *res = cJSON_CreateObject(), *params = gt_loaded_kernel_params(j->kernel);
+    if (!res || !params || !cJSON_AddNumberToObject(res, "kernel", (double)id) ||
+        !cJSON_AddStringToObject(res, "name", j->kernel->desc->name) || !cJSON_AddItemToObject(res, "params", params) ||
+        (j->source && !cJSON_AddBoolToObject(res, "cached", j->cached)) || gt_idtable_add(&s->kernels, id, j->kernel)) {
+        if (!cJSON_GetObjectItemCaseSensitive(res, "params"))
+            cJSON_Delete(params);
+        cJSON_Delete(res);
+        gt_reply_error(s, j->request, j->type, GT_ERR_INTERNAL, ENOMEM, "gridtuned ran out of memory recording the kernel");
+        kernel_job_free(j);
+        return;
+    }
+    j->kernel = NULL; /* the session's table holds it now */
+    gt_reply_result(s, j->request, j->type, res);
+    kernel_job_free(j);
+}
+
+static char *copy_or_null(const char *s)
+{
+    return s ? strdup(s) : NULL;
+}
+
+static void queue_kernel_job(const gt_request *r, const char *path, const char *name, const char *source,
+                             const char *options)
+{
+    gt_session *s = r->s;
+    const gt_limits *lim = &s->d->cfg->limits;
+    if (s->kernels.count + s->kernels_loading >= lim->max_kernels) {
+        gt_request_fail(r, GT_ERR_LIMIT, ENOSPC, "this client holds %zu kernels, the most gridtuned allows "
+                        "(--max-kernels %u); release some first", s->kernels.count + s->kernels_loading,
+                        lim->max_kernels);
+        return;
+    }
+    kernel_job *j = calloc(1, sizeof *j);
+    if (j) {
+        *j = (kernel_job){.job = {.run = kernel_run, .done = kernel_done}, .s = gt_session_ref(s),
+                          .request = r->id, .type = r->type, .path = copy_or_null(path), .name = strdup(name),
+                          .source = copy_or_null(source), .options = copy_or_null(options)};
+        s->kernels_loading++;
+    }
+    if (!j || !j->name || (path && !j->path) || (source && !j->source) || (options && !j->options)) {
+        if (j)
+            kernel_job_free(j);
+        gt_request_fail(r, GT_ERR_INTERNAL, ENOMEM, "gridtuned ran out of memory");
+        return;
+    }
+    gt_jobq_push(s->d->kernels, &j->job);
+}
+
+void gt_handle_kernel_load(const gt_request *r)
+{
+    const char *path, *name;
+    if (!gt_field_string(r, r->msg, "path", false, false, &path) || !gt_field_string(r, r->msg, "name", false, false, &name))
+        return;
+    if (path[0] != '/') {
+        gt_request_fail(r, GT_ERR_REQUEST, EINVAL, "kernel_load: the module path \"%s\" must be absolute", path);
+        return;
+    }
+    queue_kernel_job(r, path, name, NULL, NULL);
+}
+
+void gt_handle_kernel_build(const gt_request *r)
+{
+    const gt_daemon *d = r->s->d;
+    const char *source, *name, *options;
+    if (!gt_field_string(r, r->msg, "source", false, false, &source) ||
+        !gt_field_string(r, r->msg, "name", false, false, &name) ||
+        !gt_field_string(r, r->msg, "options", true, true, &options))
+        return;
+    if (d->cfg->system && !d->cfg->allow_build) {
+        gt_request_fail(r, GT_ERR_BUILD, EPERM, "this system gridtuned does not build kernels from source "
+                        "(it was started without --allow-build); load a module from a --module-dir instead");
+        return;
+    }
+    if (!d->builder) {
+        gt_request_fail(r, GT_ERR_BUILD, ENOSYS, "kernel builds are unavailable: %s", d->build_note);
+        return;
+    }
+    queue_kernel_job(r, NULL, name, source, options);
+}
+
+void gt_handle_kernel_release(const gt_request *r)
+{
+    uint64_t id;
+    if (!gt_field_id(r, r->msg, "kernel", &id))
+        return;
+    gt_loaded_kernel *k = gt_idtable_remove(&r->s->kernels, id);
+    if (!k) {
+        gt_request_fail(r, GT_ERR_NOT_FOUND, ENOENT, "kernel_release: this connection has no kernel %" PRIu64, id);
+        return;
+    }
+    gt_loaded_kernel_unref(k);
+    gt_request_reply(r, NULL);
+}

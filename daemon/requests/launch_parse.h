@@ -1,0 +1,27 @@
+/* launch_parse.h: the launch request's range, arguments and options, read and checked. Each
+ * returns false after answering the request with an error that names the bad value. */
+#ifndef GT_LAUNCH_PARSE_H
+#define GT_LAUNCH_PARSE_H
+
+#include "reply.h"
+
+#include "daemon/shm.h"
+#include "engine/module.h"
+#include "tuner/tune.h"
+
+/* range: {dims, global: [...], local: [...]}, checked with gt_range_check. */
+bool gt_parse_range(const gt_request *r, const cJSON *v, gt_range *out);
+/* args: one object per argument; buffers are looked up in the session (bufs[i] is the
+ * buffer of argument i or NULL; borrowed), then all are checked against the signature. */
+bool gt_parse_args(const gt_request *r, const cJSON *v, const gt_kernel_desc *desc, gt_arg_value *args,
+                   gt_shm **bufs, unsigned *nargs);
+/* Whether a launch stays inside its buffers, as far as module m says: the buffer arguments
+ * (args and bufs from gt_parse_args) against the extents m declares for desc (each must hold
+ * its bytes per work-item for every work-item of range), then the preconditions m declares
+ * for desc (GT_REQUIRE) over range, the buffers' sizes and the scalars. */
+bool gt_check_bounds(const gt_request *r, const gt_module *m, const gt_kernel_desc *desc, const gt_range *range,
+                     const gt_arg_value *args, gt_shm *const *bufs, unsigned nargs);
+/* options: schedule, tuning, budget, metric, applied over cfg (the daemon's defaults). */
+bool gt_parse_options(const gt_request *r, const cJSON *v, gt_tune_config *cfg);
+
+#endif

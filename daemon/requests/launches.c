@@ -1,0 +1,402 @@
+/* launches.c: the launch, wait, report and event_release requests, and the launch job that
+ * runs a launch on the launcher thread (launches.h). */
+#include "launches.h"
+
+#include "dispatch.h"
+#include "launch_parse.h"
+
+#include "daemon/loaded_kernel.h"
+#include "daemon/log.h"
+#include "engine/pool_executor.h"
+#include "tuner/report.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct launch_job {
+    gt_job job;
+    gt_session *s;
+    gt_launch_event *ev;
+    gt_loaded_kernel *kernel;
+    gt_shm *bufs[GT_MAX_ARGS];
+    gt_arg_value args[GT_MAX_ARGS];
+    void *slots[GT_MAX_ARGS];
+    unsigned nargs;
+    gt_range range;
+    gt_tune_config cfg;
+    gt_launch_event *waits[GT_MAX_WAIT];
+    unsigned nwaits;
+    uint64_t report_id;
+    /* Filled by run(). */
+    gt_pool_executor pe;
+    bool ran;
+    gt_decision_source source;
+    uint64_t groups, groups_analysis;
+    unsigned disturbed_samples;
+    size_t wisdom_entries;
+} launch_job;
+
+void gt_launch_event_unref(gt_launch_event *ev)
+{
+    if (!ev || --ev->refs > 0)
+        return;
+    free(ev->report);
+    free(ev->waiters);
+    free(ev);
+}
+
+/* ---- the job, on the launcher thread --------------------------------------------------- */
+
+static void fail(launch_job *j, const char *code, int errnum, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void fail(launch_job *j, const char *code, int errnum, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(j->ev->message, sizeof j->ev->message, fmt, ap);
+    va_end(ap);
+    j->ev->code = code;
+    j->ev->errnum = errnum;
+}
+
+/* Whether a queued launch must not run: its client left, gridtuned is stopping, or a launch it
+ * waits for did not succeed. If so, the event's error says which. */
+static bool cancelled(launch_job *j)
+{
+    if (atomic_load(&j->s->closed)) {
+        fail(j, GT_ERR_CANCELLED, ECANCELED, "launch %" PRIu64 " was cancelled: its client disconnected", j->ev->id);
+        return true;
+    }
+    if (atomic_load(&j->s->d->stopping)) {
+        fail(j, GT_ERR_CANCELLED, ECANCELED, "launch %" PRIu64 " was cancelled: gridtuned is shutting down",
+             j->ev->id);
+        return true;
+    }
+    for (unsigned i = 0; i < j->nwaits; i++)
+        if (atomic_load(&j->waits[i]->outcome) < 0) {
+            fail(j, GT_ERR_CANCELLED, ECANCELED, "launch %" PRIu64 " was cancelled: launch %" PRIu64
+                 ", which it waits for, did not succeed", j->ev->id, j->waits[i]->id);
+            return true;
+        }
+    return false;
+}
+
+static char *build_report(launch_job *j, const gt_tune_launch *tl, const gt_tune_result *res, int64_t started)
+{
+    gt_daemon *d = j->s->d;
+    char id[24];
+    snprintf(id, sizeof id, "%" PRIu64, j->report_id);
+    gt_report_input in = {.config = &j->cfg, .launch = tl, .result = res,
+                          .counters = d->counters ? gt_counters_status(d->counters) : NULL,
+                          .probes = &d->probe_status, .workers = gt_pool_workers(d->pool), .id = id, .started = started};
+    cJSON *report = gt_report_build(&in);
+    char *text = report ? cJSON_PrintUnformatted(report) : NULL;
+    cJSON_Delete(report);
+    return text;
+}
+
+static void save_wisdom(gt_daemon *d)
+{
+    char err[512];
+    if (gt_wisdom_save(d->wisdom, err, sizeof err) != 0)
+        gt_log_warn("the wisdom could not be saved: %s", err);
+}
+
+static void launch_run(gt_job *job)
+{
+    launch_job *j = (launch_job *)job;
+    gt_daemon *d = j->s->d;
+    if (cancelled(j)) {
+        atomic_store(&j->ev->outcome, -1);
+        return;
+    }
+    gt_executor exec;
+    gt_pool_executor_init(&j->pe, d->pool, d->counters, &d->probe_status, j->kernel->desc->run, j->slots, &j->range, &exec);
+    gt_tune_launch tl = {.kernel = j->kernel->desc->name, .kernel_hash = j->kernel->hash, .machine = d->machine,
+                         .range = j->range};
+    gt_tune_result res;
+    char err[512];
+    int64_t started = gt_unix_ms();
+    int rc = gt_tune_run(&j->cfg, &tl, &exec, d->wisdom, &res, err, sizeof err);
+    j->ran = true;
+    j->groups = res.groups_analysis + res.groups_remainder;
+    j->groups_analysis = res.groups_analysis;
+    j->disturbed_samples = res.disturbed_samples;
+    j->source = res.source;
+    if (rc == 0) {
+        if (res.groups_analysis > 0) /* analysis decided, also when it kept the default */
+            save_wisdom(d);
+        j->ev->report = build_report(j, &tl, &res, started);
+        if (!j->ev->report)
+            gt_log_warn("launch %" PRIu64 ": out of memory building its report", j->report_id);
+    } else {
+        fail(j, GT_ERR_LAUNCH, -rc, "launch %" PRIu64 " of %s failed: %s", j->ev->id, j->kernel->desc->name, err);
+    }
+    j->wisdom_entries = gt_wisdom_count(d->wisdom);
+    gt_tune_result_free(&res);
+    atomic_store(&j->ev->outcome, rc == 0 ? 1 : -1);
+}
+
+/* ---- completion, on the loop's thread -------------------------------------------------- */
+
+static void answer(gt_session *s, gt_launch_event *ev, const gt_launch_waiter *w)
+{
+    if (atomic_load(&ev->outcome) < 0) {
+        gt_reply_error(s, w->request, w->type, ev->code, ev->errnum, ev->message);
+        return;
+    }
+    cJSON *res = cJSON_CreateObject();
+    bool ok = res != NULL;
+    if (strcmp(w->type, "wait") == 0) {
+        ok = ok && cJSON_AddNumberToObject(res, "event", (double)ev->id);
+    } else {
+        cJSON *report = ev->report ? cJSON_Parse(ev->report) : NULL;
+        ok = ok && report && cJSON_AddItemToObject(res, "report", report);
+        if (!ok)
+            cJSON_Delete(report);
+    }
+    if (!ok) {
+        cJSON_Delete(res);
+        gt_reply_error(s, w->request, w->type, GT_ERR_INTERNAL, ENOMEM,
+                       ev->report || strcmp(w->type, "wait") == 0 ? "gridtuned ran out of memory answering"
+                                                                   : "the launch ran, but its report could not be built");
+        return;
+    }
+    gt_reply_result(s, w->request, w->type, res);
+}
+
+static void count(gt_daemon *d, const launch_job *j)
+{
+    int outcome = atomic_load(&j->ev->outcome);
+    d->stats.succeeded += outcome > 0;
+    d->stats.failed += outcome < 0 && j->ran;
+    d->stats.cancelled += outcome < 0 && !j->ran;
+    if (!j->ran)
+        return;
+    d->stats.workgroups += j->groups;
+    d->stats.workgroups_analysis += j->groups_analysis;
+    d->stats.disturbed_samples += j->disturbed_samples;
+    d->stats.wisdom_hits += outcome > 0 && j->source == GT_SOURCE_WISDOM;
+    d->stats.wisdom_entries = j->wisdom_entries;
+}
+
+static void launch_free(launch_job *j)
+{
+    for (unsigned i = 0; i < j->nargs; i++)
+        if (j->bufs[i])
+            gt_shm_unref(j->bufs[i]);
+    for (unsigned i = 0; i < j->nwaits; i++)
+        gt_launch_event_unref(j->waits[i]);
+    gt_loaded_kernel_unref(j->kernel);
+    gt_launch_event_unref(j->ev);
+    gt_session_unref(j->s);
+    free(j);
+}
+
+static void launch_done(gt_job *job)
+{
+    launch_job *j = (launch_job *)job;
+    gt_session *s = j->s;
+    gt_launch_event *ev = j->ev;
+    ev->done = true;
+    count(s->d, j);
+    if (ev->report && gt_report_ring_add(s->d->reports, j->report_id, (unsigned)s->uid, ev->report) != 0)
+        gt_log_warn("launch %" PRIu64 ": out of memory keeping its report", j->report_id);
+    if (atomic_load(&ev->outcome) < 0)
+        gt_log_info("client %d: %s", (int)s->pid, ev->message);
+    for (size_t i = 0; i < ev->nwaiters; i++)
+        answer(s, ev, &ev->waiters[i]);
+    ev->nwaiters = 0;
+    s->inflight--;
+    launch_free(j);
+}
+
+void gt_launch_abandon_waiters(gt_session *s, const char *message)
+{
+    gt_session_ref(s); /* a failed write closes the session */
+    for (size_t i = 0; i < s->events.count && !atomic_load(&s->closed); i++) {
+        gt_launch_event *ev = s->events.entries[i].ptr;
+        for (size_t k = 0; !ev->done && k < ev->nwaiters; k++)
+            gt_reply_error(s, ev->waiters[k].request, ev->waiters[k].type, GT_ERR_CANCELLED, ECANCELED, message);
+        ev->nwaiters = 0;
+    }
+    gt_session_unref(s);
+}
+
+/* ---- the requests ----------------------------------------------------------------------- */
+
+/* Forgets the oldest completed events beyond the limit, so a client that never releases its
+ * events does not grow without bound. */
+static void trim_events(gt_session *s)
+{
+    unsigned max = s->d->cfg->limits.max_events;
+    for (size_t i = 0; s->events.count >= max && i < s->events.count;) {
+        gt_launch_event *ev = s->events.entries[i].ptr;
+        if (ev->done && gt_idtable_remove(&s->events, ev->id))
+            gt_launch_event_unref(ev);
+        else
+            i++;
+    }
+}
+
+static bool parse_waits(const gt_request *r, launch_job *j)
+{
+    const cJSON *wait;
+    if (!gt_field_typed(r, r->msg, "wait", cJSON_Array, "an array of event ids", &wait))
+        return false;
+    int n = wait ? cJSON_GetArraySize(wait) : 0;
+    if (n > GT_MAX_WAIT) {
+        gt_request_fail(r, GT_ERR_REQUEST, EINVAL, "launch: the wait list has %d events; at most %d", n, GT_MAX_WAIT);
+        return false;
+    }
+    for (int i = 0; i < n; i++) {
+        const cJSON *e = cJSON_GetArrayItem(wait, i);
+        uint64_t id = cJSON_IsNumber(e) && e->valuedouble >= 1 && e->valuedouble <= (double)GT_ID_MAX
+                          ? (uint64_t)e->valuedouble
+                          : 0;
+        gt_launch_event *ev = id ? gt_idtable_find(&r->s->events, id) : NULL;
+        if (!ev) {
+            gt_request_fail(r, GT_ERR_NOT_FOUND, ENOENT, "launch: wait[%d] is not an event of this connection", i);
+            return false;
+        }
+        ev->refs++;
+        j->waits[j->nwaits++] = ev;
+    }
+    return true;
+}
+
+static bool parse_launch(const gt_request *r, launch_job *j)
+{
+    gt_session *s = r->s;
+    uint64_t kid;
+    const cJSON *args;
+    if (!gt_field_id(r, r->msg, "kernel", &kid))
+        return false;
+    gt_loaded_kernel *k = gt_idtable_find(&s->kernels, kid);
+    if (!k) {
+        gt_request_fail(r, GT_ERR_NOT_FOUND, ENOENT, "launch: this connection has no kernel %" PRIu64, kid);
+        return false;
+    }
+    j->kernel = gt_loaded_kernel_ref(k);
+    j->cfg = s->d->cfg->tune;
+    if (!gt_parse_range(r, cJSON_GetObjectItemCaseSensitive(r->msg, "range"), &j->range) ||
+        !gt_field_typed(r, r->msg, "args", cJSON_Array, "an array of arguments", &args) ||
+        !gt_parse_args(r, args, k->desc, j->args, j->bufs, &j->nargs) ||
+        !gt_check_bounds(r, k->module, k->desc, &j->range, j->args, j->bufs, j->nargs) ||
+        !gt_parse_options(r, cJSON_GetObjectItemCaseSensitive(r->msg, "options"), &j->cfg) || !parse_waits(r, j))
+        return false;
+    for (unsigned i = 0; i < j->nargs; i++)
+        if (j->bufs[i])
+            gt_shm_ref(j->bufs[i]);
+    gt_args_bind(j->args, j->nargs, j->slots);
+    return true;
+}
+
+void gt_handle_launch(const gt_request *r)
+{
+    gt_session *s = r->s;
+    gt_daemon *d = s->d;
+    if (s->inflight >= d->cfg->limits.max_inflight) {
+        gt_request_fail(r, GT_ERR_LIMIT, ENOSPC, "this client has %u launches queued or running, the most gridtuned "
+                        "allows (--max-inflight); wait for some first", s->inflight);
+        return;
+    }
+    launch_job *j = calloc(1, sizeof *j);
+    gt_launch_event *ev = calloc(1, sizeof *ev);
+    if (!j || !ev) {
+        free(j);
+        free(ev);
+        gt_request_fail(r, GT_ERR_INTERNAL, ENOMEM, "gridtuned ran out of memory queueing the launch");
+        return;
+    }
+    if (!parse_launch(r, j)) {
+        memset(j->bufs, 0, sizeof j->bufs); /* no references were taken on them */
+        for (unsigned i = 0; i < j->nwaits; i++)
+            gt_launch_event_unref(j->waits[i]);
+        gt_loaded_kernel_unref(j->kernel);
+        free(j);
+        free(ev);
+        return;
+    }
+    trim_events(s);
+    ev->id = gt_session_new_id(s);
+    ev->refs = 2; /* the session's table's and the job's */
+    cJSON *res = cJSON_CreateObject();
+    if (!res || !cJSON_AddNumberToObject(res, "event", (double)ev->id) || gt_idtable_add(&s->events, ev->id, ev) != 0) {
+        cJSON_Delete(res);
+        ev->refs = 1;
+        j->ev = ev;
+        j->s = gt_session_ref(s);
+        launch_free(j);
+        gt_request_fail(r, GT_ERR_INTERNAL, ENOMEM, "gridtuned ran out of memory queueing the launch");
+        return;
+    }
+    j->job = (gt_job){.run = launch_run, .done = launch_done};
+    j->s = gt_session_ref(s);
+    j->ev = ev;
+    j->report_id = ++d->next_launch;
+    s->inflight++;
+    d->stats.launches++;
+    gt_request_reply(r, res);
+    gt_jobq_push(d->launcher, &j->job);
+}
+
+static gt_launch_event *find_event(const gt_request *r)
+{
+    uint64_t id;
+    if (!gt_field_id(r, r->msg, "event", &id))
+        return NULL;
+    gt_launch_event *ev = gt_idtable_find(&r->s->events, id);
+    if (!ev)
+        gt_request_fail(r, GT_ERR_NOT_FOUND, ENOENT, "%s: this connection has no event %" PRIu64
+                        " (never launched, released, or forgotten past --max-events)", r->type, id);
+    return ev;
+}
+
+/* wait and report: answered now when the launch is done, else when it completes. */
+static void handle_waiter(const gt_request *r)
+{
+    gt_launch_event *ev = find_event(r);
+    if (!ev)
+        return;
+    gt_launch_waiter w = {.request = r->id, .type = r->type};
+    if (ev->done) {
+        answer(r->s, ev, &w);
+        return;
+    }
+    if (ev->nwaiters == ev->capwaiters) {
+        size_t cap = ev->capwaiters ? ev->capwaiters * 2 : 4;
+        gt_launch_waiter *more = realloc(ev->waiters, cap * sizeof *more);
+        if (!more) {
+            gt_request_fail(r, GT_ERR_INTERNAL, ENOMEM, "gridtuned ran out of memory");
+            return;
+        }
+        ev->waiters = more;
+        ev->capwaiters = cap;
+    }
+    ev->waiters[ev->nwaiters++] = w;
+}
+
+void gt_handle_wait(const gt_request *r)
+{
+    handle_waiter(r);
+}
+
+void gt_handle_report(const gt_request *r)
+{
+    handle_waiter(r);
+}
+
+void gt_handle_event_release(const gt_request *r)
+{
+    gt_launch_event *ev = find_event(r);
+    if (!ev)
+        return;
+    gt_idtable_remove(&r->s->events, ev->id);
+    gt_launch_event_unref(ev);
+    gt_request_reply(r, NULL);
+}

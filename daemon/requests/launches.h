@@ -1,0 +1,42 @@
+/* launches.h: launches as the daemon runs them. A launch request becomes an event (the
+ * client's handle on it) and a job on the launcher queue. The job runs on the launcher
+ * thread through the tuner and the worker pool; when it is done, on the loop's thread, the
+ * event records the outcome and the report, and the wait and report requests that were
+ * waiting for it are answered. */
+#ifndef GT_LAUNCHES_H
+#define GT_LAUNCHES_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct gt_launch_waiter {
+    uint64_t request;
+    const char *type; /* "wait" or "report" */
+} gt_launch_waiter;
+
+typedef struct gt_launch_event {
+    uint64_t id;
+    unsigned refs;  /* the session's table, the launch's job, later launches that wait on it */
+    bool done;      /* the outcome below is final (set on the loop's thread) */
+    /* Written by the launcher thread when the job ends, read by later jobs on that thread:
+       0 while pending, 1 succeeded, -1 failed or cancelled. */
+    atomic_int outcome;
+    const char *code; /* failure: a GT_ERR_* code */
+    int errnum;
+    char message[1024];
+    char *report;     /* the report's JSON text, when the launch ran */
+    gt_launch_waiter *waiters;
+    size_t nwaiters, capwaiters;
+} gt_launch_event;
+
+void gt_launch_event_unref(gt_launch_event *ev);
+
+typedef struct gt_session gt_session;
+/* Answers every wait and report request of s still waiting for a launch with a `cancelled`
+ * error carrying message, for a daemon that stops without those launches (the running one
+ * outlived --stop-grace). The events stay as they are: their jobs still hold them. */
+void gt_launch_abandon_waiters(gt_session *s, const char *message);
+
+#endif
