@@ -16,6 +16,7 @@
 
 #include "daemon/build/build.h"
 #include "daemon/requests/launches.h"
+#include "tuner/durable_file.h"
 
 #include <errno.h>
 #include <event2/event.h>
@@ -39,6 +40,7 @@
 #define DRAIN_POLL_MS 20
 #define FLUSH_GRACE_MS 2000
 #define RESERVED_FDS 64 /* for the log, wisdom, modules, builds, HTTP, memfds in transit */
+#define STATE_DIR_MODE 0700 /* the state directory, as the wisdom makes it (tuner/wisdom_file.c) */
 
 #ifndef GT_INCLUDE_DIRS
 #define GT_INCLUDE_DIRS ""
@@ -146,20 +148,6 @@ static void announce_ready(daemon_main *m)
 
 /* ---- start-up ------------------------------------------------------------------------- */
 
-static int mkdirs(char *path)
-{
-    for (char *p = path + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        int rc = mkdir(path, 0700);
-        *p = '/';
-        if (rc != 0 && errno != EEXIST)
-            return -errno;
-    }
-    return mkdir(path, 0700) == 0 || errno == EEXIST ? 0 : -errno;
-}
-
 static int open_log(daemon_main *m, char *err, size_t errlen)
 {
     const gt_daemon_config *cfg = &m->cfg;
@@ -169,7 +157,7 @@ static int open_log(daemon_main *m, char *err, size_t errlen)
     char dir[GT_PATH_MAX], path[GT_PATH_MAX + 16];
     snprintf(dir, sizeof dir, "%s", cfg->wisdom);
     snprintf(dir, sizeof dir, "%s", dirname(dir));
-    mkdirs(dir);
+    gt_file_make_dirs(dir, STATE_DIR_MODE, NULL, 0); /* if it fails, opening the log says so */
     snprintf(path, sizeof path, "%s/gridtuned.log", dir);
     return gt_log_open(path, cfg->log_level, err, errlen);
 }

@@ -5,6 +5,7 @@
  * fails them was damaged or hand-edited, and is set aside rather than half-trusted. */
 #include "wisdom.h"
 
+#include "durable_file.h"
 #include "grid.h"
 #include "json.h"
 #include "machine.h"
@@ -20,8 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -520,204 +519,7 @@ static char *document_text(const records *r)
     return text;
 }
 
-/* ---- Files ---- */
-
-/* Reads all of fd, at most FILE_MAX bytes. Returns 0, -EFBIG or a negative errno. */
-static int read_all(int fd, char **out, size_t *len)
-{
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    if (!buf)
-        return -ENOMEM;
-    for (;;) {
-        if (n == cap) {
-            if (cap >= FILE_MAX) {
-                free(buf);
-                return -EFBIG;
-            }
-            char *bigger = realloc(buf, cap * 2);
-            if (!bigger) {
-                free(buf);
-                return -ENOMEM;
-            }
-            buf = bigger;
-            cap *= 2;
-        }
-        ssize_t got = read(fd, buf + n, cap - n);
-        if (got == 0)
-            break;
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got < 0) {
-            int e = errno;
-            free(buf);
-            return -e;
-        }
-        n += (size_t)got;
-    }
-    *out = buf;
-    *len = n;
-    return 0;
-}
-
-static int write_full(int fd, const char *data, size_t len)
-{
-    while (len) {
-        ssize_t n = write(fd, data, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return -errno;
-        data += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
-/* Creates dir and its missing parents with DIR_MODE; existing ones are left as they are. */
-static int make_dirs(const char *dir, char *err, size_t errlen)
-{
-    char *p = strdup(dir);
-    if (!p)
-        return fail(err, errlen, -ENOMEM, "out of memory creating %s", dir);
-    int rc = 0;
-    for (char *s = p + 1;; s++) {
-        if (*s && *s != '/')
-            continue;
-        char saved = *s;
-        *s = '\0';
-        if (mkdir(p, DIR_MODE) != 0 && errno != EEXIST) {
-            rc = fail(err, errlen, -errno, "cannot create directory %s: %s", p, strerror(errno));
-            break;
-        }
-        *s = saved;
-        if (!saved)
-            break;
-    }
-    free(p);
-    return rc;
-}
-
-/* The directory part of path: "." for a bare name, "/" for a file in the root. */
-static char *dir_of(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    if (!slash)
-        return strdup(".");
-    size_t n = slash == path ? 1 : (size_t)(slash - path);
-    return strndup(path, n);
-}
-
-static int sync_dir(const char *dir, char *err, size_t errlen)
-{
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
-        return fail(err, errlen, -errno, "cannot open directory %s to sync it: %s", dir, strerror(errno));
-    /* Some file systems cannot sync a directory (EINVAL); the rename is then as durable as
-       they make it. */
-    int rc = fsync(fd) != 0 && errno != EINVAL ? -errno : 0;
-    if (rc)
-        fail(err, errlen, rc, "cannot sync directory %s: %s", dir, strerror(-rc));
-    close(fd);
-    return rc;
-}
-
-#define TEMPORARY_CHARS "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789" /* mkostemp's */
-#define TEMPORARY_TRIES 8
-
-/* Creates the temporary file named by the template tmp and locks it (see
- * remove_stale_temporaries). A cleaner may have removed the file between its creation and
- * the lock: then it has no name any more, and another is made. A negative errno on failure. */
-static int locked_temporary(char *tmp)
-{
-    size_t len = strlen(tmp);
-    for (int i = 0; i < TEMPORARY_TRIES; i++) {
-        memcpy(tmp + len - 6, "XXXXXX", 6);
-        int fd = mkostemp(tmp, O_CLOEXEC);
-        if (fd < 0)
-            return -errno;
-        struct stat st;
-        if (flock(fd, LOCK_EX) == 0 && fstat(fd, &st) == 0 && st.st_nlink > 0)
-            return fd;
-        close(fd);
-    }
-    return -EAGAIN;
-}
-
-/* Replaces path with text: a temporary file in the same directory, fsync, rename, fsync of
- * the directory, so that a crash leaves the old file or the new one, never a mix. */
-static int write_atomic(const char *path, const char *text, bool create_dirs, char *err, size_t errlen)
-{
-    char *dir = dir_of(path);
-    size_t tmp_len = strlen(path) + sizeof ".tmp-XXXXXX";
-    char *tmp = malloc(tmp_len);
-    bool tmp_exists = false;
-    int rc = 0, fd = -1;
-    if (!dir || !tmp) {
-        rc = fail(err, errlen, -ENOMEM, "out of memory saving %s", path);
-        goto out;
-    }
-    snprintf(tmp, tmp_len, "%s.tmp-XXXXXX", path);
-    if (create_dirs && (rc = make_dirs(dir, err, errlen)) != 0)
-        goto out;
-    if ((fd = locked_temporary(tmp)) < 0) {
-        rc = fail(err, errlen, fd, "cannot create a temporary file in %s: %s", dir, strerror(-fd));
-        goto out;
-    }
-    tmp_exists = true;
-    rc = write_full(fd, text, strlen(text));
-    if (rc == 0 && fsync(fd) != 0)
-        rc = -errno;
-    if (rc) {
-        fail(err, errlen, rc, "cannot write %s: %s", tmp, strerror(-rc));
-        goto out;
-    }
-    if (rename(tmp, path) != 0) {
-        rc = fail(err, errlen, -errno, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
-        goto out;
-    }
-    tmp_exists = false;
-    rc = sync_dir(dir, err, errlen);
-out:
-    if (tmp_exists)
-        unlink(tmp);
-    if (fd >= 0)
-        close(fd); /* only now: the lock tells remove_stale_temporaries the file is in use */
-    free(tmp);
-    free(dir);
-    return rc;
-}
-
-/* A writer that dies between creating its temporary file and renaming it leaves the file
- * behind. Writers hold an flock on theirs until the rename is done, so a temporary that can
- * be locked belongs to no living writer. Only names write_atomic makes are touched:
- * <name>.tmp-XXXXXX, regular files of this user. Returns how many were removed. */
-static unsigned remove_stale_temporaries(const char *path)
-{
-    char *dir = dir_of(path);
-    const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
-    size_t base_len = strlen(base);
-    DIR *d = dir ? opendir(dir) : NULL;
-    unsigned removed = 0;
-    for (struct dirent *e; d && (e = readdir(d));) {
-        const char *suffix = e->d_name + base_len;
-        if (strncmp(e->d_name, base, base_len) != 0 || strncmp(suffix, ".tmp-", 5) != 0 ||
-            strlen(suffix + 5) != 6 || strspn(suffix + 5, TEMPORARY_CHARS) != 6)
-            continue;
-        int fd = openat(dirfd(d), e->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-        struct stat st;
-        if (fd < 0)
-            continue;
-        if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
-            flock(fd, LOCK_EX | LOCK_NB) == 0 && unlinkat(dirfd(d), e->d_name, 0) == 0)
-            removed++;
-        close(fd);
-    }
-    if (d)
-        closedir(d);
-    free(dir);
-    return removed;
-}
+/* ---- Files (written through durable_file.h) ---- */
 
 /* Renames from to to unless to exists. Falls back to a check and a plain rename on file
  * systems without RENAME_NOREPLACE. */
@@ -778,7 +580,7 @@ static int load_file(gt_wisdom *w, char *err, size_t errlen)
     }
     char *text = NULL;
     size_t len = 0;
-    int rc = fd < 0 ? -errno : read_all(fd, &text, &len);
+    int rc = fd < 0 ? -errno : gt_file_read_all(fd, FILE_MAX, &text, &len);
     if (fd >= 0)
         close(fd);
     if (rc && is_transient(-rc))
@@ -854,7 +656,7 @@ int gt_wisdom_open(const char *path, gt_wisdom **out, char *err, size_t errlen)
         free(w);
         return fail(err, errlen, -ENOMEM, "out of memory opening wisdom file %s", path);
     }
-    w->stale_removed = remove_stale_temporaries(path);
+    w->stale_removed = gt_file_remove_stale_temporaries(path);
     int rc = load_file(w, err, errlen);
     if (rc) {
         gt_wisdom_close(w);
@@ -932,7 +734,7 @@ int gt_wisdom_save(gt_wisdom *w, char *err, size_t errlen)
     char *text = document_text(&w->r);
     if (!text)
         return fail(err, errlen, -ENOMEM, "out of memory saving wisdom file %s", w->path);
-    int rc = write_atomic(w->path, text, true, err, errlen);
+    int rc = gt_file_replace(w->path, text, strlen(text), DIR_MODE, err, errlen);
     free(text);
     return rc;
 }
@@ -944,7 +746,7 @@ static int write_through(const char *path, const char *text, char *err, size_t e
     int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY);
     if (fd < 0)
         return fail(err, errlen, -errno, "cannot open %s: %s", path, strerror(errno));
-    int rc = write_full(fd, text, strlen(text));
+    int rc = gt_file_write_all(fd, text, strlen(text));
     if (close(fd) != 0 && rc == 0)
         rc = -errno;
     if (rc)
@@ -967,7 +769,7 @@ int gt_wisdom_export(const gt_wisdom *w, const char *path, char *err, size_t err
     } else if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
         rc = write_through(path, text, err, errlen);
     } else {
-        rc = write_atomic(path, text, false, err, errlen);
+        rc = gt_file_replace(path, text, strlen(text), 0, err, errlen);
     }
     free(text);
     return rc;
@@ -1004,7 +806,7 @@ int gt_wisdom_import(gt_wisdom *w, const char *path, size_t *merged, char *err, 
         return fail(err, errlen, -errno, "cannot open %s: %s", path, strerror(errno));
     char *text = NULL;
     size_t len = 0;
-    int rc = read_all(fd, &text, &len);
+    int rc = gt_file_read_all(fd, FILE_MAX, &text, &len);
     if (!std_in)
         close(fd);
     if (rc == -EFBIG)

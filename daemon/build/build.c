@@ -465,19 +465,13 @@ static int build_entry(const gt_builder *b, const gt_build_options *o, const cha
                        char **diagnostics, char *err, size_t errlen)
 {
     char dir[PATH_MAX], module[sizeof dir + sizeof "/" MODULE_FILE];
-    int rc = gt_build_dir_create(b->cache_dir, dir, sizeof dir);
-    if (rc) {
-        snprintf(err, errlen, "cannot make a build directory in the build cache %s: %s", b->cache_dir,
-                 strerror(-rc));
+    int rc = gt_build_dir_create(b->cache_dir, dir, sizeof dir, err, errlen);
+    if (rc)
         return rc;
-    }
     snprintf(module, sizeof module, "%s/" MODULE_FILE, dir);
     rc = compile(b, o, source, dir, module, diagnostics, err, errlen);
-    if (rc == 0) {
-        rc = gt_build_entry_publish(e, module);
-        if (rc)
-            snprintf(err, errlen, "cannot write the build cache %s: %s", b->cache_dir, strerror(-rc));
-    }
+    if (rc == 0)
+        rc = gt_build_entry_publish(e, module, err, errlen);
     gt_build_dir_remove(dir); /* with whatever a killed or failed compiler left there */
     return rc;
 }

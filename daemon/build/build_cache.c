@@ -1,11 +1,12 @@
 /* build_cache.c: the on-disk cache of built kernel modules, and the builds' private directories.
  * Lookups trust a module only through its .key. New entries are built in a private directory in
- * the cache and written under temporary names, then renamed into place, so a reader in another
- * thread or daemon sees a whole file or none; the order of the renames keeps every .key true to
- * the module beside it. */
+ * the cache and written under temporary names, then renamed into place (the .key by
+ * tuner/durable_file.h's atomic replace), so a reader in another thread or daemon sees a whole
+ * file or none; the order of the renames keeps every .key true to the module beside it. */
 #include "build_cache.h"
 
 #include "build.h"
+#include "tuner/durable_file.h"
 #include "tuner/machine.h"
 
 #include <dirent.h>
@@ -20,36 +21,23 @@
 #include <unistd.h>
 
 #define TMP_PREFIX ".tmp-"
-#define KEY_FILE_MODE 0600
 #define READ_CHUNK 16384
-#define TMP_SUFFIX_KEY ".key"
 
 /* With the pid and the thread id, makes temporary names unique. */
 static atomic_uint next_temp;
 
-/* mkdir -p */
-static int make_dirs(char *path)
-{
-    for (char *p = strchr(path + 1, '/'); p; p = strchr(p + 1, '/')) {
-        *p = '\0';
-        int rc = mkdir(path, GT_BUILD_CACHE_MODE) < 0 && errno != EEXIST ? -errno : 0;
-        *p = '/';
-        if (rc)
-            return rc;
-    }
-    return mkdir(path, GT_BUILD_CACHE_MODE) < 0 && errno != EEXIST ? -errno : 0;
-}
-
 /* Anyone who can write the cache can put code into the daemon, hence the owner and mode check. */
 int gt_build_cache_ensure(const char *dir, char *err, size_t errlen)
 {
-    char *copy = strdup(dir);
-    int rc = copy ? make_dirs(copy) : -ENOMEM;
-    free(copy);
-    struct stat st;
-    if (rc == 0 && stat(dir, &st) < 0)
-        rc = -errno;
+    char why[PATH_MAX + 64];
+    int rc = gt_file_make_dirs(dir, GT_BUILD_CACHE_MODE, why, sizeof why);
     if (rc) {
+        snprintf(err, errlen, "the build cache %s: %s", dir, why);
+        return rc;
+    }
+    struct stat st;
+    if (stat(dir, &st) < 0) {
+        rc = -errno;
         snprintf(err, errlen, "cannot create the build cache %s: %s", dir, strerror(-rc));
         return rc;
     }
@@ -67,16 +55,20 @@ int gt_build_cache_ensure(const char *dir, char *err, size_t errlen)
     return 0;
 }
 
-void gt_build_cache_temp_path(const char *dir, const char *suffix, char *out, size_t outlen)
+int gt_build_dir_create(const char *dir, char *out, size_t outlen, char *err, size_t errlen)
 {
-    snprintf(out, outlen, "%s/" TMP_PREFIX "%ld-%ld-%u%s", dir, (long)getpid(), (long)gettid(),
-             atomic_fetch_add(&next_temp, 1), suffix);
-}
-
-int gt_build_dir_create(const char *dir, char *out, size_t outlen)
-{
-    gt_build_cache_temp_path(dir, "", out, outlen);
-    return mkdir(out, GT_BUILD_CACHE_MODE) < 0 ? -errno : 0;
+    int n = snprintf(out, outlen, "%s/" TMP_PREFIX "%ld-%ld-%u", dir, (long)getpid(), (long)gettid(),
+                     atomic_fetch_add(&next_temp, 1));
+    if (n < 0 || (size_t)n >= outlen) {
+        snprintf(err, errlen, "cannot make a build directory in the build cache %s: its path is too long", dir);
+        return -ENAMETOOLONG;
+    }
+    if (mkdir(out, GT_BUILD_CACHE_MODE) < 0) {
+        int rc = -errno;
+        snprintf(err, errlen, "cannot make the build directory %s: %s", out, strerror(-rc));
+        return rc;
+    }
+    return 0;
 }
 
 /* The compiler makes only files here (in the sandbox it can make nothing else), so one level of
@@ -141,53 +133,24 @@ bool gt_build_entry_cached(const gt_build_entry *e)
     return same;
 }
 
-static int write_file(const char *path, const char *data, size_t len)
-{
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, KEY_FILE_MODE);
-    if (fd < 0)
-        return -errno;
-    int rc = 0;
-    for (size_t off = 0; off < len && rc == 0;) {
-        ssize_t n = write(fd, data + off, len - off);
-        if (n > 0)
-            off += (size_t)n;
-        else if (n < 0 && errno != EINTR)
-            rc = -errno;
-    }
-    if (rc == 0 && fsync(fd) < 0)
-        rc = -errno;
-    close(fd);
-    return rc;
-}
-
-/* A renamed file must be whole after a crash too, not only to other processes. */
-static int sync_file(const char *path)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    int rc = fd < 0 || fsync(fd) < 0 ? -errno : 0;
-    if (fd >= 0)
-        close(fd);
-    return rc;
-}
-
 /* The stale .key goes first and the new one comes last, so at no moment does a .key vouch for
- * a module built from another key text. */
-int gt_build_entry_publish(const gt_build_entry *e, const char *tmp_so)
+ * a module built from another key text. The module is the compiler's output, synced and renamed
+ * in; the .key is written by the atomic replace, whose sync of the directory makes both renames
+ * stick. */
+int gt_build_entry_publish(const gt_build_entry *e, const char *tmp_so, char *err, size_t errlen)
 {
-    char tmp_key[PATH_MAX];
-    gt_build_cache_temp_path(e->dir, TMP_SUFFIX_KEY, tmp_key, sizeof tmp_key);
-    int rc = sync_file(tmp_so);
-    if (rc == 0)
-        rc = write_file(tmp_key, e->key, e->key_len);
-    if (rc == 0 && unlink(e->key_path) < 0 && errno != ENOENT)
+    int rc = gt_file_sync(tmp_so, err, errlen);
+    if (rc == 0 && unlink(e->key_path) < 0 && errno != ENOENT) {
         rc = -errno;
-    if (rc == 0 && rename(tmp_so, e->so_path) < 0)
-        rc = -errno;
-    if (rc == 0 && rename(tmp_key, e->key_path) < 0)
-        rc = -errno;
-    if (rc) {
-        unlink(tmp_so);
-        unlink(tmp_key);
+        snprintf(err, errlen, "cannot remove the stale key %s: %s", e->key_path, strerror(-rc));
     }
+    if (rc == 0 && rename(tmp_so, e->so_path) < 0) {
+        rc = -errno;
+        snprintf(err, errlen, "cannot rename %s to %s: %s", tmp_so, e->so_path, strerror(-rc));
+    }
+    if (rc == 0)
+        rc = gt_file_replace(e->key_path, e->key, e->key_len, 0, err, errlen);
+    if (rc)
+        unlink(tmp_so);
     return rc;
 }

@@ -19,14 +19,11 @@ typedef struct gt_build_entry {
  * and no one else can write it. 0, or a negative errno with a sentence naming dir. */
 int gt_build_cache_ensure(const char *dir, char *err, size_t errlen);
 
-/* A path in dir for a file on its way into the cache, unique per process, thread and call, that
- * no entry lookup ever reads. */
-void gt_build_cache_temp_path(const char *dir, const char *suffix, char *out, size_t outlen);
-
 /* Makes a fresh private directory (mode 0700) in dir for one build: the compiler's working
- * directory, and the only place a sandboxed compiler may write. out gets its path. 0 or a
- * negative errno. */
-int gt_build_dir_create(const char *dir, char *out, size_t outlen);
+ * directory, and the only place a sandboxed compiler may write. Its name is unique per process,
+ * thread and call, and no entry lookup ever reads it. out gets its path. 0, or a negative errno
+ * with a sentence. */
+int gt_build_dir_create(const char *dir, char *out, size_t outlen, char *err, size_t errlen);
 /* Removes a build directory and the files in it; what cannot be removed stays, under a name no
  * lookup reads. */
 void gt_build_dir_remove(const char *path);
@@ -39,8 +36,8 @@ void gt_build_entry_free(gt_build_entry *e);
 /* Whether the module exists and the .key holds exactly e->key. */
 bool gt_build_entry_cached(const gt_build_entry *e);
 
-/* Moves the module at tmp_so (in the cache directory or a build directory in it) into the entry and writes its .key.
- * 0 or a negative errno; tmp_so is gone either way. */
-int gt_build_entry_publish(const gt_build_entry *e, const char *tmp_so);
+/* Moves the module at tmp_so (in the cache directory or a build directory in it) into the entry
+ * and writes its .key. 0, or a negative errno with a sentence; tmp_so is gone either way. */
+int gt_build_entry_publish(const gt_build_entry *e, const char *tmp_so, char *err, size_t errlen);
 
 #endif
