@@ -1,0 +1,338 @@
+/* wisdom_codec.c: the wisdom file's JSON (schemas/wisdom.schema.json), to and from a set.
+ * Reading checks every field's type and range, then the checks gt_wisdom_store uses too
+ * (wisdom.c), so that a file which fails them is refused whole rather than half-trusted.
+ * Writing prints numbers exactly (json.h). */
+#include "wisdom_private.h"
+
+#include "grid.h"
+#include "json.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FORMAT_NAME "gridtune-wisdom"
+#define FORMAT_VERSION 1
+
+/* ---- JSON to a set: every field's type and range, then the shared checks ---- */
+
+static bool read_integer(const cJSON *v, double min, double max, double *out)
+{
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || floor(v->valuedouble) != v->valuedouble ||
+        v->valuedouble < min || v->valuedouble > max)
+        return false;
+    *out = v->valuedouble;
+    return true;
+}
+
+static int read_text(const cJSON *v, char *out, size_t size, char *err, size_t errlen)
+{
+    if (!cJSON_IsString(v))
+        return gt_wisdom_fail(err, errlen, -EINVAL, "must be a string");
+    if (strlen(v->valuestring) >= size)
+        return gt_wisdom_fail(err, errlen, -EINVAL,
+                              "\"%.40s...\" is longer than %zu characters", v->valuestring, size - 1);
+    memcpy(out, v->valuestring, strlen(v->valuestring) + 1);
+    return 0;
+}
+
+static int read_sizes(const cJSON *v, const char *name, size_t out[3], char *err, size_t errlen)
+{
+    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != 3)
+        return gt_wisdom_fail(err, errlen, -EINVAL, "\"%s\" must be an array of 3 whole numbers", name);
+    int d = 0;
+    for (const cJSON *x = v->child; x; x = x->next, d++) {
+        double size;
+        double max = GT_WISDOM_JSON_INT_MAX < (double)SIZE_MAX ? GT_WISDOM_JSON_INT_MAX : (double)SIZE_MAX;
+        if (!read_integer(x, 1, max, &size))
+            return gt_wisdom_fail(err, errlen, -EINVAL, "\"%s\"[%d] must be a whole number of at least 1", name, d);
+        out[d] = (size_t)size;
+    }
+    return 0;
+}
+
+static int read_range(const cJSON *v, gt_range *out, char *err, size_t errlen)
+{
+    if (!cJSON_IsObject(v))
+        return gt_wisdom_fail(err, errlen, -EINVAL, "must be an object with dims, global and local");
+    const char *names[] = {"dims", "global", "local"};
+    const cJSON *f[3] = {NULL};
+    for (const cJSON *x = v->child; x; x = x->next) {
+        int k = 0;
+        while (k < 3 && strcmp(x->string, names[k]) != 0)
+            k++;
+        if (k == 3)
+            return gt_wisdom_fail(err, errlen, -EINVAL, "unknown field \"%.40s\"", x->string);
+        if (f[k])
+            return gt_wisdom_fail(err, errlen, -EINVAL, "\"%s\" appears twice", names[k]);
+        f[k] = x;
+    }
+    for (int k = 0; k < 3; k++)
+        if (!f[k])
+            return gt_wisdom_fail(err, errlen, -EINVAL, "missing \"%s\"", names[k]);
+    double dims;
+    if (!read_integer(f[0], 1, 3, &dims))
+        return gt_wisdom_fail(err, errlen, -EINVAL, "\"dims\" must be 1, 2 or 3");
+    gt_range r = {.dims = (unsigned)dims};
+    int rc = read_sizes(f[1], "global", r.global, err, errlen);
+    if (rc == 0)
+        rc = read_sizes(f[2], "local", r.local, err, errlen);
+    if (rc == 0)
+        *out = r; /* the range check itself is gt_wisdom_key_check's */
+    return rc;
+}
+
+enum {
+    F_KERNEL, F_KERNEL_HASH, F_MACHINE, F_RANGE, F_WORKERS,
+    F_SCHEDULE, F_METRIC, F_COST, F_GAIN, F_DECIDED, NFIELDS
+};
+static const char *const field_names[NFIELDS] = {
+    "kernel", "kernel_hash", "machine", "range", "workers", "schedule", "metric", "cost", "gain", "decided",
+};
+
+/* Converts one field's JSON value; the meaning is checked afterwards by gt_wisdom_key_check and
+ * gt_wisdom_entry_check. */
+static int read_field(int f, const cJSON *v, gt_wisdom_record *r, char *err, size_t errlen)
+{
+    gt_wisdom_key *k = &r->key;
+    gt_wisdom_entry *e = &r->entry;
+    double x;
+    switch (f) {
+    case F_KERNEL:
+        return read_text(v, k->kernel, sizeof k->kernel, err, errlen);
+    case F_KERNEL_HASH:
+        return read_text(v, k->kernel_hash, sizeof k->kernel_hash, err, errlen);
+    case F_MACHINE:
+        return read_text(v, k->machine, sizeof k->machine, err, errlen);
+    case F_RANGE:
+        return read_range(v, &k->range, err, errlen);
+    case F_WORKERS:
+        if (!read_integer(v, 1, UINT_MAX, &x))
+            return gt_wisdom_fail(err, errlen, -EINVAL, "must be a whole number from 1 to %u", UINT_MAX);
+        k->workers = (unsigned)x;
+        return 0;
+    case F_SCHEDULE:
+        if (!cJSON_IsString(v))
+            return gt_wisdom_fail(err, errlen, -EINVAL,
+                                  "must be a string such as group=tiled:4x4,item=linear,assign=block");
+        return gt_schedule_parse(v->valuestring, &e->schedule, err, errlen);
+    case F_METRIC:
+        return read_text(v, e->metric, sizeof e->metric, err, errlen);
+    case F_COST:
+        if (!cJSON_IsNumber(v) && !cJSON_IsNull(v))
+            return gt_wisdom_fail(err, errlen, -EINVAL, "must be a number or null");
+        e->cost = cJSON_IsNull(v) ? NAN : v->valuedouble;
+        return 0;
+    case F_GAIN:
+        if (!cJSON_IsNumber(v) && !cJSON_IsNull(v))
+            return gt_wisdom_fail(err, errlen, -EINVAL, "must be a number or null");
+        e->gain = cJSON_IsNull(v) ? NAN : v->valuedouble;
+        return 0;
+    default:
+        if (!read_integer(v, 0, GT_WISDOM_JSON_INT_MAX, &x))
+            return gt_wisdom_fail(err, errlen, -EINVAL, "must be a unix time, a whole number from 0 to 2^53-1");
+        e->decided = (int64_t)x;
+        return 0;
+    }
+}
+
+static int read_entry(const cJSON *obj, gt_wisdom_record *r, char *err, size_t errlen)
+{
+    if (!cJSON_IsObject(obj))
+        return gt_wisdom_fail(err, errlen, -EINVAL, "is not an object");
+    *r = (gt_wisdom_record){0};
+    bool seen[NFIELDS] = {false};
+    char why[GT_WISDOM_PROBLEM_MAX];
+    for (const cJSON *x = obj->child; x; x = x->next) {
+        int f = 0;
+        while (f < NFIELDS && strcmp(x->string, field_names[f]) != 0)
+            f++;
+        if (f == NFIELDS)
+            return gt_wisdom_fail(err, errlen, -EINVAL, "unknown field \"%.40s\"", x->string);
+        if (seen[f])
+            return gt_wisdom_fail(err, errlen, -EINVAL, "\"%s\" appears twice", field_names[f]);
+        seen[f] = true;
+        if (read_field(f, x, r, why, sizeof why) != 0)
+            return gt_wisdom_fail(err, errlen, -EINVAL, "\"%s\": %s", field_names[f], why);
+    }
+    for (int f = 0; f < NFIELDS; f++)
+        if (!seen[f])
+            return gt_wisdom_fail(err, errlen, -EINVAL, "missing \"%s\"", field_names[f]);
+    int rc = gt_wisdom_key_check(&r->key, err, errlen);
+    if (rc == 0)
+        rc = gt_wisdom_entry_check(&r->entry, err, errlen);
+    r->key.range = gt_range_normalized(&r->key.range);
+    return rc;
+}
+
+static void error_position(const char *text, const char *at, int *line, int *column)
+{
+    *line = 1;
+    *column = 1;
+    for (const char *p = text; p < at; p++) {
+        if (*p == '\n') {
+            ++*line;
+            *column = 1;
+        } else {
+            ++*column;
+        }
+    }
+}
+
+static int read_top(const cJSON *doc, const cJSON **entries, char *err, size_t errlen)
+{
+    if (!cJSON_IsObject(doc))
+        return gt_wisdom_fail(err, errlen, -EINVAL, "the top level is not an object");
+    const char *names[] = {"format", "version", "entries"};
+    const cJSON *f[3] = {NULL};
+    for (const cJSON *x = doc->child; x; x = x->next) {
+        int k = 0;
+        while (k < 3 && strcmp(x->string, names[k]) != 0)
+            k++;
+        if (k == 3)
+            return gt_wisdom_fail(err, errlen, -EINVAL, "unknown top-level field \"%.40s\"", x->string);
+        if (f[k])
+            return gt_wisdom_fail(err, errlen, -EINVAL, "\"%s\" appears twice", names[k]);
+        f[k] = x;
+    }
+    if (!f[0] || !cJSON_IsString(f[0]) || strcmp(f[0]->valuestring, FORMAT_NAME) != 0)
+        return gt_wisdom_fail(err, errlen, -EINVAL, "\"format\" is not \"" FORMAT_NAME "\"");
+    if (!f[1] || !cJSON_IsNumber(f[1]))
+        return gt_wisdom_fail(err, errlen, -EINVAL, "\"version\" is missing or not a number");
+    if (f[1]->valuedouble != FORMAT_VERSION)
+        return gt_wisdom_fail(err, errlen, -EINVAL,
+                              "\"version\" is %g; this gridtune reads version %d", f[1]->valuedouble,
+                              FORMAT_VERSION);
+    if (!f[2] || !cJSON_IsArray(f[2]))
+        return gt_wisdom_fail(err, errlen, -EINVAL, "\"entries\" is missing or not an array");
+    *entries = f[2];
+    return 0;
+}
+
+int gt_wisdom_codec_parse(const char *text, size_t len, gt_wisdom_set *out, char *err, size_t errlen)
+{
+    if (len == 0)
+        return gt_wisdom_fail(err, errlen, -EINVAL, "empty file, not JSON");
+    const char *nul = memchr(text, '\0', len);
+    if (nul) {
+        int line, column;
+        error_position(text, nul, &line, &column);
+        return gt_wisdom_fail(err, errlen, -EINVAL, "a NUL byte at line %d, column %d", line, column);
+    }
+    /* Trailing data is checked here: cJSON's own check wants the terminator inside len. */
+    const char *end = NULL;
+    cJSON *doc = cJSON_ParseWithLengthOpts(text, len, &end, false);
+    const char *rest = doc ? end : NULL;
+    while (rest && rest < text + len && strchr(" \t\r\n", *rest))
+        rest++;
+    if (!doc || rest < text + len) {
+        int line, column;
+        const char *at = doc ? rest : end;
+        error_position(text, at && at >= text && at <= text + len ? at : text, &line, &column);
+        cJSON_Delete(doc);
+        return gt_wisdom_fail(err, errlen, -EINVAL,
+                              "%s at line %d, column %d", doc ? "data after the JSON" : "not valid JSON",
+                              line, column);
+    }
+    const cJSON *entries = NULL;
+    int rc = read_top(doc, &entries, err, errlen);
+    if (rc == 0)
+        rc = gt_wisdom_set_reserve(out, (size_t)cJSON_GetArraySize(entries));
+    size_t i = 0;
+    for (const cJSON *x = entries ? entries->child : NULL; rc == 0 && x; x = x->next, i++) {
+        gt_wisdom_record r;
+        char why[GT_WISDOM_PROBLEM_MAX];
+        rc = read_entry(x, &r, why, sizeof why);
+        if (rc)
+            gt_wisdom_fail(err, errlen, rc, "entry %zu: %s", i, why);
+        else
+            rc = gt_wisdom_set_put(out, &r); /* a later duplicate replaces an earlier one */
+    }
+    if (rc == -ENOMEM)
+        gt_wisdom_fail(err, errlen, rc, "out of memory reading the wisdom");
+    cJSON_Delete(doc);
+    return rc;
+}
+
+/* ---- A set to JSON ---- */
+
+/* Adds item to obj (an object if name is set, else an array); false when out of memory. */
+static bool add(cJSON *obj, const char *name, cJSON *item)
+{
+    if (!item)
+        return false;
+    if (name ? cJSON_AddItemToObject(obj, name, item) : cJSON_AddItemToArray(obj, item))
+        return true;
+    cJSON_Delete(item);
+    return false;
+}
+
+static cJSON *sizes_node(const size_t v[3])
+{
+    cJSON *a = cJSON_CreateArray();
+    for (int d = 0; a && d < 3; d++)
+        if (!add(a, NULL, gt_json_uint(v[d]))) {
+            cJSON_Delete(a);
+            return NULL;
+        }
+    return a;
+}
+
+static cJSON *entry_node(const gt_wisdom_record *r)
+{
+    const gt_wisdom_key *k = &r->key;
+    const gt_wisdom_entry *e = &r->entry;
+    char schedule[GT_SCHEDULE_TEXT_MAX];
+    gt_schedule_format(&e->schedule, schedule, sizeof schedule);
+    cJSON *o = cJSON_CreateObject(), *range = cJSON_CreateObject();
+    bool ok = o && range && add(range, "dims", gt_json_uint(k->range.dims)) &&
+              add(range, "global", sizes_node(k->range.global)) && add(range, "local", sizes_node(k->range.local));
+    ok = ok && add(o, "kernel", cJSON_CreateString(k->kernel)) &&
+         add(o, "kernel_hash", cJSON_CreateString(k->kernel_hash)) &&
+         add(o, "machine", cJSON_CreateString(k->machine));
+    if (ok) {
+        ok = add(o, "range", range);
+        range = NULL; /* owned by o now, or freed by add */
+    }
+    ok = ok && add(o, "workers", gt_json_uint(k->workers)) && add(o, "schedule", cJSON_CreateString(schedule)) &&
+         add(o, "metric", cJSON_CreateString(e->metric)) && add(o, "cost", gt_json_real(e->cost)) &&
+         add(o, "gain", gt_json_real(e->gain)) &&
+         add(o, "decided", gt_json_uint((uint64_t)e->decided));
+    cJSON_Delete(range);
+    if (!ok) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+char *gt_wisdom_codec_print(const gt_wisdom_set *s)
+{
+    cJSON *doc = cJSON_CreateObject(), *entries = cJSON_CreateArray();
+    bool ok = doc && entries && add(doc, "format", cJSON_CreateString(FORMAT_NAME)) &&
+              add(doc, "version", gt_json_uint(FORMAT_VERSION));
+    cJSON *list = entries;
+    if (ok) {
+        ok = add(doc, "entries", entries);
+        entries = NULL; /* owned by doc now, or freed by add */
+    }
+    for (size_t i = 0; ok && i < s->n; i++)
+        ok = add(list, NULL, entry_node(&s->v[i]));
+    cJSON_Delete(entries);
+    char *printed = ok ? cJSON_Print(doc) : NULL;
+    cJSON_Delete(doc);
+    if (!printed)
+        return NULL;
+    size_t n = strlen(printed);
+    char *text = malloc(n + 2);
+    if (text) {
+        memcpy(text, printed, n);
+        memcpy(text + n, "\n", 2);
+    }
+    cJSON_free(printed);
+    return text;
+}
