@@ -7,7 +7,7 @@
 #ifndef GT_COUNTERS_H
 #define GT_COUNTERS_H
 
-#include "tuner/executor.h"
+#include "tuner/instruments.h"
 
 #include <stddef.h>
 #include <stdint.h>

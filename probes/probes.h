@@ -8,7 +8,7 @@
 #ifndef GT_PROBES_H
 #define GT_PROBES_H
 
-#include "tuner/executor.h"
+#include "tuner/instruments.h"
 
 #include <stddef.h>
 #include <sys/types.h>

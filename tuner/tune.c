@@ -29,8 +29,6 @@ static const char *const metric_names[] = {"time", "ipc", "l1", "l2", "energy"};
 static const char *const metric_units[] = {"ns per work-item", "cycles per instruction", "L1 misses per work-item",
                                            "L2 misses per work-item", "energy units per work-item"};
 static const char *const source_names[] = {"analysis", "wisdom", "forced", "default"};
-static const char *const counter_mode_names[] = {"hardware", "software", "none"};
-static const char *const probe_state_names[] = {"on", "off", "unavailable"};
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 #define NAME_OF(table, v) ((unsigned)(v) < COUNT(table) ? (table)[v] : "unknown")
@@ -40,18 +38,6 @@ const char *gt_strategy_name(gt_strategy s) { return NAME_OF(strategy_names, s);
 const char *gt_metric_name(gt_metric m) { return NAME_OF(metric_names, m); }
 const char *gt_metric_unit(gt_metric m) { return NAME_OF(metric_units, m); }
 const char *gt_decision_source_name(gt_decision_source s) { return NAME_OF(source_names, s); }
-const char *gt_counter_mode_name(gt_counter_mode m) { return NAME_OF(counter_mode_names, m); }
-const char *gt_probe_state_name(gt_probe_state s) { return NAME_OF(probe_state_names, s); }
-
-void gt_probe_status_summary(const gt_probe_status *st, char *out, size_t outlen)
-{
-    if (!st)
-        snprintf(out, outlen, "unavailable (this executor has no probes)");
-    else if (st->reason[0])
-        snprintf(out, outlen, "%s (%s)", gt_probe_state_name(st->state), st->reason);
-    else
-        snprintf(out, outlen, "%s", gt_probe_state_name(st->state));
-}
 
 static int parse_name(const char *text, const char *const *names, size_t n, int *out)
 {
