@@ -24,8 +24,8 @@
 #include "bench/peers/omp_twins.h"
 #include "bench/private_daemon.h"
 #include "bench/roundtrip.h"
-#include "engine/clock.h"
 #include "kernels/seeds_client.h"
+#include "tuner/clock.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>

@@ -17,8 +17,8 @@
  * reference (kernels/seeds_client.c); nothing is compared with a fixed target. */
 #include "bench/bench_common.h"
 #include "bench/private_daemon.h"
-#include "engine/clock.h"
 #include "kernels/seeds_client.h"
+#include "tuner/clock.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>

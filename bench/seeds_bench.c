@@ -5,10 +5,10 @@
  * benchmark, the median and minimum time of each schedule and the worst/best ratio, and can
  * write the same as JSON. */
 #include "bench_common.h"
-#include "engine/clock.h"
 #include "engine/module.h"
 #include "engine/pool.h"
 #include "kernels/seedbench.h"
+#include "tuner/clock.h"
 
 #include <cjson/cJSON.h>
 #include <getopt.h>

@@ -26,12 +26,12 @@
  *   groups_total of the timed cold runs, their median. Targets are printed beside the figures
  *   and never change the measurement. */
 #include "bench_common.h"
-#include "engine/clock.h"
 #include "engine/counters.h"
 #include "engine/module.h"
 #include "engine/pool.h"
 #include "engine/pool_executor.h"
 #include "kernels/seedbench.h"
+#include "tuner/clock.h"
 #include "tuner/machine.h"
 #include "tuner/report.h"
 #include "tuner/space.h"
@@ -434,19 +434,12 @@ static gt_wisdom_key launch_key(const launch *l)
     return key;
 }
 
-static int64_t unix_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* One launch through the tuner, timed around the whole call. The caller frees *r, also after a
  * failure, which is printed here. */
 static int tune_timed(launch *l, const gt_tune_config *cfg, gt_tune_result *r, uint64_t *ns, int64_t *started)
 {
     char err[512];
-    *started = unix_ms();
+    *started = gt_clock_unix_ms();
     uint64_t t0 = gt_clock_ns();
     int rc = gt_tune_run(cfg, &l->tl, &l->exec, l->s->wisdom, r, err, sizeof err);
     *ns = gt_clock_ns() - t0;
