@@ -18,6 +18,7 @@
 #include "bench/bench_common.h"
 #include "bench/private_daemon.h"
 #include "kernels/seeds_client.h"
+#include "tuner/stats.h"
 #include "tuner/clock.h"
 
 #include <cjson/cJSON.h>
@@ -501,19 +502,10 @@ static int run_oracle(const probe_run *pr, cli_seed *s, bench_result *r)
 
 /* ---- summaries ---------------------------------------------------------------------------------- */
 
-static int compare_double(const void *a, const void *b)
+/* The median of v[0..n) (tuner/stats.h), 0 for a condition that ran no launch. */
+static double median_of(const double *v, unsigned n)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* The median of v[0..n) (the mean of the middle two for an even n); sorts v. */
-static double median_of(double *v, unsigned n)
-{
-    if (!n)
-        return 0;
-    qsort(v, n, sizeof *v, compare_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    return n ? gt_stats_median(v, n) : 0;
 }
 
 static const oracle_entry *oracle_find(const bench_result *r, const char *schedule)

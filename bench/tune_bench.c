@@ -35,6 +35,7 @@
 #include "tuner/machine.h"
 #include "tuner/report.h"
 #include "tuner/space.h"
+#include "tuner/stats.h"
 #include "tuner/tune.h"
 #include "tuner/wisdom.h"
 
@@ -723,12 +724,6 @@ static int timed_round(launch *l, bench_result *br, unsigned round)
     return 0;
 }
 
-static int compare_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static void summarise(bench_result *br, unsigned reps)
 {
     gt_bench_times_summarise(&br->def.times);
@@ -738,8 +733,7 @@ static void summarise(bench_result *br, unsigned reps)
     double f[GT_BENCH_MAX_REPS];
     for (unsigned i = 0; i < reps; i++)
         f[i] = br->cold_runs[i].analysis_fraction;
-    qsort(f, reps, sizeof *f, compare_double);
-    br->analysis_fraction = reps % 2 ? f[reps / 2] : (f[reps / 2 - 1] + f[reps / 2]) / 2;
+    br->analysis_fraction = gt_stats_median(f, reps);
 }
 
 /* Puts every benchmark's decision back into the wisdom (the cold runs cleared it) and saves

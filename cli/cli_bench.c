@@ -20,6 +20,7 @@
 #include "kernels/seed_runs.h"
 #include "kernels/seeds_client.h"
 #include "tuner/schedule.h"
+#include "tuner/stats.h"
 
 #include <cjson/cJSON.h>
 #include <getopt.h>
@@ -372,12 +373,6 @@ static int timed_round(runner *r, unsigned round)
     return 0;
 }
 
-static int compare_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static void summarise(bench_result *br)
 {
     contender *all[] = {&br->def, &br->cold, &br->warm};
@@ -395,8 +390,7 @@ static void summarise(bench_result *br)
     double f[GT_BENCH_MAX_REPS];
     for (unsigned i = 0; i < n; i++)
         f[i] = br->cold.notes[i].analysis_fraction;
-    qsort(f, n, sizeof *f, compare_double);
-    br->analysis_fraction = n == 0 ? NAN : n % 2 ? f[n / 2] : (f[n / 2 - 1] + f[n / 2]) / 2;
+    br->analysis_fraction = gt_stats_median(f, n);
 }
 
 static int run_bench(const bench_options *o, gt_client *c, const char *module, const gt_seed_bench *b,
@@ -522,28 +516,21 @@ static void print_table(const bench_options *o, const bench_result *r, unsigned 
     }
 }
 
-static int compare_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* The median of wall - report total over every timed default, cold and warm launch: what the
  * socket, the queue, planning and the report add to the workgroups' time. */
 static double overhead_ms(const bench_result *r, unsigned n)
 {
     size_t most = (size_t)n * 3 * GT_BENCH_MAX_REPS, k = 0;
-    int64_t *d = malloc(most * sizeof *d);
+    double *d = malloc(most * sizeof *d);
     if (!d)
         return NAN;
     for (unsigned i = 0; i < n; i++) {
         const contender *all[] = {&r[i].def, &r[i].cold, &r[i].warm};
         for (size_t c = 0; r[i].completed && c < 3; c++)
             for (unsigned j = 0; j < all[c]->wall.n; j++)
-                d[k++] = (int64_t)all[c]->notes[j].wall_ns - (int64_t)all[c]->notes[j].total_ns;
+                d[k++] = (double)((int64_t)all[c]->notes[j].wall_ns - (int64_t)all[c]->notes[j].total_ns);
     }
-    qsort(d, k, sizeof *d, compare_i64);
-    double v = k == 0 ? NAN : k % 2 ? (double)d[k / 2] : ((double)d[k / 2 - 1] + (double)d[k / 2]) / 2;
+    double v = gt_stats_median(d, k);
     free(d);
     return v / 1e6;
 }

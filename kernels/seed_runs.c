@@ -2,6 +2,8 @@
  * (seed_runs.h). */
 #include "seed_runs.h"
 
+#include "tuner/stats.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,24 +18,22 @@ void gt_bench_add_all(const gt_seed_bench **list, unsigned *n)
         list[(*n)++] = &all[i];
 }
 
-static int compare_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
+/* Times in ns are whole numbers far below 2^53, so their doubles are exact and the median of
+ * two middle ones, cast back, is their integer mean. */
 void gt_bench_times_summarise(gt_bench_times *t)
 {
-    if (t->n == 0) {
+    double v[GT_BENCH_MAX_REPS];
+    for (unsigned i = 0; i < t->n; i++)
+        v[i] = (double)t->ns[i];
+    gt_stats s;
+    gt_stats_compute(v, t->n, &s);
+    if (s.n == 0) {
         t->median_ns = t->min_ns = t->max_ns = 0;
         return;
     }
-    uint64_t sorted[GT_BENCH_MAX_REPS];
-    memcpy(sorted, t->ns, t->n * sizeof *sorted);
-    qsort(sorted, t->n, sizeof *sorted, compare_u64);
-    t->min_ns = sorted[0];
-    t->max_ns = sorted[t->n - 1];
-    t->median_ns = t->n % 2 ? sorted[t->n / 2] : (sorted[t->n / 2 - 1] + sorted[t->n / 2]) / 2;
+    t->min_ns = (uint64_t)s.min;
+    t->max_ns = (uint64_t)s.max;
+    t->median_ns = (uint64_t)s.median;
 }
 
 void gt_bench_times_rank(gt_bench_times *first, size_t stride, size_t n, size_t *best, size_t *worst)
