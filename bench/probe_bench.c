@@ -18,6 +18,7 @@
 #include "bench/bench_common.h"
 #include "bench/private_daemon.h"
 #include "kernels/seeds_client.h"
+#include "tuner/report_read.h"
 #include "tuner/stats.h"
 #include "tuner/clock.h"
 
@@ -389,26 +390,24 @@ static int oracle_add(bench_result *r, const char *schedule)
 static int note_report(bench_result *r, pick *p, const char *what, const char *report)
 {
     cJSON *rep = cJSON_Parse(report);
-    const char *winner = cJSON_GetStringValue(object_at(rep, "decision", "winner"));
-    const char *source = cJSON_GetStringValue(object_at(rep, "decision", "source"));
+    gt_report_summary s;
+    gt_report_read(rep, &s);
     int rc = 0;
-    if (!winner || !source) {
+    if (!s.decided) {
         say("%s: the report has no decision.winner and decision.source", what);
         rc = -1;
     }
     if (rc == 0) {
-        snprintf(p->winner, sizeof p->winner, "%s", winner);
-        snprintf(p->source, sizeof p->source, "%s", source);
-        p->disturbed = (unsigned)cJSON_GetNumberValue(object_at(rep, "phases", "disturbed_samples"));
-        p->remeasured = (unsigned)cJSON_GetNumberValue(object_at(rep, "phases", "remeasured"));
-        rc = oracle_add(r, winner);
+        snprintf(p->winner, sizeof p->winner, "%s", s.winner);
+        snprintf(p->source, sizeof p->source, "%s", s.source);
+        p->disturbed = (unsigned)s.disturbed_samples;
+        p->remeasured = (unsigned)s.remeasured;
+        rc = oracle_add(r, s.winner);
     }
-    const cJSON *cand;
-    cJSON_ArrayForEach(cand, cJSON_GetObjectItemCaseSensitive(rep, "candidates"))
-    {
-        const char *s = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cand, "schedule"));
-        if (rc == 0 && s)
-            rc = oracle_add(r, s);
+    for (size_t i = 0, n = gt_report_ncandidates(rep); rc == 0 && i < n; i++) {
+        const char *schedule = gt_report_candidate(rep, i);
+        if (schedule)
+            rc = oracle_add(r, schedule);
     }
     cJSON_Delete(rep);
     return rc;

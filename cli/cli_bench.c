@@ -19,6 +19,7 @@
 
 #include "kernels/seed_runs.h"
 #include "kernels/seeds_client.h"
+#include "tuner/report_read.h"
 #include "tuner/schedule.h"
 #include "tuner/stats.h"
 
@@ -202,26 +203,14 @@ typedef struct bench_result {
     unsigned wisdom_hits;     /* timed warm launches decided by the wisdom */
 } bench_result;
 
-static const cJSON *item(const cJSON *obj, const char *a, const char *b)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, a);
-    return b ? cJSON_GetObjectItemCaseSensitive(v, b) : v;
-}
-
-static void copy_string(char *dst, size_t len, const cJSON *v)
-{
-    snprintf(dst, len, "%s", cJSON_IsString(v) ? v->valuestring : "?");
-}
-
 static void note_report(const cJSON *r, uint64_t wall_ns, launch_note *note)
 {
-    const cJSON *total = item(r, "phases", "total_ns"), *fraction = item(r, "phases", "analysis_fraction");
-    *note = (launch_note){.wall_ns = wall_ns,
-                          .total_ns = cJSON_IsNumber(total) ? (uint64_t)total->valuedouble : 0,
-                          .analysis_fraction = cJSON_IsNumber(fraction) ? fraction->valuedouble : 0};
-    copy_string(note->source, sizeof note->source, item(r, "decision", "source"));
-    copy_string(note->winner, sizeof note->winner, item(r, "decision", "winner"));
-    copy_string(note->reason, sizeof note->reason, item(r, "decision", "reason"));
+    gt_report_summary s;
+    gt_report_read(r, &s);
+    *note = (launch_note){.wall_ns = wall_ns, .total_ns = (uint64_t)s.total_ns, .analysis_fraction = s.analysis_fraction};
+    snprintf(note->source, sizeof note->source, "%s", s.source);
+    snprintf(note->winner, sizeof note->winner, "%s", s.winner);
+    snprintf(note->reason, sizeof note->reason, "%s", s.reason);
 }
 
 static void contender_add(contender *c, const launch_note *note)
@@ -235,19 +224,17 @@ static void contender_add(contender *c, const launch_note *note)
 /* The schedules in the candidates of a cold launch's report become the oracle's contenders. */
 static int oracle_from(bench_result *br, const cJSON *report)
 {
-    const cJSON *list = item(report, "candidates", NULL), *cand;
-    size_t n = (size_t)cJSON_GetArraySize(list);
+    size_t n = gt_report_ncandidates(report);
     if (n == 0)
         return 0;
     if (!(br->oracle = calloc(n, sizeof *br->oracle))) {
         say("bench: %s: out of memory for %zu oracle candidates", br->bench->name, n);
         return -1;
     }
-    cJSON_ArrayForEach(cand, list)
-    {
-        const cJSON *s = item(cand, "schedule", NULL);
-        if (cJSON_IsString(s))
-            snprintf(br->oracle[br->noracle++].schedule, GT_SCHEDULE_TEXT_MAX, "%s", s->valuestring);
+    for (size_t i = 0; i < n; i++) {
+        const char *s = gt_report_candidate(report, i);
+        if (s)
+            snprintf(br->oracle[br->noracle++].schedule, GT_SCHEDULE_TEXT_MAX, "%s", s);
     }
     return 0;
 }
@@ -417,6 +404,17 @@ typedef struct daemon_info {
     char version[64], counters[32], socket[256];
     double pid, workers;
 } daemon_info;
+
+static const cJSON *item(const cJSON *obj, const char *a, const char *b)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, a);
+    return b ? cJSON_GetObjectItemCaseSensitive(v, b) : v;
+}
+
+static void copy_string(char *dst, size_t len, const cJSON *v)
+{
+    snprintf(dst, len, "%s", cJSON_IsString(v) ? v->valuestring : "?");
+}
 
 static void daemon_describe(gt_client *c, daemon_info *d)
 {
