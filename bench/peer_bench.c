@@ -334,9 +334,8 @@ static int run_rounds(const peer_run *pc, cli_seed *s, gt_ocl_case *oc, peer_res
 {
     unsigned rounds = pc->o->flags.reps;
     for (unsigned round = 1; round <= rounds; round++) {
-        size_t first = (size_t)(round - 1) * NSLOTS / rounds;
         for (size_t i = 0; i < NSLOTS; i++) {
-            enum contender k = slots[(first + i) % NSLOTS];
+            enum contender k = slots[gt_contest_turn(round, rounds, NSLOTS, i)];
             if (pr->ran[k] && run_slot(pc, s, oc, pr, k, round) != 0)
                 return -1;
         }

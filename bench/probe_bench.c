@@ -475,9 +475,8 @@ static int run_oracle(const probe_run *pr, cli_seed *s, bench_result *r)
     size_t n = r->nsched;
     for (unsigned rep = 0; rep < reps; rep++) {
         say("%s: oracle round %u of %u: %zu schedules forced, quiet, probes on", r->bench->name, rep + 1, reps, n);
-        size_t first = (size_t)rep * n / reps;
         for (size_t i = 0; i < n; i++) {
-            oracle_entry *e = &r->oracle[(first + i) % n];
+            oracle_entry *e = &r->oracle[gt_contest_turn(rep + 1, reps, n, i)];
             char what[TEXT_MAX + 64], *report = NULL;
             snprintf(what, sizeof what, "%s, oracle round %u, %s", r->bench->name, rep + 1, e->schedule);
             if (interrupted) {

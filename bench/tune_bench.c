@@ -714,12 +714,9 @@ static int run_contender(launch *l, bench_result *br, unsigned round, size_t k)
 static int timed_round(launch *l, bench_result *br, unsigned round)
 {
     size_t count = 2 + br->noracle;
-    /* Round r starts a (r-1)/reps share of the way into the list, so every contender takes
-       early, middle and late places across the rounds. */
-    size_t shift = (size_t)(round - 1) * count / l->s->o->flags.reps;
     fprintf(stderr, PROG ": %s  round %u/%u: %zu contenders\n", br->bench->name, round, l->s->o->flags.reps, count);
     for (size_t k = 0; k < count; k++)
-        if (stopped() || run_contender(l, br, round, (k + shift) % count))
+        if (stopped() || run_contender(l, br, round, gt_contest_turn(round, l->s->o->flags.reps, count, k)))
             return -1;
     return 0;
 }

@@ -347,11 +347,8 @@ static int timed_round(runner *r, unsigned round)
 {
     bench_result *br = r->br;
     size_t count = 2 + br->noracle;
-    /* Round r starts a (r-1)/rounds share of the way into the list, so every contender takes
-       early, middle and late places across the rounds. */
-    size_t shift = (size_t)(round - 1) * count / r->o->rounds;
     for (size_t k = 0; k < count; k++)
-        if (run_contender(r, round, (k + shift) % count))
+        if (run_contender(r, round, gt_contest_turn(round, r->o->rounds, count, k)))
             return -1;
     unsigned last = br->cold.wall.n - 1;
     say("bench: %s  round %u/%u: default %.1f ms, cold %.1f ms, warm %.1f ms%s", br->bench->name, round,
