@@ -17,20 +17,24 @@ static inline uint64_t gt_clock_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* Clock id in milliseconds; the two below name the clocks. */
+static inline int64_t gt_clock_read_ms(clockid_t id)
+{
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 /* The monotonic clock, in milliseconds: for timeouts and polling. */
 static inline int64_t gt_clock_ms(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    return gt_clock_read_ms(CLOCK_MONOTONIC);
 }
 
 /* The wall clock, in milliseconds since the Unix epoch. */
 static inline int64_t gt_clock_unix_ms(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    return gt_clock_read_ms(CLOCK_REALTIME);
 }
 
 /* Sleeps ms milliseconds, the whole of them also when a signal interrupts. */
