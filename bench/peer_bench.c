@@ -24,8 +24,9 @@
 #include "bench/peers/omp_twins.h"
 #include "bench/private_daemon.h"
 #include "bench/roundtrip.h"
-#include "engine/clock.h"
 #include "kernels/seeds_client.h"
+#include "tuner/report_read.h"
+#include "tuner/clock.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -231,17 +232,13 @@ static bool is_copy(const gt_seed_bench *b)
 /* The decision of a launch's report. */
 static void note_decision(const char *report, char *winner, char *source, double *analysis)
 {
-    cJSON *r = cJSON_Parse(report);
-    const cJSON *d = cJSON_GetObjectItemCaseSensitive(r, "decision");
-    const char *w = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(d, "winner"));
-    const char *s = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(d, "source"));
-    snprintf(winner, TEXT_MAX, "%s", w ? w : "?");
+    gt_report_summary s;
+    gt_report_read_text(report, &s);
+    snprintf(winner, TEXT_MAX, "%s", s.winner);
     if (source)
-        snprintf(source, 16, "%s", s ? s : "?");
+        snprintf(source, 16, "%s", s.source);
     if (analysis)
-        *analysis = cJSON_GetNumberValue(
-            cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(r, "phases"), "analysis_fraction"));
-    cJSON_Delete(r);
+        *analysis = s.analysis_fraction;
 }
 
 static int gridtune_run(cli_seed *s, peer_result *pr, enum contender k, unsigned round, uint64_t *ns)
@@ -337,9 +334,8 @@ static int run_rounds(const peer_run *pc, cli_seed *s, gt_ocl_case *oc, peer_res
 {
     unsigned rounds = pc->o->flags.reps;
     for (unsigned round = 1; round <= rounds; round++) {
-        size_t first = (size_t)(round - 1) * NSLOTS / rounds;
         for (size_t i = 0; i < NSLOTS; i++) {
-            enum contender k = slots[(first + i) % NSLOTS];
+            enum contender k = slots[gt_contest_turn(round, rounds, NSLOTS, i)];
             if (pr->ran[k] && run_slot(pc, s, oc, pr, k, round) != 0)
                 return -1;
         }

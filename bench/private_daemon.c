@@ -1,6 +1,8 @@
 /* private_daemon.c: starting and stopping a gridtuned of the benchmark's own (private_daemon.h). */
 #include "private_daemon.h"
 
+#include "tuner/clock.h"
+
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <ftw.h>
@@ -21,13 +23,6 @@ const char *gt_private_daemon_program(void)
     if (env && *env)
         return env;
     return access(GT_DAEMON_BUILD_PATH, X_OK) == 0 ? GT_DAEMON_BUILD_PATH : GT_DAEMON_INSTALL_PATH;
-}
-
-static void sleep_ms(long ms)
-{
-    struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
-    while (nanosleep(&t, &t) != 0 && errno == EINTR)
-        ;
 }
 
 double gt_private_daemon_status_number(gt_client *c, const char *key)
@@ -128,7 +123,7 @@ int gt_private_daemon_stop(const char *prog, gt_private_daemon *d)
     for (int i = 0; i < STOP_POLLS; i++) {
         if (kill(pid, 0) != 0 && errno == ESRCH)
             return 0;
-        sleep_ms(10);
+        gt_clock_sleep_ms(10);
     }
     fprintf(stderr, "%s: gridtuned (pid %d) did not stop within 10 s of SIGTERM\n", prog, (int)pid);
     return -1;

@@ -17,8 +17,10 @@
  * reference (kernels/seeds_client.c); nothing is compared with a fixed target. */
 #include "bench/bench_common.h"
 #include "bench/private_daemon.h"
-#include "engine/clock.h"
 #include "kernels/seeds_client.h"
+#include "tuner/report_read.h"
+#include "tuner/stats.h"
+#include "tuner/clock.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -388,26 +390,24 @@ static int oracle_add(bench_result *r, const char *schedule)
 static int note_report(bench_result *r, pick *p, const char *what, const char *report)
 {
     cJSON *rep = cJSON_Parse(report);
-    const char *winner = cJSON_GetStringValue(object_at(rep, "decision", "winner"));
-    const char *source = cJSON_GetStringValue(object_at(rep, "decision", "source"));
+    gt_report_summary s;
+    gt_report_read(rep, &s);
     int rc = 0;
-    if (!winner || !source) {
+    if (!s.decided) {
         say("%s: the report has no decision.winner and decision.source", what);
         rc = -1;
     }
     if (rc == 0) {
-        snprintf(p->winner, sizeof p->winner, "%s", winner);
-        snprintf(p->source, sizeof p->source, "%s", source);
-        p->disturbed = (unsigned)cJSON_GetNumberValue(object_at(rep, "phases", "disturbed_samples"));
-        p->remeasured = (unsigned)cJSON_GetNumberValue(object_at(rep, "phases", "remeasured"));
-        rc = oracle_add(r, winner);
+        snprintf(p->winner, sizeof p->winner, "%s", s.winner);
+        snprintf(p->source, sizeof p->source, "%s", s.source);
+        p->disturbed = (unsigned)s.disturbed_samples;
+        p->remeasured = (unsigned)s.remeasured;
+        rc = oracle_add(r, s.winner);
     }
-    const cJSON *cand;
-    cJSON_ArrayForEach(cand, cJSON_GetObjectItemCaseSensitive(rep, "candidates"))
-    {
-        const char *s = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cand, "schedule"));
-        if (rc == 0 && s)
-            rc = oracle_add(r, s);
+    for (size_t i = 0, n = gt_report_ncandidates(rep); rc == 0 && i < n; i++) {
+        const char *schedule = gt_report_candidate(rep, i);
+        if (schedule)
+            rc = oracle_add(r, schedule);
     }
     cJSON_Delete(rep);
     return rc;
@@ -475,9 +475,8 @@ static int run_oracle(const probe_run *pr, cli_seed *s, bench_result *r)
     size_t n = r->nsched;
     for (unsigned rep = 0; rep < reps; rep++) {
         say("%s: oracle round %u of %u: %zu schedules forced, quiet, probes on", r->bench->name, rep + 1, reps, n);
-        size_t first = (size_t)rep * n / reps;
         for (size_t i = 0; i < n; i++) {
-            oracle_entry *e = &r->oracle[(first + i) % n];
+            oracle_entry *e = &r->oracle[gt_contest_turn(rep + 1, reps, n, i)];
             char what[TEXT_MAX + 64], *report = NULL;
             snprintf(what, sizeof what, "%s, oracle round %u, %s", r->bench->name, rep + 1, e->schedule);
             if (interrupted) {
@@ -501,19 +500,10 @@ static int run_oracle(const probe_run *pr, cli_seed *s, bench_result *r)
 
 /* ---- summaries ---------------------------------------------------------------------------------- */
 
-static int compare_double(const void *a, const void *b)
+/* The median of v[0..n) (tuner/stats.h), 0 for a condition that ran no launch. */
+static double median_of(const double *v, unsigned n)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* The median of v[0..n) (the mean of the middle two for an even n); sorts v. */
-static double median_of(double *v, unsigned n)
-{
-    if (!n)
-        return 0;
-    qsort(v, n, sizeof *v, compare_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    return n ? gt_stats_median(v, n) : 0;
 }
 
 static const oracle_entry *oracle_find(const bench_result *r, const char *schedule)

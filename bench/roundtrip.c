@@ -1,8 +1,8 @@
 /* roundtrip.c: launch overhead through gridtuned and its socket floor (roundtrip.h). */
 #include "roundtrip.h"
-#include "engine/clock.h"
 
 #include "protocol/wire.h"
+#include "tuner/clock.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>

@@ -5,10 +5,11 @@
  * benchmark, the median and minimum time of each schedule and the worst/best ratio, and can
  * write the same as JSON. */
 #include "bench_common.h"
-#include "engine/clock.h"
 #include "engine/module.h"
 #include "engine/pool.h"
+#include "kernels/say.h"
 #include "kernels/seedbench.h"
+#include "tuner/clock.h"
 
 #include <cjson/cJSON.h>
 #include <getopt.h>
@@ -17,6 +18,9 @@
 #include <unistd.h>
 
 #define PROG "gridtune-bench"
+
+const char *const say_prog = PROG;
+
 #define MAX_SCHEDULES 32
 #define DEFAULT_REPS 3
 
@@ -91,7 +95,7 @@ static int parse_flag(int c, const char *arg, void *ctx)
     }
     /* -s, --schedule */
     if (o->nschedules == MAX_SCHEDULES) {
-        fprintf(stderr, PROG ": at most %d schedules\n", MAX_SCHEDULES);
+        say("at most %d schedules", MAX_SCHEDULES);
         return -1;
     }
     o->schedules[o->nschedules++] = arg;
@@ -118,7 +122,7 @@ static int parse_options(int argc, char **argv, options *o)
     for (unsigned i = 0; i < o->nschedules; i++) {
         char err[256];
         if (gt_schedule_parse(o->schedules[i], &o->parsed[i], err, sizeof err) != 0) {
-            fprintf(stderr, PROG ": --schedule \"%s\": %s\n", o->schedules[i], err);
+            say("--schedule \"%s\": %s", o->schedules[i], err);
             return -1;
         }
     }
@@ -140,12 +144,12 @@ static int run_once(gt_pool *pool, gt_batch *batch, gt_seed_case *c, const char 
         gt_seed_case_poison_output(c);
     uint64_t start = gt_clock_ns();
     if (gt_pool_run(pool, batch, NULL, err, sizeof err) != 0) {
-        fprintf(stderr, PROG ": %s: %s\n", c->bench->name, err);
+        say("%s: %s", c->bench->name, err);
         return -1;
     }
     *ns = gt_clock_ns() - start;
     if (check && gt_seed_case_verify(c, err, sizeof err) != 0) {
-        fprintf(stderr, PROG ": %s under %s: wrong output: %s\n", c->bench->name, text, err);
+        say("%s under %s: wrong output: %s", c->bench->name, text, err);
         return -1;
     }
     return 0;
@@ -270,18 +274,18 @@ int main(int argc, char **argv)
     char err[512];
     gt_module *m;
     if (gt_module_open(o.flags.module, &m, err, sizeof err) != 0) {
-        fprintf(stderr, PROG ": %s\n", err);
+        say("%s", err);
         return 1;
     }
     gt_pool *pool;
     if (gt_pool_create(&(gt_pool_config){.workers = o.flags.workers}, &pool, err, sizeof err) != 0) {
-        fprintf(stderr, PROG ": %s\n", err);
+        say("%s", err);
         gt_module_close(m);
         return 1;
     }
     o.flags.workers = gt_pool_workers(pool);
-    fprintf(stderr, PROG ": %u benchmarks x %u schedules, %u workers, %u timed runs each\n", o.nbenches,
-            o.nschedules, o.flags.workers, o.flags.reps);
+    say("%u benchmarks x %u schedules, %u workers, %u timed runs each", o.nbenches,
+        o.nschedules, o.flags.workers, o.flags.reps);
     static bench_result results[GT_BENCH_MAX_BENCHES];
     int rc = 0;
     for (unsigned i = 0; i < o.nbenches && rc == 0; i++) {

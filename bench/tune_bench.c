@@ -26,15 +26,17 @@
  *   groups_total of the timed cold runs, their median. Targets are printed beside the figures
  *   and never change the measurement. */
 #include "bench_common.h"
-#include "engine/clock.h"
 #include "engine/counters.h"
 #include "engine/module.h"
 #include "engine/pool.h"
 #include "engine/pool_executor.h"
+#include "kernels/say.h"
 #include "kernels/seedbench.h"
+#include "tuner/clock.h"
 #include "tuner/machine.h"
 #include "tuner/report.h"
 #include "tuner/space.h"
+#include "tuner/stats.h"
 #include "tuner/tune.h"
 #include "tuner/wisdom.h"
 
@@ -52,6 +54,9 @@
 #include <unistd.h>
 
 #define PROG "gridtune-tune-bench"
+
+const char *const say_prog = PROG;
+
 #define DEFAULT_REPS 3
 #define DEFAULT_ORACLE_RUNS 3
 #define MAX_ORACLE_RUNS 100
@@ -141,7 +146,7 @@ static int parse_budget(const char *text, double *out)
     errno = 0;
     double v = strtod(text, &end);
     if (end == text || *end || errno || !isfinite(v)) {
-        fprintf(stderr, PROG ": --budget \"%s\": expected a fraction of the workgroups, such as 0.1\n", text);
+        say("--budget \"%s\": expected a fraction of the workgroups, such as 0.1", text);
         return -1;
     }
     *out = v;
@@ -153,7 +158,7 @@ static int parse_events(const char *text, options *o)
 {
     size_t len = strlen(text);
     if (len >= sizeof o->events_text) {
-        fprintf(stderr, PROG ": --events: a list of %zu characters; at most %zu\n", len, sizeof o->events_text - 1);
+        say("--events: a list of %zu characters; at most %zu", len, sizeof o->events_text - 1);
         return -1;
     }
     memcpy(o->events_text, text, len + 1);
@@ -163,12 +168,12 @@ static int parse_events(const char *text, options *o)
         if (comma)
             *comma = '\0';
         if (!*p) {
-            fprintf(stderr, PROG ": --events \"%s\": an empty name; expected names such as PAPI_TOT_CYC,PAPI_L1_DCM\n",
-                    text);
+            say("--events \"%s\": an empty name; expected names such as PAPI_TOT_CYC,PAPI_L1_DCM",
+                text);
             return -1;
         }
         if (o->nevents == GT_COUNTERS_MAX) {
-            fprintf(stderr, PROG ": --events \"%s\": at most %d events\n", text, GT_COUNTERS_MAX);
+            say("--events \"%s\": at most %d events", text, GT_COUNTERS_MAX);
             return -1;
         }
         o->events[o->nevents++] = p;
@@ -180,7 +185,7 @@ static int parse_events(const char *text, options *o)
 
 static int bad_value(const char *flag, const char *text, const char *why)
 {
-    fprintf(stderr, PROG ": %s \"%s\": %s\n", flag, text, why);
+    say("%s \"%s\": %s", flag, text, why);
     return -1;
 }
 
@@ -222,7 +227,7 @@ static int parse_flag(int c, const char *arg, void *ctx)
         o->oracle_runs = v;
         return 0;
     default:
-        fprintf(stderr, PROG ": option %d has no handler\n", c);
+        say("option %d has no handler", c);
         return -1;
     }
 }
@@ -256,12 +261,12 @@ static int parse_options(int argc, char **argv, options *o)
     if (rc != 0)
         return rc;
     if (optind < argc) {
-        fprintf(stderr, PROG ": unexpected argument \"%s\"; benchmarks are chosen with --bench NAME\n", argv[optind]);
+        say("unexpected argument \"%s\"; benchmarks are chosen with --bench NAME", argv[optind]);
         return -1;
     }
     char err[256];
     if (gt_tune_config_check(&o->cfg, err, sizeof err) != 0) {
-        fprintf(stderr, PROG ": %s\n", err);
+        say("%s", err);
         return -1;
     }
     if (o->nbenches == 0)
@@ -294,7 +299,7 @@ static int stopped(void)
 {
     if (!stop_signal)
         return 0;
-    fprintf(stderr, PROG ": stopped by %s\n", strsignal(stop_signal));
+    say("stopped by %s", strsignal(stop_signal));
     return -1;
 }
 
@@ -347,7 +352,7 @@ static int open_wisdom(session *s, char *err, size_t errlen)
     if (gt_wisdom_open(file, &s->wisdom, err, errlen) != 0)
         return -1;
     if (*gt_wisdom_warning(s->wisdom))
-        fprintf(stderr, PROG ": %s\n", gt_wisdom_warning(s->wisdom));
+        say("%s", gt_wisdom_warning(s->wisdom));
     return 0;
 }
 
@@ -360,20 +365,20 @@ static int session_open(session *s, const options *o)
     int counted = gt_counters_create(o->nevents ? o->events : NULL, o->nevents, s->workers, &s->counters, err,
                                      sizeof err);
     if (counted == -EINVAL && o->nevents) {
-        fprintf(stderr, PROG ": --events: %s\n", err);
+        say("--events: %s", err);
         return -2;
     }
     if (counted != 0 || gt_module_open(o->flags.module, &s->module, err, sizeof err) != 0 ||
         gt_pool_create(&(gt_pool_config){.workers = s->workers, .counters = s->counters}, &s->pool, err,
                        sizeof err) ||
         open_wisdom(s, err, sizeof err)) {
-        fprintf(stderr, PROG ": %s\n", err);
+        say("%s", err);
         return -1;
     }
     s->status = gt_counters_status(s->counters);
     s->workers = gt_pool_workers(s->pool);
     if (o->reports && mkdir(o->reports, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, PROG ": --reports %s: cannot make the directory: %s\n", o->reports, strerror(errno));
+        say("--reports %s: cannot make the directory: %s", o->reports, strerror(errno));
         return -1;
     }
     return 0;
@@ -383,9 +388,9 @@ static void session_close(session *s)
 {
     const char *path = s->wisdom ? gt_wisdom_path(s->wisdom) : NULL;
     if (s->tmpdir[0] && path && unlink(path) != 0 && errno != ENOENT)
-        fprintf(stderr, PROG ": cannot remove %s: %s\n", path, strerror(errno));
+        say("cannot remove %s: %s", path, strerror(errno));
     if (s->tmpdir[0] && rmdir(s->tmpdir) != 0)
-        fprintf(stderr, PROG ": cannot remove %s: %s\n", s->tmpdir, strerror(errno));
+        say("cannot remove %s: %s", s->tmpdir, strerror(errno));
     gt_wisdom_close(s->wisdom);
     if (s->pool)
         gt_pool_destroy(s->pool);
@@ -414,7 +419,7 @@ static int launch_open(session *s, const gt_seed_bench *b, launch *l)
     if (gt_bench_case_prepare(PROG, s->module, s->o->flags.module, b, s->o->flags.size, &l->bc))
         return -1;
     if (gt_kernel_identity(s->o->flags.module, b->kernel, l->kernel_hash, err, sizeof err) != 0) {
-        fprintf(stderr, PROG ": %s\n", err);
+        say("%s", err);
         gt_bench_case_destroy(&l->bc);
         return -1;
     }
@@ -434,24 +439,17 @@ static gt_wisdom_key launch_key(const launch *l)
     return key;
 }
 
-static int64_t unix_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* One launch through the tuner, timed around the whole call. The caller frees *r, also after a
  * failure, which is printed here. */
 static int tune_timed(launch *l, const gt_tune_config *cfg, gt_tune_result *r, uint64_t *ns, int64_t *started)
 {
     char err[512];
-    *started = unix_ms();
+    *started = gt_clock_unix_ms();
     uint64_t t0 = gt_clock_ns();
     int rc = gt_tune_run(cfg, &l->tl, &l->exec, l->s->wisdom, r, err, sizeof err);
     *ns = gt_clock_ns() - t0;
     if (rc != 0)
-        fprintf(stderr, PROG ": %s: the launch failed: %s\n", l->bench->name, err);
+        say("%s: the launch failed: %s", l->bench->name, err);
     return rc;
 }
 
@@ -466,7 +464,7 @@ static int verify(launch *l, bool check, const char *what)
     char err[512];
     if (!check || gt_seed_case_verify(l->bc.seed, err, sizeof err) == 0)
         return 0;
-    fprintf(stderr, PROG ": %s, %s: wrong output: %s\n", l->bench->name, what, err);
+    say("%s, %s: wrong output: %s", l->bench->name, what, err);
     return -1;
 }
 
@@ -478,14 +476,14 @@ static int write_report(launch *l, const gt_tune_result *r, unsigned round, cons
     char id[128], path[4096];
     snprintf(id, sizeof id, "%s-%u-%s", l->bench->name, round, kind);
     if ((size_t)snprintf(path, sizeof path, "%s/%s.json", o->reports, id) >= sizeof path) {
-        fprintf(stderr, PROG ": --reports %s: the path is too long\n", o->reports);
+        say("--reports %s: the path is too long", o->reports);
         return -1;
     }
     gt_report_input in = {.config = &o->cfg, .launch = &l->tl, .result = r, .counters = l->s->status,
                           .workers = l->exec.workers, .id = id, .started = started};
     cJSON *report = gt_report_build(&in);
     if (!report) {
-        fprintf(stderr, PROG ": out of memory building the report %s\n", id);
+        say("out of memory building the report %s", id);
         return -1;
     }
     return gt_bench_json_write(PROG, report, path);
@@ -524,11 +522,10 @@ static int run_warm(launch *l, unsigned round, const gt_tune_result *cold, gt_tu
     int64_t started;
     int rc = tune_timed(l, &l->s->o->cfg, r, ns, &started);
     if (rc == 0 && r->source != GT_SOURCE_WISDOM) {
-        fprintf(stderr,
-                PROG ": %s, round %u: the warm launch was not a wisdom hit (source %s: %s); the cold launch "
-                     "before it: source %s: %s\n",
-                l->bench->name, round, gt_decision_source_name(r->source), r->reason,
-                gt_decision_source_name(cold->source), cold->reason);
+        say("%s, round %u: the warm launch was not a wisdom hit (source %s: %s); the cold launch "
+            "before it: source %s: %s",
+            l->bench->name, round, gt_decision_source_name(r->source), r->reason,
+            gt_decision_source_name(cold->source), cold->reason);
         rc = -1;
     }
     return rc ? rc : write_report(l, r, round, "warm", started);
@@ -587,7 +584,7 @@ static int oracle_add(bench_result *br, const gt_tune_result *r)
     size_t most = br->noracle + r->ncandidates + 1;
     contender *grown = realloc(br->oracle, most * sizeof *grown);
     if (!grown) {
-        fprintf(stderr, PROG ": out of memory for %zu oracle candidates\n", most);
+        say("out of memory for %zu oracle candidates", most);
         return -1;
     }
     br->oracle = grown;
@@ -657,9 +654,9 @@ static int discover_cold(launch *l, bench_result *br, unsigned k)
     }
     gt_wisdom_key key = launch_key(l);
     if (rc == 0 && !gt_wisdom_lookup(l->s->wisdom, &key, NULL)) {
-        fprintf(stderr, PROG ": %s: the cold launch left no decision in the wisdom, so no warm launch can follow "
-                        "(source %s: %s); a larger --size gives the analysis room\n",
-                l->bench->name, gt_decision_source_name(r.source), r.reason);
+        say("%s: the cold launch left no decision in the wisdom, so no warm launch can follow "
+            "(source %s: %s); a larger --size gives the analysis room",
+            l->bench->name, gt_decision_source_name(r.source), r.reason);
         rc = -1;
     }
     gt_tune_result_free(&r);
@@ -720,20 +717,11 @@ static int run_contender(launch *l, bench_result *br, unsigned round, size_t k)
 static int timed_round(launch *l, bench_result *br, unsigned round)
 {
     size_t count = 2 + br->noracle;
-    /* Round r starts a (r-1)/reps share of the way into the list, so every contender takes
-       early, middle and late places across the rounds. */
-    size_t shift = (size_t)(round - 1) * count / l->s->o->flags.reps;
-    fprintf(stderr, PROG ": %s  round %u/%u: %zu contenders\n", br->bench->name, round, l->s->o->flags.reps, count);
+    say("%s  round %u/%u: %zu contenders", br->bench->name, round, l->s->o->flags.reps, count);
     for (size_t k = 0; k < count; k++)
-        if (stopped() || run_contender(l, br, round, (k + shift) % count))
+        if (stopped() || run_contender(l, br, round, gt_contest_turn(round, l->s->o->flags.reps, count, k)))
             return -1;
     return 0;
-}
-
-static int compare_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 static void summarise(bench_result *br, unsigned reps)
@@ -745,8 +733,7 @@ static void summarise(bench_result *br, unsigned reps)
     double f[GT_BENCH_MAX_REPS];
     for (unsigned i = 0; i < reps; i++)
         f[i] = br->cold_runs[i].analysis_fraction;
-    qsort(f, reps, sizeof *f, compare_double);
-    br->analysis_fraction = reps % 2 ? f[reps / 2] : (f[reps / 2 - 1] + f[reps / 2]) / 2;
+    br->analysis_fraction = gt_stats_median(f, reps);
 }
 
 /* Puts every benchmark's decision back into the wisdom (the cold runs cleared it) and saves
@@ -760,12 +747,12 @@ static int keep_decision(session *s, launch *l)
     gt_wisdom_clear(s->wisdom);
     for (unsigned i = 0; i < s->ndecisions; i++)
         if (gt_wisdom_store(s->wisdom, &s->decision_key[i], &s->decision[i], err, sizeof err) != 0) {
-            fprintf(stderr, PROG ": cannot keep the decision for %s in the wisdom: %s\n", s->decision_key[i].kernel,
-                    err);
+            say("cannot keep the decision for %s in the wisdom: %s", s->decision_key[i].kernel,
+                err);
             return -1;
         }
     if (gt_wisdom_save(s->wisdom, err, sizeof err) != 0) {
-        fprintf(stderr, PROG ": %s\n", err);
+        say("%s", err);
         return -1;
     }
     return 0;
@@ -778,8 +765,8 @@ static int run_bench(session *s, const gt_seed_bench *b, bench_result *br)
         return -1;
     *br = (bench_result){.bench = b, .n = l.bc.seed->n, .work_items = l.bc.seed->work_items};
     contender_set(&br->def, &gt_schedule_default);
-    fprintf(stderr, PROG ": %s  n=%zu  round 0: checked default and %u cold run%s\n", b->name, br->n,
-            s->o->oracle_runs, s->o->oracle_runs == 1 ? "" : "s");
+    say("%s  n=%zu  round 0: checked default and %u cold run%s", b->name, br->n,
+        s->o->oracle_runs, s->o->oracle_runs == 1 ? "" : "s");
     int rc = discover(&l, br);
     for (unsigned round = 1; round <= s->o->flags.reps && rc == 0; round++)
         rc = timed_round(&l, br, round);

@@ -19,7 +19,9 @@
 
 #include "kernels/seed_runs.h"
 #include "kernels/seeds_client.h"
+#include "tuner/report_read.h"
 #include "tuner/schedule.h"
+#include "tuner/stats.h"
 
 #include <cjson/cJSON.h>
 #include <getopt.h>
@@ -201,26 +203,14 @@ typedef struct bench_result {
     unsigned wisdom_hits;     /* timed warm launches decided by the wisdom */
 } bench_result;
 
-static const cJSON *item(const cJSON *obj, const char *a, const char *b)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, a);
-    return b ? cJSON_GetObjectItemCaseSensitive(v, b) : v;
-}
-
-static void copy_string(char *dst, size_t len, const cJSON *v)
-{
-    snprintf(dst, len, "%s", cJSON_IsString(v) ? v->valuestring : "?");
-}
-
 static void note_report(const cJSON *r, uint64_t wall_ns, launch_note *note)
 {
-    const cJSON *total = item(r, "phases", "total_ns"), *fraction = item(r, "phases", "analysis_fraction");
-    *note = (launch_note){.wall_ns = wall_ns,
-                          .total_ns = cJSON_IsNumber(total) ? (uint64_t)total->valuedouble : 0,
-                          .analysis_fraction = cJSON_IsNumber(fraction) ? fraction->valuedouble : 0};
-    copy_string(note->source, sizeof note->source, item(r, "decision", "source"));
-    copy_string(note->winner, sizeof note->winner, item(r, "decision", "winner"));
-    copy_string(note->reason, sizeof note->reason, item(r, "decision", "reason"));
+    gt_report_summary s;
+    gt_report_read(r, &s);
+    *note = (launch_note){.wall_ns = wall_ns, .total_ns = (uint64_t)s.total_ns, .analysis_fraction = s.analysis_fraction};
+    snprintf(note->source, sizeof note->source, "%s", s.source);
+    snprintf(note->winner, sizeof note->winner, "%s", s.winner);
+    snprintf(note->reason, sizeof note->reason, "%s", s.reason);
 }
 
 static void contender_add(contender *c, const launch_note *note)
@@ -234,19 +224,17 @@ static void contender_add(contender *c, const launch_note *note)
 /* The schedules in the candidates of a cold launch's report become the oracle's contenders. */
 static int oracle_from(bench_result *br, const cJSON *report)
 {
-    const cJSON *list = item(report, "candidates", NULL), *cand;
-    size_t n = (size_t)cJSON_GetArraySize(list);
+    size_t n = gt_report_ncandidates(report);
     if (n == 0)
         return 0;
     if (!(br->oracle = calloc(n, sizeof *br->oracle))) {
         say("bench: %s: out of memory for %zu oracle candidates", br->bench->name, n);
         return -1;
     }
-    cJSON_ArrayForEach(cand, list)
-    {
-        const cJSON *s = item(cand, "schedule", NULL);
-        if (cJSON_IsString(s))
-            snprintf(br->oracle[br->noracle++].schedule, GT_SCHEDULE_TEXT_MAX, "%s", s->valuestring);
+    for (size_t i = 0; i < n; i++) {
+        const char *s = gt_report_candidate(report, i);
+        if (s)
+            snprintf(br->oracle[br->noracle++].schedule, GT_SCHEDULE_TEXT_MAX, "%s", s);
     }
     return 0;
 }
@@ -359,23 +347,14 @@ static int timed_round(runner *r, unsigned round)
 {
     bench_result *br = r->br;
     size_t count = 2 + br->noracle;
-    /* Round r starts a (r-1)/rounds share of the way into the list, so every contender takes
-       early, middle and late places across the rounds. */
-    size_t shift = (size_t)(round - 1) * count / r->o->rounds;
     for (size_t k = 0; k < count; k++)
-        if (run_contender(r, round, (k + shift) % count))
+        if (run_contender(r, round, gt_contest_turn(round, r->o->rounds, count, k)))
             return -1;
     unsigned last = br->cold.wall.n - 1;
     say("bench: %s  round %u/%u: default %.1f ms, cold %.1f ms, warm %.1f ms%s", br->bench->name, round,
         r->o->rounds, gt_bench_ms(br->def.wall.ns[last]), gt_bench_ms(br->cold.wall.ns[last]),
         gt_bench_ms(br->warm.wall.ns[last]), br->noracle ? " (and the oracle's candidates)" : "");
     return 0;
-}
-
-static int compare_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 static void summarise(bench_result *br)
@@ -395,8 +374,7 @@ static void summarise(bench_result *br)
     double f[GT_BENCH_MAX_REPS];
     for (unsigned i = 0; i < n; i++)
         f[i] = br->cold.notes[i].analysis_fraction;
-    qsort(f, n, sizeof *f, compare_double);
-    br->analysis_fraction = n == 0 ? NAN : n % 2 ? f[n / 2] : (f[n / 2 - 1] + f[n / 2]) / 2;
+    br->analysis_fraction = gt_stats_median(f, n);
 }
 
 static int run_bench(const bench_options *o, gt_client *c, const char *module, const gt_seed_bench *b,
@@ -423,6 +401,17 @@ typedef struct daemon_info {
     char version[64], counters[32], socket[256];
     double pid, workers;
 } daemon_info;
+
+static const cJSON *item(const cJSON *obj, const char *a, const char *b)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, a);
+    return b ? cJSON_GetObjectItemCaseSensitive(v, b) : v;
+}
+
+static void copy_string(char *dst, size_t len, const cJSON *v)
+{
+    snprintf(dst, len, "%s", cJSON_IsString(v) ? v->valuestring : "?");
+}
 
 static void daemon_describe(gt_client *c, daemon_info *d)
 {
@@ -522,28 +511,21 @@ static void print_table(const bench_options *o, const bench_result *r, unsigned 
     }
 }
 
-static int compare_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* The median of wall - report total over every timed default, cold and warm launch: what the
  * socket, the queue, planning and the report add to the workgroups' time. */
 static double overhead_ms(const bench_result *r, unsigned n)
 {
     size_t most = (size_t)n * 3 * GT_BENCH_MAX_REPS, k = 0;
-    int64_t *d = malloc(most * sizeof *d);
+    double *d = malloc(most * sizeof *d);
     if (!d)
         return NAN;
     for (unsigned i = 0; i < n; i++) {
         const contender *all[] = {&r[i].def, &r[i].cold, &r[i].warm};
         for (size_t c = 0; r[i].completed && c < 3; c++)
             for (unsigned j = 0; j < all[c]->wall.n; j++)
-                d[k++] = (int64_t)all[c]->notes[j].wall_ns - (int64_t)all[c]->notes[j].total_ns;
+                d[k++] = (double)((int64_t)all[c]->notes[j].wall_ns - (int64_t)all[c]->notes[j].total_ns);
     }
-    qsort(d, k, sizeof *d, compare_i64);
-    double v = k == 0 ? NAN : k % 2 ? (double)d[k / 2] : ((double)d[k / 2 - 1] + (double)d[k / 2]) / 2;
+    double v = gt_stats_median(d, k);
     free(d);
     return v / 1e6;
 }

@@ -2,9 +2,12 @@
  * itself and its recent launches, as text for people or --json for scripts. */
 #include "cli.h"
 
+#include "tuner/report_read.h"
+
 #include <cjson/cJSON.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -177,13 +180,13 @@ static void print_report_row(const cJSON *r)
     for (int d = 0; d < dims && d < 3; d++)
         n += snprintf(range + n, sizeof range - (size_t)n, "%s%.0f", d ? "x" : "",
                       cJSON_IsNumber(cJSON_GetArrayItem(g, d)) ? cJSON_GetArrayItem(g, d)->valuedouble : 0);
-    const cJSON *gain = cJSON_GetObjectItemCaseSensitive(r, "estimated_gain");
+    gt_report_summary s;
+    gt_report_read(r, &s);
     char gain_text[16] = "-";
-    if (cJSON_IsNumber(gain))
-        snprintf(gain_text, sizeof gain_text, "%+.0f%%", gain->valuedouble * 100);
+    if (!isnan(s.estimated_gain))
+        snprintf(gain_text, sizeof gain_text, "%+.0f%%", s.estimated_gain * 100);
     printf("%-6s %-14s %-11s %-9s %6.1f%% %7s %9.2f  %s\n", str(r, "id") ? str(r, "id") : "-", str(r, "kernel"), range,
-           str(r, "decision.source"), 100 * num(r, "phases.analysis_fraction"), gain_text,
-           num(r, "phases.total_ns") / 1e6, str(r, "decision.winner"));
+           s.source, 100 * s.analysis_fraction, gain_text, s.total_ns / 1e6, s.winner);
 }
 
 int cli_reports(const options *o, int argc, char **argv)

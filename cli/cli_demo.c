@@ -5,8 +5,8 @@
 #include "cli.h"
 
 #include "kernels/seeds_client.h"
+#include "tuner/report_read.h"
 
-#include <cjson/cJSON.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
@@ -37,28 +37,7 @@ typedef struct demo {
 } demo;
 
 /* One launch's summary, from its report. */
-typedef struct outcome {
-    char source[16], winner[128];
-    double analysis, gain, ms;
-} outcome;
-
-static void summarise(const char *json, outcome *out)
-{
-    cJSON *r = cJSON_Parse(json);
-    const cJSON *decision = cJSON_GetObjectItemCaseSensitive(r, "decision"),
-                *phases = cJSON_GetObjectItemCaseSensitive(r, "phases"),
-                *gain = cJSON_GetObjectItemCaseSensitive(r, "estimated_gain");
-    const cJSON *source = cJSON_GetObjectItemCaseSensitive(decision, "source"),
-                *winner = cJSON_GetObjectItemCaseSensitive(decision, "winner"),
-                *fraction = cJSON_GetObjectItemCaseSensitive(phases, "analysis_fraction"),
-                *total = cJSON_GetObjectItemCaseSensitive(phases, "total_ns");
-    snprintf(out->source, sizeof out->source, "%s", cJSON_IsString(source) ? source->valuestring : "?");
-    snprintf(out->winner, sizeof out->winner, "%s", cJSON_IsString(winner) ? winner->valuestring : "?");
-    out->analysis = cJSON_IsNumber(fraction) ? fraction->valuedouble : 0;
-    out->gain = cJSON_IsNumber(gain) ? gain->valuedouble : NAN;
-    out->ms = cJSON_IsNumber(total) ? total->valuedouble / 1e6 : 0;
-    cJSON_Delete(r);
-}
+typedef gt_report_summary outcome;
 
 /* Launches, waits, and summarises the report. Returns 0 or prints why and returns -1. */
 static int launch(demo *d, const char *what, gt_kernel *k, const gt_range *range, const gt_arg *args, unsigned nargs,
@@ -69,7 +48,7 @@ static int launch(demo *d, const char *what, gt_kernel *k, const gt_range *range
     char *report = NULL;
     if (cli_launch(d->c, what, k, range, args, nargs, &opts, &report, NULL) != 0)
         return -1;
-    summarise(report, out);
+    gt_report_read_text(report, out);
     free(report);
     return 0;
 }
@@ -77,10 +56,10 @@ static int launch(demo *d, const char *what, gt_kernel *k, const gt_range *range
 static void print_row(const char *name, size_t n, const outcome *cold, const outcome *warm)
 {
     char gain[16] = "-";
-    if (!isnan(cold->gain))
-        snprintf(gain, sizeof gain, "%+.0f%%", cold->gain * 100);
-    printf("%-14s %6zu  %-9s %8.1f%% %7s %9.1f   %-8s %9.1f   %s\n", name, n, cold->source, cold->analysis * 100, gain,
-           cold->ms, warm->source, warm->ms, cold->winner);
+    if (!isnan(cold->estimated_gain))
+        snprintf(gain, sizeof gain, "%+.0f%%", cold->estimated_gain * 100);
+    printf("%-14s %6zu  %-9s %8.1f%% %7s %9.1f   %-8s %9.1f   %s\n", name, n, cold->source,
+           cold->analysis_fraction * 100, gain, cold->total_ns / 1e6, warm->source, warm->total_ns / 1e6, cold->winner);
     fflush(stdout);
 }
 
@@ -94,7 +73,7 @@ static int run_checked(cli_seed *seed, gt_tuning tuning, outcome *out)
     char *report = NULL;
     if (cli_seed_run(seed, what, &opts, &report, NULL) != 0)
         return -1;
-    summarise(report, out);
+    gt_report_read_text(report, out);
     free(report);
     return 0;
 }

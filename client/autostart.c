@@ -9,6 +9,8 @@
 
 #include "connection.h"
 
+#include "tuner/clock.h"
+
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
@@ -49,20 +51,6 @@ bool gt_autostart_enabled(void)
 {
     const char *off = getenv(GT_ENV_NO_AUTOSTART);
     return !off || strcmp(off, "1") != 0;
-}
-
-static void sleep_ms(long ms)
-{
-    struct timespec t = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
-    while (nanosleep(&t, &t) < 0 && errno == EINTR)
-        ;
-}
-
-static long ms_since(const struct timespec *start)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (now.tv_sec - start->tv_sec) * 1000L + (now.tv_nsec - start->tv_nsec) / 1000000L;
 }
 
 static bool is_program(const char *path)
@@ -145,8 +133,7 @@ static int spawn_daemon(const char *prog, const char *path, pid_t *pid)
 /* Waits for the first process; on START_FAILED *status holds its wait status. */
 static start_outcome wait_first_process(pid_t pid, int *status)
 {
-    struct timespec start;
-    clock_gettime(CLOCK_MONOTONIC, &start);
+    int64_t start = gt_clock_ms();
     for (;;) {
         pid_t r = waitpid(pid, status, WNOHANG);
         if (r == pid) {
@@ -160,21 +147,20 @@ static start_outcome wait_first_process(pid_t pid, int *status)
             continue;
         if (r < 0)
             return START_REAPED_ELSEWHERE;
-        if (ms_since(&start) >= START_WAIT_MS)
+        if (gt_clock_ms() - start >= START_WAIT_MS)
             return START_STILL_RUNNING;
-        sleep_ms(POLL_MS);
+        gt_clock_sleep_ms(POLL_MS);
     }
 }
 
 static int dial_retrying(const char *path, int *fd, char *err, size_t errlen)
 {
-    struct timespec start;
-    clock_gettime(CLOCK_MONOTONIC, &start);
+    int64_t start = gt_clock_ms();
     for (;;) {
         int rc = gt_conn_dial(path, fd, err, errlen);
-        if ((rc != -ENOENT && rc != -ECONNREFUSED) || ms_since(&start) >= CONNECT_RETRY_MS)
+        if ((rc != -ENOENT && rc != -ECONNREFUSED) || gt_clock_ms() - start >= CONNECT_RETRY_MS)
             return rc;
-        sleep_ms(POLL_MS);
+        gt_clock_sleep_ms(POLL_MS);
     }
 }
 

@@ -62,6 +62,4 @@ typedef struct gt_daemon {
     char http[sizeof GT_HTTP_UNIX + sizeof ((struct sockaddr_un *)0)->sun_path]; /* where HTTP is served, or "" */
 } gt_daemon;
 
-int64_t gt_unix_ms(void);
-
 #endif

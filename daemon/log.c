@@ -2,6 +2,8 @@
  * stable while SIGHUP's reopen swaps it. */
 #include "log.h"
 
+#include "tuner/clock.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -125,9 +127,7 @@ void gt_log(gt_log_level level, const char *fmt, ...)
 
 bool gt_log_limit_pass(gt_log_limit *l, unsigned *held)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    int64_t now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    int64_t now = gt_clock_ms();
     if (l->passed_ms && now - l->passed_ms < LOG_LIMIT_MS) {
         l->held++;
         return false;

@@ -16,6 +16,7 @@
 
 #include "daemon/build/build.h"
 #include "daemon/requests/launches.h"
+#include "tuner/clock.h"
 #include "tuner/durable_file.h"
 
 #include <errno.h>
@@ -57,13 +58,6 @@ typedef struct daemon_main {
     int64_t flush_deadline;
     bool abandoned;         /* stopping without a launch that outlived its grace period */
 } daemon_main;
-
-int64_t gt_unix_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* ---- detaching -------------------------------------------------------------------------- */
 
@@ -329,13 +323,13 @@ static void on_drain(evutil_socket_t fd, short what, void *arg)
     daemon_main *m = arg;
     gt_daemon *d = &m->d;
     if (!m->abandoned && (gt_jobq_pending(d->launcher) > 0 || gt_jobq_pending(d->kernels) > 0)) {
-        if (gt_unix_ms() < m->stop_deadline)
+        if (gt_clock_unix_ms() < m->stop_deadline)
             return;
         abandon_jobs(m);
     }
     if (!m->flush_deadline)
-        m->flush_deadline = gt_unix_ms() + FLUSH_GRACE_MS;
-    if (output_pending(d) && gt_unix_ms() < m->flush_deadline)
+        m->flush_deadline = gt_clock_unix_ms() + FLUSH_GRACE_MS;
+    if (output_pending(d) && gt_clock_unix_ms() < m->flush_deadline)
         return;
     event_base_loopexit(d->base, NULL);
 }
@@ -348,7 +342,7 @@ static void on_stop(evutil_socket_t sig, short what, void *arg)
         return;
     gt_log_info("%s: stopping: no new clients; queued launches are cancelled, the running one may finish within "
                 "%u s (--stop-grace)", strsignal((int)sig), m->cfg.stop_grace_s);
-    m->stop_deadline = gt_unix_ms() + (int64_t)m->cfg.stop_grace_s * 1000;
+    m->stop_deadline = gt_clock_unix_ms() + (int64_t)m->cfg.stop_grace_s * 1000;
     gt_server_stop_accepting(m->server);
     struct timeval tick = {0, DRAIN_POLL_MS * 1000};
     event_add(m->drain, &tick);
@@ -417,7 +411,7 @@ static int run(daemon_main *m)
         return startup_failed(m, EXIT_FAILED, err);
     signal(SIGPIPE, SIG_IGN);
     fit_descriptor_limit(m);
-    d->started_ms = gt_unix_ms();
+    d->started_ms = gt_clock_unix_ms();
     if (!(d->base = event_base_new()))
         return startup_failed(m, EXIT_FAILED, "cannot create the event loop");
     rc = gt_server_start(d, &m->server, err, sizeof err);

@@ -7,6 +7,7 @@
 
 #include "daemon/build/build.h"
 #include "protocol/protocol.h"
+#include "tuner/clock.h"
 #include "tuner/report.h"
 
 #include <errno.h>
@@ -58,7 +59,7 @@ cJSON *gt_status_build(const gt_daemon *d)
     cJSON_AddStringToObject(s, "daemon", "gridtuned " GT_VERSION);
     cJSON_AddNumberToObject(s, "protocol", GT_PROTOCOL_VERSION);
     cJSON_AddNumberToObject(s, "pid", (double)getpid());
-    cJSON_AddNumberToObject(s, "uptime_s", (double)(gt_unix_ms() - d->started_ms) / 1000.0);
+    cJSON_AddNumberToObject(s, "uptime_s", (double)(gt_clock_unix_ms() - d->started_ms) / 1000.0);
     cJSON_AddStringToObject(s, "mode", cfg->system ? "system" : "user");
     cJSON_AddStringToObject(s, "socket", cfg->socket);
     cJSON_AddNumberToObject(s, "workers", gt_pool_workers(d->pool));

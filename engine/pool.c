@@ -10,7 +10,7 @@
 
 #include "assign.h"
 #include "batch.h"
-#include "clock.h"
+#include "tuner/clock.h"
 #include "tuner/grid.h"
 
 #include <errno.h>

@@ -1,5 +1,4 @@
-/* seed_runs.c: the benchmark list, timed runs and their summaries, and the JSON file
- * (seed_runs.h). */
+/* seed_runs.c: the benchmark list and the JSON file (seed_runs.h). */
 #include "seed_runs.h"
 
 #include <errno.h>
@@ -14,49 +13,6 @@ void gt_bench_add_all(const gt_seed_bench **list, unsigned *n)
     *n = 0;
     for (size_t i = 0; i < nall && i < GT_BENCH_MAX_BENCHES; i++)
         list[(*n)++] = &all[i];
-}
-
-static int compare_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
-void gt_bench_times_summarise(gt_bench_times *t)
-{
-    if (t->n == 0) {
-        t->median_ns = t->min_ns = t->max_ns = 0;
-        return;
-    }
-    uint64_t sorted[GT_BENCH_MAX_REPS];
-    memcpy(sorted, t->ns, t->n * sizeof *sorted);
-    qsort(sorted, t->n, sizeof *sorted, compare_u64);
-    t->min_ns = sorted[0];
-    t->max_ns = sorted[t->n - 1];
-    t->median_ns = t->n % 2 ? sorted[t->n / 2] : (sorted[t->n / 2 - 1] + sorted[t->n / 2]) / 2;
-}
-
-void gt_bench_times_rank(gt_bench_times *first, size_t stride, size_t n, size_t *best, size_t *worst)
-{
-    *best = *worst = 0;
-    for (size_t i = 0; i < n; i++) {
-        gt_bench_times *t = (gt_bench_times *)((char *)first + i * stride);
-        gt_bench_times_summarise(t);
-        if (t->median_ns < ((gt_bench_times *)((char *)first + *best * stride))->median_ns)
-            *best = i;
-        if (t->median_ns > ((gt_bench_times *)((char *)first + *worst * stride))->median_ns)
-            *worst = i;
-    }
-}
-
-void gt_bench_times_json(cJSON *obj, const gt_bench_times *t)
-{
-    cJSON_AddNumberToObject(obj, "median_ns", (double)t->median_ns);
-    cJSON_AddNumberToObject(obj, "min_ns", (double)t->min_ns);
-    cJSON_AddNumberToObject(obj, "max_ns", (double)t->max_ns);
-    cJSON *runs = cJSON_AddArrayToObject(obj, "runs_ns");
-    for (unsigned k = 0; k < t->n; k++)
-        cJSON_AddItemToArray(runs, cJSON_CreateNumber((double)t->ns[k]));
 }
 
 int gt_bench_json_write(const char *prog, cJSON *root, const char *path)

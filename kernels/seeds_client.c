@@ -3,7 +3,7 @@
  * and back after it, and verified there, so a workgroup the daemon skipped shows. */
 #include "seeds_client.h"
 
-#include "engine/clock.h"
+#include "tuner/clock.h"
 
 #include <stdio.h>
 #include <stdlib.h>

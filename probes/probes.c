@@ -4,6 +4,7 @@
 
 #include "sched_watch.h"
 #include "sched_watch.skel.h"
+#include "tuner/clock.h"
 
 #include <bpf/libbpf.h>
 #include <errno.h>
@@ -165,9 +166,7 @@ void gt_probes_read(const gt_probes *p, unsigned slot, gt_probe_figures *out)
        out to be the CPU waking up, so it counts once it ends */
     uint64_t wait = load(&s->wait);
     if (wait && !(wait & GT_WAIT_WOKEN)) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        uint64_t now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+        uint64_t now = gt_clock_ns();
         out->offcpu_ns += now > wait ? now - wait : 0;
     }
 }

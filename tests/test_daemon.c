@@ -17,6 +17,7 @@
 #include "tests/fixtures/daemon_fixture.h"
 
 #include "protocol/protocol.h"
+#include "tuner/clock.h"
 
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -158,7 +159,7 @@ static void assert_steady_progress(void)
         assert_steady_healthy();
         if (i > DAEMON_FIXTURE_GUARD_SECONDS * 100)
             fail_msg("the steady client completed no launch within %d s", DAEMON_FIXTURE_GUARD_SECONDS);
-        nanosleep(&(struct timespec){0, 10000000}, NULL);
+        gt_clock_sleep_ms(10);
     }
     assert_steady_healthy();
 }

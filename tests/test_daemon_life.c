@@ -16,6 +16,7 @@
 #include "tests/fixtures/daemon_fixture.h"
 
 #include "protocol/protocol.h"
+#include "tuner/clock.h"
 
 #include <errno.h>
 #include <grp.h>
@@ -54,18 +55,6 @@ typedef struct life {
     daemon_fixture fx;
     pid_t helper; /* a child process of the test, killed and reaped by the teardown */
 } life;
-
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(int ms)
-{
-    nanosleep(&(struct timespec){ms / 1000, (long)(ms % 1000) * 1000000}, NULL);
-}
 
 /* Small limits for test_limits; the other tests run with the defaults. */
 static const char *const small_limits[] = {"--max-buffers", "2", "--max-buffer-bytes", "64K", "--max-kernels", "1",
@@ -144,16 +133,16 @@ static int teardown(void **state)
 /* Waits, through c, until the status number at `path` reaches `want`. */
 static void wait_status_number(gt_client *c, const char *path, double want)
 {
-    int64_t deadline = now_ms() + DAEMON_FIXTURE_GUARD_SECONDS * 1000;
+    int64_t deadline = gt_clock_ms() + DAEMON_FIXTURE_GUARD_SECONDS * 1000;
     for (;;) {
         cJSON *st = daemon_fixture_status(c);
         double have = daemon_fixture_status_number(st, path);
         cJSON_Delete(st);
         if (have == want)
             return;
-        if (now_ms() > deadline)
+        if (gt_clock_ms() > deadline)
             fail_msg("the status's %s stayed at %g, not %g, for %d s", path, have, want, DAEMON_FIXTURE_GUARD_SECONDS);
-        sleep_ms(10);
+        gt_clock_sleep_ms(10);
     }
 }
 
@@ -501,9 +490,9 @@ static void test_shutdown_under_load(void **state)
     for (unsigned i = 0; i < SHUTDOWN_CLIENTS * SHUTDOWN_LAUNCHES; i++)
         assert_int_equal(pthread_create(&waiters[i].thread, NULL, waiter_main, &waiters[i]), 0);
     /* Every wait has reached the daemon, and one launch runs while the others queue. */
-    for (int64_t deadline = now_ms() + DAEMON_FIXTURE_GUARD_SECONDS * 1000;
-         daemon_fixture_trace_count(&l->fx, "in", "wait") < SHUTDOWN_CLIENTS * SHUTDOWN_LAUNCHES; sleep_ms(10))
-        if (now_ms() > deadline)
+    for (int64_t deadline = gt_clock_ms() + DAEMON_FIXTURE_GUARD_SECONDS * 1000;
+         daemon_fixture_trace_count(&l->fx, "in", "wait") < SHUTDOWN_CLIENTS * SHUTDOWN_LAUNCHES; gt_clock_sleep_ms(10))
+        if (gt_clock_ms() > deadline)
             fail_msg("the waits did not reach gridtuned within %d s", DAEMON_FIXTURE_GUARD_SECONDS);
     cJSON *st = daemon_fixture_status(clients[0]);
     assert_int_equal(daemon_fixture_status_number(st, "launches.running"), 1);
@@ -511,9 +500,9 @@ static void test_shutdown_under_load(void **state)
     cJSON_Delete(st);
 
     assert_int_equal(kill(l->fx.pid, SIGTERM), 0);
-    for (int64_t deadline = now_ms() + DAEMON_FIXTURE_GUARD_SECONDS * 1000;
-         !daemon_fixture_log_has_line(&l->fx, "the running one may finish within 10 s (--stop-grace)"); sleep_ms(10))
-        if (now_ms() > deadline)
+    for (int64_t deadline = gt_clock_ms() + DAEMON_FIXTURE_GUARD_SECONDS * 1000;
+         !daemon_fixture_log_has_line(&l->fx, "the running one may finish within 10 s (--stop-grace)"); gt_clock_sleep_ms(10))
+        if (gt_clock_ms() > deadline)
             fail_msg("gridtuned did not log that it is stopping within %d s", DAEMON_FIXTURE_GUARD_SECONDS);
     kill_and_reap(&l->helper);
     for (unsigned i = 0; i < SHUTDOWN_CLIENTS * SHUTDOWN_LAUNCHES; i++)
@@ -580,9 +569,9 @@ static void test_runaway_stop(void **state)
         assert_int_equal(gt_launch(c, k, &range, args, 3, &opts, &waiters[i].ev), 0);
         assert_int_equal(pthread_create(&waiters[i].thread, NULL, waiter_main, &waiters[i]), 0);
     }
-    for (int64_t deadline = now_ms() + DAEMON_FIXTURE_GUARD_SECONDS * 1000;
-         daemon_fixture_trace_count(&l->fx, "in", "wait") < 2; sleep_ms(10))
-        if (now_ms() > deadline)
+    for (int64_t deadline = gt_clock_ms() + DAEMON_FIXTURE_GUARD_SECONDS * 1000;
+         daemon_fixture_trace_count(&l->fx, "in", "wait") < 2; gt_clock_sleep_ms(10))
+        if (gt_clock_ms() > deadline)
             fail_msg("the waits did not reach gridtuned within %d s", DAEMON_FIXTURE_GUARD_SECONDS);
     wait_status_number(c, "launches.running", 1);
 
@@ -844,11 +833,11 @@ static void test_out_of_descriptors(void **state)
         raw_client_open(&rc[i], &l->fx); /* the kernel queues the connection; accept() may fail */
         raw_client_send(&rc[i], "{\"type\":\"hello\",\"id\":1,\"protocol\":1}", NULL, 0);
     }
-    for (int64_t deadline = now_ms() + DAEMON_FIXTURE_GUARD_SECONDS * 1000;
-         log_lines_with(&l->fx, OUT_OF_FDS) == 0; sleep_ms(10))
-        if (now_ms() > deadline)
+    for (int64_t deadline = gt_clock_ms() + DAEMON_FIXTURE_GUARD_SECONDS * 1000;
+         log_lines_with(&l->fx, OUT_OF_FDS) == 0; gt_clock_sleep_ms(10))
+        if (gt_clock_ms() > deadline)
             fail_msg("gridtuned did not say it is out of descriptors within %d s", DAEMON_FIXTURE_GUARD_SECONDS);
-    sleep_ms(1000); /* room for the failures to repeat: they must not be logged again */
+    gt_clock_sleep_ms(1000); /* room for the failures to repeat: they must not be logged again */
     cJSON_Delete(daemon_fixture_status(c)); /* the client already served still is */
     assert_int_equal(log_lines_with(&l->fx, OUT_OF_FDS), 1);
     assert_true(log_lines_with(&l->fx, "accepting a client failed") == 1);
@@ -914,9 +903,9 @@ static void test_shared_socket_directory_is_left_alone(void **state)
               "--log", log, "--wisdom", wisdom, "--no-probes", "--workers", "1", (char *)NULL);
         _exit(127);
     }
-    int64_t deadline = now_ms() + DAEMON_FIXTURE_GUARD_SECONDS * 1000;
-    while (access(sock, F_OK) != 0 && now_ms() < deadline && waitpid(pid, NULL, WNOHANG) == 0)
-        sleep_ms(10);
+    int64_t deadline = gt_clock_ms() + DAEMON_FIXTURE_GUARD_SECONDS * 1000;
+    while (access(sock, F_OK) != 0 && gt_clock_ms() < deadline && waitpid(pid, NULL, WNOHANG) == 0)
+        gt_clock_sleep_ms(10);
     bool listened = access(sock, F_OK) == 0;
     kill(pid, SIGTERM);
     waitpid(pid, NULL, 0);

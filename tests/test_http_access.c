@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "tests/fixtures/daemon_fixture.h"
+#include "tuner/clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -60,13 +61,6 @@ typedef struct http_answer {
     char *body; /* NUL-terminated; free() it */
 } http_answer;
 
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static void skip_unless_root(void)
 {
     if (geteuid() != 0) {
@@ -102,10 +96,10 @@ static char *slurp(int fd)
 {
     char *text = malloc(HTTP_MAX_ANSWER + 1);
     size_t len = 0;
-    int64_t deadline = now_ms() + DAEMON_FIXTURE_GUARD_SECONDS * 1000;
+    int64_t deadline = gt_clock_ms() + DAEMON_FIXTURE_GUARD_SECONDS * 1000;
     while (text) {
         struct pollfd p = {.fd = fd, .events = POLLIN};
-        int left = (int)(deadline - now_ms());
+        int left = (int)(deadline - gt_clock_ms());
         ssize_t got = left > 0 && poll(&p, 1, left) == 1 ? read(fd, text + len, HTTP_MAX_ANSWER - len) : -1;
         if (got < 0 && errno == EINTR)
             continue;
@@ -385,12 +379,12 @@ static int run_gridtuned(const char *const *flags, char **err)
     close(p[1]);
     /* A gridtuned that started stays in the foreground: stop it after the guard. */
     int status;
-    int64_t deadline = now_ms() + DAEMON_FIXTURE_GUARD_SECONDS * 1000;
+    int64_t deadline = gt_clock_ms() + DAEMON_FIXTURE_GUARD_SECONDS * 1000;
     pid_t got;
     while ((got = waitpid(pid, &status, WNOHANG)) == 0 || (got < 0 && errno == EINTR)) {
-        if (now_ms() > deadline && kill(pid, SIGTERM) == 0)
+        if (gt_clock_ms() > deadline && kill(pid, SIGTERM) == 0)
             deadline = INT64_MAX;
-        nanosleep(&(struct timespec){0, 10 * 1000000}, NULL);
+        gt_clock_sleep_ms(10);
     }
     if (got != pid)
         fail_msg("waitpid: %s", strerror(errno));

@@ -1,4 +1,5 @@
-/* stats.c: median, min and max of a handful of samples. */
+/* stats.c: median, min and max of a handful of samples: the one median in gridtune, which the
+ * tuner's analysis and the benchmarks' summaries share. */
 #include "stats.h"
 
 #include <math.h>
@@ -30,4 +31,11 @@ void gt_stats_compute(const double *v, size_t n, gt_stats *out)
         out->max = kept[k - 1];
     }
     free(kept);
+}
+
+double gt_stats_median(const double *v, size_t n)
+{
+    gt_stats s;
+    gt_stats_compute(v, n, &s);
+    return s.median;
 }

@@ -14,5 +14,8 @@ typedef struct gt_stats {
 /* Summarises the finite values of v[0..n); NaNs and infinities are left out. Out of
  * memory, the summary is empty (n 0, NaNs). */
 void gt_stats_compute(const double *v, size_t n, gt_stats *out);
+/* The median of the finite values of v[0..n) (the mean of the middle two for an even count);
+ * NaN when there are none. v is left as it is. */
+double gt_stats_median(const double *v, size_t n);
 
 #endif

@@ -3,7 +3,7 @@
  * bench driver times and checks it exactly like a gridtune launch. The OpenCL objects live here
  * and nowhere else: callers see gt_ocl and gt_ocl_case only. */
 #include "bench/peers/ocl_twins.h"
-#include "engine/clock.h"
+#include "tuner/clock.h"
 
 #include "seeds_cl.h" /* gt_seeds_cl_source, generated from seeds.cl by the build */
 

@@ -10,7 +10,7 @@
 #include "compiler_run.h"
 
 #include "build.h"
-#include "engine/clock.h"
+#include "tuner/clock.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -8,6 +8,7 @@
 #include "daemon/loaded_kernel.h"
 #include "daemon/log.h"
 #include "engine/pool_executor.h"
+#include "tuner/clock.h"
 #include "tuner/report.h"
 
 #include <errno.h>
@@ -120,7 +121,7 @@ static void launch_run(gt_job *job)
                          .range = j->range};
     gt_tune_result res;
     char err[512];
-    int64_t started = gt_unix_ms();
+    int64_t started = gt_clock_unix_ms();
     int rc = gt_tune_run(&j->cfg, &tl, &exec, d->wisdom, &res, err, sizeof err);
     j->ran = true;
     j->groups = res.groups_analysis + res.groups_remainder;
