@@ -85,7 +85,7 @@ typedef struct pick {
 } pick;
 
 typedef struct oracle_entry {
-    char schedule[TEXT_MAX];
+    const char *schedule; /* the canonical text, in the oracle's set */
     gt_bench_times t;
 } oracle_entry;
 
@@ -100,7 +100,8 @@ typedef struct bench_result {
     size_t n;
     pick picks[NCOND * GT_BENCH_MAX_REPS]; /* in the order they ran */
     unsigned npicks;
-    oracle_entry oracle[MAX_SCHEDULES];
+    gt_contest_oracle set;              /* what the cold launches tried or picked */
+    oracle_entry oracle[MAX_SCHEDULES]; /* the set's schedules, as the oracle times them */
     size_t nsched, best;
     condition_summary sum[NCOND];
 } bench_result;
@@ -371,18 +372,17 @@ static int start_daemons(probe_run *pr, gt_private_daemon d[NDAEMONS])
 /* Adds schedule to the oracle's set unless it is there; -1 after saying why not. */
 static int oracle_add(bench_result *r, const char *schedule)
 {
-    for (size_t i = 0; i < r->nsched; i++)
-        if (strcmp(r->oracle[i].schedule, schedule) == 0)
-            return 0;
-    if (r->nsched == MAX_SCHEDULES) {
+    char err[256];
+    int rc = gt_contest_oracle_add_text(&r->set, schedule, err, sizeof err);
+    if (rc) {
+        say("%s: %s", r->bench->name, rc == -ENOMEM ? "out of memory for the oracle's schedules" : err);
+        return -1;
+    }
+    if (gt_contest_oracle_count(&r->set) > MAX_SCHEDULES) {
         say("%s: more than %d distinct schedules to time; at most %d", r->bench->name, MAX_SCHEDULES, MAX_SCHEDULES);
         return -1;
     }
-    if (strlen(schedule) >= TEXT_MAX) {
-        say("%s: schedule \"%.40s...\" is longer than %d characters", r->bench->name, schedule, TEXT_MAX - 1);
-        return -1;
-    }
-    snprintf(r->oracle[r->nsched++].schedule, TEXT_MAX, "%s", schedule);
+    r->nsched = gt_contest_oracle_count(&r->set);
     return 0;
 }
 
@@ -473,6 +473,8 @@ static int run_oracle(const probe_run *pr, cli_seed *s, bench_result *r)
 {
     unsigned reps = pr->o->oracle_reps;
     size_t n = r->nsched;
+    for (size_t i = 0; i < n; i++)
+        r->oracle[i].schedule = gt_contest_oracle_get(&r->set, i)->text;
     for (unsigned rep = 0; rep < reps; rep++) {
         say("%s: oracle round %u of %u: %zu schedules forced, quiet, probes on", r->bench->name, rep + 1, reps, n);
         for (size_t i = 0; i < n; i++) {
@@ -508,10 +510,8 @@ static double median_of(const double *v, unsigned n)
 
 static const oracle_entry *oracle_find(const bench_result *r, const char *schedule)
 {
-    for (size_t i = 0; i < r->nsched; i++)
-        if (strcmp(r->oracle[i].schedule, schedule) == 0)
-            return &r->oracle[i];
-    return NULL;
+    long i = gt_contest_oracle_find_text(&r->set, schedule);
+    return i < 0 ? NULL : &r->oracle[i];
 }
 
 static void summarise(bench_result *r)
@@ -696,6 +696,8 @@ int main(int argc, char **argv)
             rc = -1;
         gt_private_daemon_remove(&d[k]);
     }
+    for (unsigned i = 0; results && i < o.nbenches; i++)
+        gt_contest_oracle_free(&results[i].set);
     free(results);
     return rc ? 1 : 0;
 }

@@ -552,7 +552,8 @@ typedef struct bench_result {
     uint64_t work_items;
     uint64_t groups_total;
     contender def, cold, warm;
-    contender *oracle; /* the candidates of round 0's cold runs, and their winners */
+    gt_contest_oracle set; /* the candidates of round 0's cold runs, and their winners */
+    contender *oracle;     /* the set's schedules, timed, once round 0 is over */
     size_t noracle;
     size_t best, worst; /* into oracle, by median */
     unsigned ndiscovery; /* round 0's cold runs */
@@ -571,29 +572,35 @@ static void contender_set(contender *c, const gt_schedule *s)
 
 static bool in_oracle(const bench_result *br, const gt_schedule *s)
 {
-    for (size_t i = 0; i < br->noracle; i++)
-        if (gt_schedule_equal(&br->oracle[i].schedule, s))
-            return true;
-    return false;
+    return gt_contest_oracle_find(&br->set, s) >= 0;
 }
 
-/* Adds to the oracle's candidates those a cold run considered, and its winner (a launch too
- * small to analyse has no candidates, but still a schedule), each schedule once. */
+/* Adds to the oracle's set the candidates a cold run considered, and its winner (a launch too
+ * small to analyse has no candidates, but still a schedule). */
 static int oracle_add(bench_result *br, const gt_tune_result *r)
 {
-    size_t most = br->noracle + r->ncandidates + 1;
-    contender *grown = realloc(br->oracle, most * sizeof *grown);
-    if (!grown) {
-        say("out of memory for %zu oracle candidates", most);
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < r->ncandidates; i++)
+        rc = gt_contest_oracle_add(&br->set, &r->candidates[i].schedule);
+    if (rc == 0)
+        rc = gt_contest_oracle_add(&br->set, &r->winner);
+    if (rc) {
+        say("out of memory for %zu oracle candidates", gt_contest_oracle_count(&br->set) + 1);
         return -1;
     }
-    br->oracle = grown;
-    memset(br->oracle + br->noracle, 0, (most - br->noracle) * sizeof *grown);
-    for (size_t i = 0; i < r->ncandidates; i++)
-        if (!in_oracle(br, &r->candidates[i].schedule))
-            contender_set(&br->oracle[br->noracle++], &r->candidates[i].schedule);
-    if (!in_oracle(br, &r->winner))
-        contender_set(&br->oracle[br->noracle++], &r->winner);
+    return 0;
+}
+
+/* The oracle's contenders, one per schedule of the set, for the timed rounds. */
+static int oracle_contenders(bench_result *br)
+{
+    size_t n = gt_contest_oracle_count(&br->set);
+    if (!(br->oracle = calloc(n, sizeof *br->oracle))) {
+        say("out of memory for %zu oracle candidates", n);
+        return -1;
+    }
+    for (br->noracle = 0; br->noracle < n; br->noracle++)
+        contender_set(&br->oracle[br->noracle], &gt_contest_oracle_get(&br->set, br->noracle)->schedule);
     return 0;
 }
 
@@ -674,6 +681,8 @@ static int discover(launch *l, bench_result *br)
     for (unsigned k = 0; k < runs; k++)
         if (stopped() || discover_cold(l, br, k))
             return -1;
+    if (oracle_contenders(br))
+        return -1;
     fprintf(stderr, PROG ": %s  round 0: %u cold run%s, %zu oracle candidates, winners ", l->bench->name, runs,
             runs == 1 ? "" : "s", br->noracle);
     print_winners(stderr, br, NULL, br->discovery, br->ndiscovery, "; ");
@@ -1049,8 +1058,10 @@ int main(int argc, char **argv)
     int rc = session_open(&s, &o);
     if (rc == 0)
         rc = run_all(&s, results);
-    for (unsigned i = 0; i < o.nbenches; i++)
+    for (unsigned i = 0; i < o.nbenches; i++) {
+        gt_contest_oracle_free(&results[i].set);
         free(results[i].oracle);
+    }
     session_close(&s);
     return rc == -2 ? 2 : rc ? 1 : 0;
 }

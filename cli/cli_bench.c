@@ -24,6 +24,7 @@
 #include "tuner/stats.h"
 
 #include <cjson/cJSON.h>
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
@@ -197,7 +198,8 @@ typedef struct bench_result {
     unsigned launches, verified;
     launch_note warmup_default, warmup_cold;
     contender def, cold, warm;
-    contender *oracle; /* the candidates of the warm-up cold launch (--oracle) */
+    gt_contest_oracle set; /* the candidates of the warm-up cold launch (--oracle) */
+    contender *oracle;     /* the set's schedules, timed */
     size_t noracle, best;
     double analysis_fraction; /* median over the timed cold launches */
     unsigned wisdom_hits;     /* timed warm launches decided by the wisdom */
@@ -224,18 +226,25 @@ static void contender_add(contender *c, const launch_note *note)
 /* The schedules in the candidates of a cold launch's report become the oracle's contenders. */
 static int oracle_from(bench_result *br, const cJSON *report)
 {
-    size_t n = gt_report_ncandidates(report);
+    char err[256];
+    for (size_t i = 0, n = gt_report_ncandidates(report); i < n; i++) {
+        const char *s = gt_report_candidate(report, i);
+        int rc = s ? gt_contest_oracle_add_text(&br->set, s, err, sizeof err) : 0;
+        if (rc) {
+            say("bench: %s: %s", br->bench->name, rc == -ENOMEM ? "out of memory for the oracle's candidates" : err);
+            return -1;
+        }
+    }
+    size_t n = gt_contest_oracle_count(&br->set);
     if (n == 0)
         return 0;
     if (!(br->oracle = calloc(n, sizeof *br->oracle))) {
         say("bench: %s: out of memory for %zu oracle candidates", br->bench->name, n);
         return -1;
     }
-    for (size_t i = 0; i < n; i++) {
-        const char *s = gt_report_candidate(report, i);
-        if (s)
-            snprintf(br->oracle[br->noracle++].schedule, GT_SCHEDULE_TEXT_MAX, "%s", s);
-    }
+    for (; br->noracle < n; br->noracle++)
+        snprintf(br->oracle[br->noracle].schedule, GT_SCHEDULE_TEXT_MAX, "%s",
+                 gt_contest_oracle_get(&br->set, br->noracle)->text);
     return 0;
 }
 
@@ -686,8 +695,10 @@ int cli_bench(const options *opt, int argc, char **argv)
     print_table(&o, results, o.nbenches);
     print_notes(&o, &d, results, o.nbenches);
     bool written = !o.json || write_json(&o, module, &d, results, o.nbenches) == 0;
-    for (unsigned i = 0; i < o.nbenches; i++)
+    for (unsigned i = 0; i < o.nbenches; i++) {
+        gt_contest_oracle_free(&results[i].set);
         free(results[i].oracle);
+    }
     free(results);
     if (failures)
         say("bench: %u of %u benchmarks failed", failures, o.nbenches);
