@@ -4,6 +4,7 @@
 #include "bench_common.h"
 
 #include "engine/pool.h"
+#include "kernels/say.h"
 #include "tuner/number.h"
 
 #include <errno.h>
@@ -19,17 +20,16 @@ const char *gt_bench_module_default(void)
     return access(GT_SEEDS_BUILD_PATH, R_OK) == 0 ? GT_SEEDS_BUILD_PATH : GT_SEEDS_INSTALL_PATH;
 }
 
-int gt_bench_number_parse(const char *prog, const char *flag, const char *text, uint32_t min, uint32_t max,
-                          uint32_t *out)
+int gt_bench_number_parse(const char *flag, const char *text, uint32_t min, uint32_t max, uint32_t *out)
 {
     if (gt_parse_u32(text, strlen(text), min, max, out) == 0)
         return 0;
-    fprintf(stderr, "%s: %s \"%s\": expected a whole number from %u to %u\n", prog, flag, text, min, max);
+    say("%s \"%s\": expected a whole number from %u to %u", flag, text, min, max);
     return -1;
 }
 
 /* The shared flags: 0 taken, -1 a bad value (printed), 1 not one of them. */
-static int shared_flag(const char *prog, int c, const char *arg, gt_bench_flags *f)
+static int shared_flag(int c, const char *arg, gt_bench_flags *f)
 {
     uint32_t v;
     switch (c) {
@@ -40,11 +40,11 @@ static int shared_flag(const char *prog, int c, const char *arg, gt_bench_flags 
         f->json = arg;
         return 0;
     case 'w':
-        return gt_bench_number_parse(prog, "--workers", arg, 1, GT_POOL_MAX_WORKERS, &f->workers);
+        return gt_bench_number_parse("--workers", arg, 1, GT_POOL_MAX_WORKERS, &f->workers);
     case 'r':
-        return gt_bench_number_parse(prog, "--reps", arg, 1, GT_BENCH_MAX_REPS, &f->reps);
+        return gt_bench_number_parse("--reps", arg, 1, GT_BENCH_MAX_REPS, &f->reps);
     case 'n':
-        if (gt_bench_number_parse(prog, "--size", arg, 1, GT_BENCH_MAX_SIZE, &v))
+        if (gt_bench_number_parse("--size", arg, 1, GT_BENCH_MAX_SIZE, &v))
             return -1;
         f->size = v;
         return 0;
@@ -80,7 +80,7 @@ int gt_bench_cli_parse(const gt_bench_cli *cli, int argc, char **argv, gt_bench_
             cli->usage(stderr);
             return -1;
         }
-        int rc = shared_flag(cli->prog, c, optarg, f);
+        int rc = shared_flag(c, optarg, f);
         if (rc == 1)
             rc = cli->flag(c, optarg, ctx);
         if (rc)
@@ -103,15 +103,15 @@ void gt_bench_flags_help(FILE *out, const char *reps_text, unsigned default_reps
             GT_SEEDS_INSTALL_PATH, reps_text, default_reps);
 }
 
-int gt_bench_add(const char *prog, const char *name, const gt_seed_bench **list, unsigned *n)
+int gt_bench_add(const char *name, const gt_seed_bench **list, unsigned *n)
 {
     const gt_seed_bench *b = gt_seed_bench_find(name);
     if (!b) {
-        fprintf(stderr, "%s: no benchmark \"%s\" (--list shows them)\n", prog, name);
+        say("no benchmark \"%s\" (--list shows them)", name);
         return -1;
     }
     if (*n == GT_BENCH_MAX_BENCHES) {
-        fprintf(stderr, "%s: at most %d benchmarks at once\n", prog, GT_BENCH_MAX_BENCHES);
+        say("at most %d benchmarks at once", GT_BENCH_MAX_BENCHES);
         return -1;
     }
     list[(*n)++] = b;
@@ -127,21 +127,21 @@ void gt_bench_list(FILE *out)
         fprintf(out, "  %-14s n=%-6zu %s\n", b[i].name, b[i].default_n, b[i].summary);
 }
 
-int gt_bench_case_prepare(const char *prog, const gt_module *m, const char *module_path, const gt_seed_bench *b,
-                          size_t n, gt_bench_case *out)
+int gt_bench_case_prepare(const gt_module *m, const char *module_path, const gt_seed_bench *b, size_t n,
+                          gt_bench_case *out)
 {
     char err[512];
     *out = (gt_bench_case){.kernel = gt_module_find(m, b->kernel)};
     if (!out->kernel) {
-        fprintf(stderr, "%s: module %s has no kernel %s\n", prog, module_path, b->kernel);
+        say("module %s has no kernel %s", module_path, b->kernel);
         return -1;
     }
     if (gt_seed_case_create(b, n, &out->seed, err, sizeof err) != 0) {
-        fprintf(stderr, "%s: %s\n", prog, err);
+        say("%s", err);
         return -1;
     }
     if (gt_seed_case_check(out->seed, m, out->kernel, err, sizeof err) != 0) {
-        fprintf(stderr, "%s: %s\n", prog, err);
+        say("%s", err);
         gt_seed_case_destroy(out->seed);
         out->seed = NULL;
         return -1;

@@ -2,8 +2,8 @@
  * Finding the seeds module, parsing number flags and benchmark names, preparing a seed case
  * for launching (kernel looked up, arguments checked and bound). Run-time statistics and the
  * JSON results are in kernels/seed_runs.h, which `gridtune bench` shares. Every function that
- * can fail prints its sentence on stderr, prefixed with the driver's name, so the drivers only
- * decide the exit code. */
+ * can fail prints its sentence with say() (kernels/say.h), so the drivers only decide the exit
+ * code. */
 #ifndef GT_BENCH_COMMON_H
 #define GT_BENCH_COMMON_H
 
@@ -38,7 +38,6 @@ typedef struct gt_bench_flags {
 
 /* A driver's command line: the shared flags (above, plus -l/--list and -h/--help) and its own. */
 typedef struct gt_bench_cli {
-    const char *prog;
     const char *letters;           /* getopt letters of the driver's own flags */
     const struct option *options;  /* its own long options, ending with a zeroed entry */
     /* Takes one of its own flags with its argument (NULL for none); 0, or -1 after printing why. */
@@ -54,12 +53,11 @@ int gt_bench_cli_parse(const gt_bench_cli *cli, int argc, char **argv, gt_bench_
 void gt_bench_flags_help(FILE *out, const char *reps_text, unsigned default_reps);
 
 /* Parses a whole decimal number in [min, max] given to flag; -1 after printing why not. */
-int gt_bench_number_parse(const char *prog, const char *flag, const char *text, uint32_t min, uint32_t max,
-                          uint32_t *out);
+int gt_bench_number_parse(const char *flag, const char *text, uint32_t min, uint32_t max, uint32_t *out);
 
 /* Appends the benchmark called name to list (of *n, at most GT_BENCH_MAX_BENCHES); -1 after
  * printing why not (no such benchmark, list full). */
-int gt_bench_add(const char *prog, const char *name, const gt_seed_bench **list, unsigned *n);
+int gt_bench_add(const char *name, const gt_seed_bench **list, unsigned *n);
 /* Prints the benchmarks with their default sizes, one a line. */
 void gt_bench_list(FILE *out);
 
@@ -74,8 +72,8 @@ typedef struct gt_bench_case {
 /* Finds b's kernel in m (loaded from module_path, named in messages), creates the case at size
  * n (0: the benchmark's default), checks the arguments against the kernel's signature and
  * binds them. Returns 0, or -1 after printing why; nothing is left to free then. */
-int gt_bench_case_prepare(const char *prog, const gt_module *m, const char *module_path, const gt_seed_bench *b,
-                          size_t n, gt_bench_case *out);
+int gt_bench_case_prepare(const gt_module *m, const char *module_path, const gt_seed_bench *b, size_t n,
+                          gt_bench_case *out);
 void gt_bench_case_destroy(gt_bench_case *bc);
 
 #endif

@@ -137,7 +137,7 @@ static int parse_chunks(peer_options *o, const char *text)
             say("--chunks: at most %d sizes", MAX_CHUNKS);
             return -1;
         }
-        if (gt_bench_number_parse(PEER_PROG, "--chunks", p, 1, 1u << 20, &v) != 0)
+        if (gt_bench_number_parse("--chunks", p, 1, 1u << 20, &v) != 0)
             return -1;
         o->chunks[o->nchunks++] = v;
     }
@@ -163,8 +163,8 @@ static int parse_group(peer_options *o, const char *text)
     memcpy(w, text, (size_t)(x - text));
     w[x - text] = '\0';
     strcpy(h, x + 1);
-    if (gt_bench_number_parse(PEER_PROG, "--group width", w, 1, MAX_GROUP_ITEMS, &o->group[0]) != 0 ||
-        gt_bench_number_parse(PEER_PROG, "--group height", h, 1, MAX_GROUP_ITEMS, &o->group[1]) != 0)
+    if (gt_bench_number_parse("--group width", w, 1, MAX_GROUP_ITEMS, &o->group[0]) != 0 ||
+        gt_bench_number_parse("--group height", h, 1, MAX_GROUP_ITEMS, &o->group[1]) != 0)
         return -1;
     if (o->group[0] * o->group[1] > MAX_GROUP_ITEMS) {
         say("--group %s: %u work-items in a workgroup; at most %d", text, o->group[0] * o->group[1],
@@ -182,7 +182,7 @@ static int flag(int c, const char *arg, void *ctx)
     case OPT_CHUNKS:
         return parse_chunks(o, arg);
     case OPT_OVERHEAD_REPS:
-        if (gt_bench_number_parse(PEER_PROG, "--overhead-reps", arg, 1, MAX_OVERHEAD_REPS, &v) != 0)
+        if (gt_bench_number_parse("--overhead-reps", arg, 1, MAX_OVERHEAD_REPS, &v) != 0)
             return -1;
         o->overhead_reps = v;
         return 0;
@@ -205,12 +205,12 @@ static int parse(int argc, char **argv, peer_options *o)
                                         {0}};
     *o = (peer_options){.flags = {.reps = DEFAULT_REPS}, .overhead_reps = DEFAULT_OVERHEAD_REPS, .pocl = true};
     parse_chunks(o, DEFAULT_CHUNKS);
-    const gt_bench_cli cli = {.prog = PEER_PROG, .options = own, .flag = flag, .usage = usage, .list = gt_bench_list};
+    const gt_bench_cli cli = {.options = own, .flag = flag, .usage = usage, .list = gt_bench_list};
     int rc = gt_bench_cli_parse(&cli, argc, argv, &o->flags, o);
     if (rc)
         return rc > 0 ? 0 : 2;
     for (int i = optind; i < argc; i++)
-        if (gt_bench_add(PEER_PROG, argv[i], o->benches, &o->nbenches) != 0)
+        if (gt_bench_add(argv[i], o->benches, &o->nbenches) != 0)
             return 2;
     if (!o->nbenches)
         gt_bench_add_all(o->benches, &o->nbenches);
@@ -421,16 +421,16 @@ static int learn_frame_sizes(gt_private_daemon *d, overhead *ov)
     gt_client *c;
     gt_kernel *k = NULL;
     uint64_t ns[3];
-    if (gt_private_daemon_start(PEER_PROG, gt_private_daemon_program(), 0, true, NULL, d, &c) != 0)
+    if (gt_private_daemon_start(gt_private_daemon_program(), 0, true, NULL, d, &c) != 0)
         return -1;
     int rc = build_empty(c, &k);
     if (rc == 0)
-        rc = gt_rt_gridtuned(PEER_PROG, c, k, 3, ns);
+        rc = gt_rt_gridtuned(c, k, 3, ns);
     gt_kernel_release(k);
     gt_disconnect(c);
-    if (gt_private_daemon_stop(PEER_PROG, d) != 0)
+    if (gt_private_daemon_stop(d) != 0)
         rc = -1;
-    return rc ? rc : gt_rt_frame_sizes(PEER_PROG, d->trace, ov->frames);
+    return rc ? rc : gt_rt_frame_sizes(d->trace, ov->frames);
 }
 
 /* One block of round trips of overhead figure which (0 gridtuned, 1 pocl, 2 the ping-pong). */
@@ -438,9 +438,9 @@ static int overhead_block(const peer_run *pc, const overhead *ov, gt_kernel *k, 
 {
     char err[512];
     if (which == 0)
-        return gt_rt_gridtuned(PEER_PROG, pc->c, k, b->n, b->ns);
+        return gt_rt_gridtuned(pc->c, k, b->n, b->ns);
     if (which == 2)
-        return gt_rt_pingpong(PEER_PROG, ov->frames, b->n, b->ns);
+        return gt_rt_pingpong(ov->frames, b->n, b->ns);
     if (gt_ocl_empty_roundtrip(pc->ocl, b->n, b->ns, err, sizeof err) != 0) {
         say("pocl's empty launch: %s", err);
         return -1;
@@ -632,7 +632,7 @@ static int write_json(const peer_options *o, const peer_run *pc, const peer_resu
     for (unsigned i = 0; i < n; i++)
         cJSON_AddItemToArray(list, bench_json(&r[i]));
     cJSON_AddItemToObject(root, "overhead", overhead_json(ov));
-    return gt_bench_json_write(PEER_PROG, root, o->flags.json);
+    return gt_bench_json_write(root, o->flags.json);
 }
 
 /* ---- main ---------------------------------------------------------------------------------- */
@@ -652,7 +652,7 @@ int main(int argc, char **argv)
     char pocl_err[TEXT_MAX] = "";
     int rc = learn_frame_sizes(&d, &ov);
     if (rc == 0)
-        rc = gt_private_daemon_start(PEER_PROG, gt_private_daemon_program(), o.flags.workers, false, NULL, &d, &pc.c);
+        rc = gt_private_daemon_start(gt_private_daemon_program(), o.flags.workers, false, NULL, &d, &pc.c);
     if (rc == 0) {
         pc.threads = (unsigned)gt_private_daemon_status_number(pc.c, "workers");
         if (o.pocl && gt_ocl_open(&pc.ocl, pocl_err, sizeof pocl_err) != 0) {
@@ -675,7 +675,7 @@ int main(int argc, char **argv)
     }
     gt_ocl_close(pc.ocl);
     gt_disconnect(pc.c);
-    if (gt_private_daemon_stop(PEER_PROG, &d) != 0)
+    if (gt_private_daemon_stop(&d) != 0)
         rc = -1;
     gt_private_daemon_remove(&d);
     return rc ? 1 : 0;

@@ -1,6 +1,7 @@
 /* private_daemon.c: starting and stopping a gridtuned of the benchmark's own (private_daemon.h). */
 #include "private_daemon.h"
 
+#include "kernels/say.h"
 #include "tuner/clock.h"
 
 #include <cjson/cJSON.h>
@@ -37,20 +38,20 @@ double gt_private_daemon_status_number(gt_client *c, const char *key)
     return v > 0 ? v : 0;
 }
 
-int gt_private_daemon_start(const char *prog, const char *program, unsigned workers, bool trace,
+int gt_private_daemon_start(const char *program, unsigned workers, bool trace,
                             const char *const *extra, gt_private_daemon *d, gt_client **out)
 {
     size_t nextra = 0;
     while (extra && extra[nextra])
         nextra++;
     if (nextra > GT_PRIVATE_DAEMON_MAX_EXTRA) {
-        fprintf(stderr, "%s: %zu extra flags for gridtuned; at most %d\n", prog, nextra, GT_PRIVATE_DAEMON_MAX_EXTRA);
+        say("%zu extra flags for gridtuned; at most %d", nextra, GT_PRIVATE_DAEMON_MAX_EXTRA);
         return -1;
     }
     if (!d->dir[0]) {
         snprintf(d->dir, sizeof d->dir, "%s/gridtune-bench-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
         if (!mkdtemp(d->dir)) {
-            fprintf(stderr, "%s: cannot make a temporary directory %s: %s\n", prog, d->dir, strerror(errno));
+            say("cannot make a temporary directory %s: %s", d->dir, strerror(errno));
             d->dir[0] = 0;
             return -1;
         }
@@ -82,12 +83,12 @@ int gt_private_daemon_start(const char *prog, const char *program, unsigned work
     argv[n] = NULL;
     pid_t first = fork();
     if (first < 0) {
-        fprintf(stderr, "%s: fork: %s\n", prog, strerror(errno));
+        say("fork: %s", strerror(errno));
         return -1;
     }
     if (first == 0) {
         execv(program, (char *const *)argv);
-        fprintf(stderr, "%s: cannot run %s: %s\n", prog, program, strerror(errno));
+        say("cannot run %s: %s", program, strerror(errno));
         _exit(127);
     }
     /* without --foreground the first process exits 0 only once the socket listens */
@@ -95,14 +96,13 @@ int gt_private_daemon_start(const char *prog, const char *program, unsigned work
     while (waitpid(first, &status, 0) < 0 && errno == EINTR)
         ;
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        fprintf(stderr, "%s: %s did not start (exit status %d); its log is %s\n", prog, program,
-                WIFEXITED(status) ? WEXITSTATUS(status) : -1, log);
+        say("%s did not start (exit status %d); its log is %s", program, WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+            log);
         return -1;
     }
     gt_client *c = NULL;
     if (gt_connect(d->socket, &c) != 0 || !(d->pid = (pid_t)gt_private_daemon_status_number(c, "pid"))) {
-        fprintf(stderr, "%s: cannot talk to the gridtuned just started on %s: %s\n", prog, d->socket,
-                c ? gt_last_error(c) : "no memory");
+        say("cannot talk to the gridtuned just started on %s: %s", d->socket, c ? gt_last_error(c) : "no memory");
         gt_disconnect(c);
         return -1;
     }
@@ -110,14 +110,14 @@ int gt_private_daemon_start(const char *prog, const char *program, unsigned work
     return 0;
 }
 
-int gt_private_daemon_stop(const char *prog, gt_private_daemon *d)
+int gt_private_daemon_stop(gt_private_daemon *d)
 {
     if (d->pid <= 0)
         return 0;
     pid_t pid = d->pid;
     d->pid = 0;
     if (kill(pid, SIGTERM) != 0) {
-        fprintf(stderr, "%s: cannot stop gridtuned (pid %d): %s\n", prog, (int)pid, strerror(errno));
+        say("cannot stop gridtuned (pid %d): %s", (int)pid, strerror(errno));
         return -1;
     }
     for (int i = 0; i < STOP_POLLS; i++) {
@@ -125,7 +125,7 @@ int gt_private_daemon_stop(const char *prog, gt_private_daemon *d)
             return 0;
         gt_clock_sleep_ms(10);
     }
-    fprintf(stderr, "%s: gridtuned (pid %d) did not stop within 10 s of SIGTERM\n", prog, (int)pid);
+    say("gridtuned (pid %d) did not stop within 10 s of SIGTERM", (int)pid);
     return -1;
 }
 

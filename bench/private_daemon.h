@@ -28,11 +28,11 @@ const char *gt_private_daemon_program(void);
  * start, which is then reused with its build cache) with workers workers (0: every CPU), when
  * trace is true a protocol trace, and the flags of extra (NULL-terminated, at most
  * GT_PRIVATE_DAEMON_MAX_EXTRA, e.g. "--no-probes"; NULL: none) after its own. Returns 0 with
- * *out connected, or -1 after printing why on stderr, prefixed with prog. */
-int gt_private_daemon_start(const char *prog, const char *program, unsigned workers, bool trace,
+ * *out connected, or -1 after saying why (kernels/say.h). */
+int gt_private_daemon_start(const char *program, unsigned workers, bool trace,
                             const char *const *extra, gt_private_daemon *d, gt_client **out);
 /* SIGTERM, then waits up to 10 s for the process to be gone. 0, or -1 after printing why. */
-int gt_private_daemon_stop(const char *prog, gt_private_daemon *d);
+int gt_private_daemon_stop(gt_private_daemon *d);
 /* A positive number of the daemon's status (gt_status), such as "pid" or "workers"; 0 when
  * the status cannot be had or has no such positive number. */
 double gt_private_daemon_status_number(gt_client *c, const char *key);

@@ -151,9 +151,9 @@ static int flag(int c, const char *arg, void *ctx)
     probe_options *o = ctx;
     switch (c) {
     case OPT_LAUNCHES:
-        return gt_bench_number_parse(PROBE_PROG, "--launches", arg, 1, GT_BENCH_MAX_REPS, &o->flags.reps);
+        return gt_bench_number_parse("--launches", arg, 1, GT_BENCH_MAX_REPS, &o->flags.reps);
     case OPT_ORACLE_REPS:
-        return gt_bench_number_parse(PROBE_PROG, "--oracle-reps", arg, 1, GT_BENCH_MAX_REPS, &o->oracle_reps);
+        return gt_bench_number_parse("--oracle-reps", arg, 1, GT_BENCH_MAX_REPS, &o->oracle_reps);
     }
     return -1;
 }
@@ -165,16 +165,16 @@ static int parse(int argc, char **argv, probe_options *o)
                                         {"oracle-reps", required_argument, 0, OPT_ORACLE_REPS},
                                         {0}};
     *o = (probe_options){.flags = {.reps = DEFAULT_LAUNCHES}, .oracle_reps = DEFAULT_ORACLE_REPS};
-    const gt_bench_cli cli = {.prog = PROBE_PROG, .options = own, .flag = flag, .usage = usage, .list = gt_bench_list};
+    const gt_bench_cli cli = {.options = own, .flag = flag, .usage = usage, .list = gt_bench_list};
     int rc = gt_bench_cli_parse(&cli, argc, argv, &o->flags, o);
     if (rc)
         return rc > 0 ? 0 : 2;
     for (int i = optind; i < argc; i++)
-        if (gt_bench_add(PROBE_PROG, argv[i], o->benches, &o->nbenches) != 0)
+        if (gt_bench_add(argv[i], o->benches, &o->nbenches) != 0)
             return 2;
     if (!o->nbenches)
         for (size_t i = 0; i < sizeof default_benches / sizeof *default_benches; i++)
-            gt_bench_add(PROBE_PROG, default_benches[i], o->benches, &o->nbenches);
+            gt_bench_add(default_benches[i], o->benches, &o->nbenches);
     for (unsigned i = 0; o->flags.size && i < o->nbenches; i++)
         if (o->flags.size % o->benches[i]->min_n) {
             say("--size %zu: %s needs a multiple of %zu", o->flags.size, o->benches[i]->name, o->benches[i]->min_n);
@@ -353,7 +353,7 @@ static int find_busy_cpu(probe_run *pr, pid_t worker0)
 static int start_daemons(probe_run *pr, gt_private_daemon d[NDAEMONS])
 {
     for (int k = 0; k < NDAEMONS; k++)
-        if (gt_private_daemon_start(PROBE_PROG, gt_private_daemon_program(), pr->o->flags.workers, false,
+        if (gt_private_daemon_start(gt_private_daemon_program(), pr->o->flags.workers, false,
                                     daemon_flags[k], &d[k], &pr->c[k]) != 0)
             return -1;
     pr->workers = (unsigned)gt_private_daemon_status_number(pr->c[D_ON], "workers");
@@ -663,7 +663,7 @@ static int write_json(const probe_run *pr, const bench_result *r, unsigned n)
     cJSON *list = cJSON_AddArrayToObject(root, "benchmarks");
     for (unsigned i = 0; i < n; i++)
         cJSON_AddItemToArray(list, bench_json(&r[i]));
-    return gt_bench_json_write(PROBE_PROG, root, pr->o->flags.json);
+    return gt_bench_json_write(root, pr->o->flags.json);
 }
 
 /* ---- main ------------------------------------------------------------------------------------ */
@@ -692,7 +692,7 @@ int main(int argc, char **argv)
     spinner_stop();
     for (int k = 0; k < NDAEMONS; k++) {
         gt_disconnect(pr.c[k]);
-        if (gt_private_daemon_stop(PROBE_PROG, &d[k]) != 0)
+        if (gt_private_daemon_stop(&d[k]) != 0)
             rc = -1;
         gt_private_daemon_remove(&d[k]);
     }

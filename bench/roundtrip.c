@@ -1,6 +1,7 @@
 /* roundtrip.c: launch overhead through gridtuned and its socket floor (roundtrip.h). */
 #include "roundtrip.h"
 
+#include "kernels/say.h"
 #include "protocol/wire.h"
 #include "tuner/clock.h"
 
@@ -17,7 +18,7 @@
 
 const char gt_rt_empty_source[] = "#include <gridtune/kernel.h>\nGT_KERNEL(empty)\n{\n}\n";
 
-int gt_rt_gridtuned(const char *prog, gt_client *c, gt_kernel *k, unsigned reps, uint64_t *ns)
+int gt_rt_gridtuned(gt_client *c, gt_kernel *k, unsigned reps, uint64_t *ns)
 {
     gt_range one = {.dims = 1, .global = {1}, .local = {1}};
     gt_launch_options opts = gt_launch_options_default();
@@ -30,11 +31,11 @@ int gt_rt_gridtuned(const char *prog, gt_client *c, gt_kernel *k, unsigned reps,
             rc = gt_wait(c, ev);
         ns[i] = gt_clock_ns() - t0;
         if (rc != 0) {
-            fprintf(stderr, "%s: empty launch %u: %s\n", prog, i, gt_last_error(c));
+            say("empty launch %u: %s", i, gt_last_error(c));
             return -1;
         }
         if (gt_event_release(c, ev) != 0) {
-            fprintf(stderr, "%s: releasing empty launch %u: %s\n", prog, i, gt_last_error(c));
+            say("releasing empty launch %u: %s", i, gt_last_error(c));
             return -1;
         }
     }
@@ -68,11 +69,11 @@ static int frame_index(const cJSON *line)
     return -1;
 }
 
-int gt_rt_frame_sizes(const char *prog, const char *trace, size_t sizes[GT_RT_FRAMES])
+int gt_rt_frame_sizes(const char *trace, size_t sizes[GT_RT_FRAMES])
 {
     FILE *f = fopen(trace, "re");
     if (!f) {
-        fprintf(stderr, "%s: cannot read the trace %s: %s\n", prog, trace, strerror(errno));
+        say("cannot read the trace %s: %s", trace, strerror(errno));
         return -1;
     }
     memset(sizes, 0, GT_RT_FRAMES * sizeof sizes[0]);
@@ -89,7 +90,7 @@ int gt_rt_frame_sizes(const char *prog, const char *trace, size_t sizes[GT_RT_FR
     fclose(f);
     for (int i = 0; i < GT_RT_FRAMES; i++)
         if (!sizes[i]) {
-            fprintf(stderr, "%s: the trace %s has no launch and wait exchange\n", prog, trace);
+            say("the trace %s has no launch and wait exchange", trace);
             return -1;
         }
     return 0;
@@ -118,7 +119,7 @@ static void echo_main(int fd, const size_t sizes[GT_RT_FRAMES], char *buf)
                 _exit(0);
 }
 
-int gt_rt_pingpong(const char *prog, const size_t sizes[GT_RT_FRAMES], unsigned reps, uint64_t *ns)
+int gt_rt_pingpong(const size_t sizes[GT_RT_FRAMES], unsigned reps, uint64_t *ns)
 {
     size_t most = 0;
     for (int i = 0; i < GT_RT_FRAMES; i++)
@@ -126,7 +127,7 @@ int gt_rt_pingpong(const char *prog, const size_t sizes[GT_RT_FRAMES], unsigned 
     char *buf = calloc(1, most);
     int sv[2];
     if (!buf || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
-        fprintf(stderr, "%s: ping-pong: %s\n", prog, buf ? strerror(errno) : "no memory");
+        say("ping-pong: %s", buf ? strerror(errno) : "no memory");
         free(buf);
         return -1;
     }
@@ -144,7 +145,7 @@ int gt_rt_pingpong(const char *prog, const size_t sizes[GT_RT_FRAMES], unsigned 
         ns[r] = gt_clock_ns() - t0;
     }
     if (rc != 0)
-        fprintf(stderr, "%s: ping-pong: %s\n", prog, child < 0 ? strerror(errno) : "the echo process stopped");
+        say("ping-pong: %s", child < 0 ? strerror(errno) : "the echo process stopped");
     close(sv[0]);
     if (child > 0)
         waitpid(child, NULL, 0);

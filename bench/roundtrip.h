@@ -19,15 +19,15 @@ extern const char gt_rt_empty_source[];
 
 /* reps launches of k (no parameters) over one work-item, tuning off, each timed from gt_launch
  * to the end of gt_wait into ns[i]; the event is released after the clock stops. 0, or -1
- * after printing why (prefixed with prog). */
-int gt_rt_gridtuned(const char *prog, gt_client *c, gt_kernel *k, unsigned reps, uint64_t *ns);
+ * after saying why (kernels/say.h). */
+int gt_rt_gridtuned(gt_client *c, gt_kernel *k, unsigned reps, uint64_t *ns);
 
 /* The wire sizes (header included) of the last launch and wait exchange in a daemon's trace.
  * 0, or -1 after printing why. */
-int gt_rt_frame_sizes(const char *prog, const char *trace, size_t sizes[GT_RT_FRAMES]);
+int gt_rt_frame_sizes(const char *trace, size_t sizes[GT_RT_FRAMES]);
 
 /* reps rounds of the raw ping-pong: sizes[0] bytes to a child process, sizes[1] back, then
  * sizes[2] and sizes[3]; each round timed into ns[i]. 0, or -1 after printing why. */
-int gt_rt_pingpong(const char *prog, const size_t sizes[GT_RT_FRAMES], unsigned reps, uint64_t *ns);
+int gt_rt_pingpong(const size_t sizes[GT_RT_FRAMES], unsigned reps, uint64_t *ns);
 
 #endif

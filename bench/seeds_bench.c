@@ -111,7 +111,7 @@ static int parse_options(int argc, char **argv, options *o)
         {0, 0, 0, 0},
     };
     static const gt_bench_cli cli = {
-        .prog = PROG, .letters = "s:", .options = own, .flag = parse_flag, .usage = usage, .list = list};
+        .letters = "s:", .options = own, .flag = parse_flag, .usage = usage, .list = list};
     *o = (options){.flags.reps = DEFAULT_REPS, .verify = true};
     int rc = gt_bench_cli_parse(&cli, argc, argv, &o->flags, o);
     if (rc)
@@ -128,7 +128,7 @@ static int parse_options(int argc, char **argv, options *o)
     }
     o->progress = isatty(STDERR_FILENO);
     for (int i = optind; i < argc; i++)
-        if (gt_bench_add(PROG, argv[i], o->benches, &o->nbenches))
+        if (gt_bench_add(argv[i], o->benches, &o->nbenches))
             return -1;
     if (optind == argc)
         gt_bench_add_all(o->benches, &o->nbenches);
@@ -158,7 +158,7 @@ static int run_once(gt_pool *pool, gt_batch *batch, gt_seed_case *c, const char 
 static int run_bench(const options *o, gt_pool *pool, const gt_module *m, const gt_seed_bench *b, bench_result *r)
 {
     gt_bench_case bc;
-    if (gt_bench_case_prepare(PROG, m, o->flags.module, b, o->flags.size, &bc))
+    if (gt_bench_case_prepare(m, o->flags.module, b, o->flags.size, &bc))
         return -1;
     gt_seed_case *c = bc.seed;
     gt_batch batch = {.run = bc.kernel->run, .args = bc.slots, .range = c->range};
@@ -262,7 +262,7 @@ static int write_json(const options *o, const bench_result *r, unsigned n)
     cJSON *list = cJSON_AddArrayToObject(root, "benchmarks");
     for (unsigned i = 0; i < n; i++)
         cJSON_AddItemToArray(list, bench_json(o, &r[i]));
-    return gt_bench_json_write(PROG, root, o->flags.json);
+    return gt_bench_json_write(root, o->flags.json);
 }
 
 int main(int argc, char **argv)

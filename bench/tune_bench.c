@@ -196,11 +196,11 @@ static int parse_flag(int c, const char *arg, void *ctx)
     char err[256];
     switch (c) {
     case 'b':
-        return gt_bench_add(PROG, arg, o->benches, &o->nbenches);
+        return gt_bench_add(arg, o->benches, &o->nbenches);
     case OPT_BUDGET:
         return parse_budget(arg, &o->cfg.budget);
     case OPT_SAMPLE_US:
-        if (gt_bench_number_parse(PROG, "--sample-us", arg, 1, MAX_SAMPLE_US, &v))
+        if (gt_bench_number_parse("--sample-us", arg, 1, MAX_SAMPLE_US, &v))
             return -1;
         o->cfg.sample_ns = (uint64_t)v * 1000;
         return 0;
@@ -222,7 +222,7 @@ static int parse_flag(int c, const char *arg, void *ctx)
         o->reports = arg;
         return 0;
     case OPT_ORACLE_RUNS:
-        if (gt_bench_number_parse(PROG, "--oracle-runs", arg, 1, MAX_ORACLE_RUNS, &v))
+        if (gt_bench_number_parse("--oracle-runs", arg, 1, MAX_ORACLE_RUNS, &v))
             return -1;
         o->oracle_runs = v;
         return 0;
@@ -250,8 +250,7 @@ static const struct option own_options[] = {
 /* Returns 0, 1 when --help or --list was printed, -1 on bad usage. */
 static int parse_options(int argc, char **argv, options *o)
 {
-    const gt_bench_cli cli = {.prog = PROG,
-                              .letters = "b:",
+    const gt_bench_cli cli = {.letters = "b:",
                               .options = own_options,
                               .flag = parse_flag,
                               .usage = usage,
@@ -416,7 +415,7 @@ static int launch_open(session *s, const gt_seed_bench *b, launch *l)
 {
     char err[512];
     *l = (launch){.s = s, .bench = b};
-    if (gt_bench_case_prepare(PROG, s->module, s->o->flags.module, b, s->o->flags.size, &l->bc))
+    if (gt_bench_case_prepare(s->module, s->o->flags.module, b, s->o->flags.size, &l->bc))
         return -1;
     if (gt_kernel_identity(s->o->flags.module, b->kernel, l->kernel_hash, err, sizeof err) != 0) {
         say("%s", err);
@@ -486,7 +485,7 @@ static int write_report(launch *l, const gt_tune_result *r, unsigned round, cons
         say("out of memory building the report %s", id);
         return -1;
     }
-    return gt_bench_json_write(PROG, report, path);
+    return gt_bench_json_write(report, path);
 }
 
 /* The default or an oracle candidate: a forced schedule on the whole launch. */
@@ -1025,7 +1024,7 @@ static int write_json(const session *s, const bench_result *r, unsigned n)
     cJSON *list = cJSON_AddArrayToObject(root, "benchmarks");
     for (unsigned i = 0; i < n; i++)
         cJSON_AddItemToArray(list, bench_json(&r[i], s->o->flags.reps));
-    return gt_bench_json_write(PROG, root, s->o->flags.json);
+    return gt_bench_json_write(root, s->o->flags.json);
 }
 
 /* The header, each benchmark's block as soon as it is measured, the summary and the JSON. */

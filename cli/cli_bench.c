@@ -655,7 +655,7 @@ static int write_json(const bench_options *o, const char *module, const daemon_i
     cJSON *list = cJSON_AddArrayToObject(root, "benchmarks");
     for (unsigned i = 0; i < n; i++)
         cJSON_AddItemToArray(list, bench_json(o, &r[i]));
-    return gt_bench_json_write(PROG, root, o->json);
+    return gt_bench_json_write(root, o->json);
 }
 
 /* ---- the command ----------------------------------------------------------------------------- */

@@ -1,6 +1,8 @@
 /* seed_runs.c: the benchmark list and the JSON file (seed_runs.h). */
 #include "seed_runs.h"
 
+#include "say.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +17,7 @@ void gt_bench_add_all(const gt_seed_bench **list, unsigned *n)
         list[(*n)++] = &all[i];
 }
 
-int gt_bench_json_write(const char *prog, cJSON *root, const char *path)
+int gt_bench_json_write(cJSON *root, const char *path)
 {
     char *text = cJSON_Print(root);
     cJSON_Delete(root);
@@ -25,7 +27,7 @@ int gt_bench_json_write(const char *prog, cJSON *root, const char *path)
     if (f && fclose(f) != 0)
         rc = -1;
     if (rc)
-        fprintf(stderr, "%s: cannot write %s: %s\n", prog, path, strerror(errno));
+        say("cannot write %s: %s", path, strerror(errno));
     cJSON_free(text);
     return rc;
 }

@@ -2,7 +2,7 @@
  * command's bench subcommand and the benchmark drivers (bench/) alike: the limits, the list
  * of benchmarks chosen and the JSON file the results go to; the contest between contenders
  * (their timed runs, summaries and rotation) is contest.h. Functions that can fail print their
- * sentence on stderr, prefixed with prog. */
+ * sentence with say() (say.h). */
 #ifndef GT_SEED_RUNS_H
 #define GT_SEED_RUNS_H
 
@@ -25,6 +25,6 @@ static inline double gt_bench_ms(uint64_t ns)
 }
 
 /* Prints root to path and frees root. Returns 0, or -1 after printing why. */
-int gt_bench_json_write(const char *prog, cJSON *root, const char *path);
+int gt_bench_json_write(cJSON *root, const char *path);
 
 #endif
