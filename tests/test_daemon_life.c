@@ -858,25 +858,37 @@ static void test_out_of_descriptors(void **state)
  * --max-clients to what the limit leaves room for, saying so. The daemon inherits the limit
  * from this process, which cannot raise its hard limit again without CAP_SYS_RESOURCE: this
  * test runs last. */
-static void test_descriptor_limit(void **state)
+static int setup_descriptor_limit(void **state)
 {
-    (void)state;
     struct rlimit tight = {.rlim_cur = 200, .rlim_max = 300};
     if (setrlimit(RLIMIT_NOFILE, &tight) != 0) { /* valgrind keeps descriptors of its own and refuses */
         print_message("test_descriptor_limit skipped: cannot lower this process's descriptor limit: %s\n",
                       strerror(errno));
-        skip();
+        *state = NULL;
+        return 0;
     }
-    life l = {.helper = 0};
-    start_daemon(&l, "descriptor_limit");
+    life *l = calloc(1, sizeof *l);
+    assert_non_null(l);
+    *state = l;
+    start_daemon(l, "descriptor_limit");
+    return 0;
+}
+
+static int teardown_descriptor_limit(void **state)
+{
+    return *state ? teardown(state) : 0;
+}
+
+static void test_descriptor_limit(void **state)
+{
+    life *l = *state;
+    if (!l)
+        skip();
     struct rlimit daemon_limit;
-    assert_int_equal(prlimit(l.fx.pid, RLIMIT_NOFILE, NULL, &daemon_limit), 0);
+    assert_int_equal(prlimit(l->fx.pid, RLIMIT_NOFILE, NULL, &daemon_limit), 0);
     assert_int_equal(daemon_limit.rlim_cur, 300);
-    assert_true(daemon_fixture_log_has_line(&l.fx, "the descriptor limit is 300: serving at most 118 clients, not 1024 "
-                                                   "(--max-clients)"));
-    int status = daemon_fixture_stop(&l.fx);
-    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    daemon_fixture_clean_up(&l.fx);
+    assert_true(daemon_fixture_log_has_line(&l->fx, "the descriptor limit is 300: serving at most 118 clients, not "
+                                                    "1024 (--max-clients)"));
 }
 
 /* System mode with --socket in a directory others share (mode 0755 here, like /run or /tmp):
@@ -939,7 +951,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_total_buffers, setup_total_buffers, teardown),
         cmocka_unit_test_setup_teardown(test_out_of_descriptors, setup_out_of_descriptors, teardown),
         cmocka_unit_test(test_shared_socket_directory_is_left_alone),
-        cmocka_unit_test(test_descriptor_limit), /* last: it lowers this process's descriptor limit */
+        /* last: it lowers this process's descriptor limit */
+        cmocka_unit_test_setup_teardown(test_descriptor_limit, setup_descriptor_limit, teardown_descriptor_limit),
     };
     return cmocka_run_group_tests_name("gridtuned through its clients' lives and its own", tests, NULL, NULL);
 }
