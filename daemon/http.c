@@ -5,6 +5,7 @@
  * --http-public, and then to anyone. */
 #include "http.h"
 
+#include "accept_guard.h"
 #include "log.h"
 #include "status.h"
 
@@ -29,10 +30,15 @@
 #define HTTP_DEFAULT_LIMIT 20
 #define HTTP_MAX_LIMIT 1000
 #define HTTP_LISTEN_BACKLOG 16
+#define HTTP_MAX_BODY 4096     /* bytes of a request body (GET has none) */
+#define HTTP_MAX_HEADERS 16384 /* bytes of a request's headers */
+#define HTTP_TIMEOUT_S 10      /* a connection idle this long, or a request this slow, is closed */
 
 struct gt_http {
     gt_daemon *d;
     struct evhttp *http;
+    struct evhttp_bound_socket *bound;
+    gt_accept_guard *guard; /* pauses accepting while out of descriptors */
     char unix_path[sizeof ((struct sockaddr_un *)0)->sun_path]; /* "" on TCP; the socket we made */
 };
 
@@ -178,6 +184,7 @@ static void on_request(struct evhttp_request *req, void *arg)
 {
     struct gt_http *h = arg;
     http_peer peer;
+    gt_accept_guard_accepted(h->guard);
     if (!check_peer(h, req, &peer))
         return;
     if (evhttp_request_get_command(req) != EVHTTP_REQ_GET) {
@@ -327,7 +334,7 @@ static int bind_unix(gt_http *h, const char *path, char *err, size_t errlen)
         close(fd);
         return -e;
     }
-    if (!evhttp_accept_socket_with_handle(h->http, fd)) {
+    if (!(h->bound = evhttp_accept_socket_with_handle(h->http, fd))) {
         snprintf(err, errlen, "cannot watch the HTTP socket %s", path);
         close(fd);
         return -ENOMEM;
@@ -346,6 +353,7 @@ static int bind_tcp(gt_http *h, char *err, size_t errlen)
     *colon = '\0';
     unsigned port = (unsigned)strtoul(colon + 1, NULL, 10);
     struct evhttp_bound_socket *sock = evhttp_bind_socket_with_handle(h->http, addr, (ev_uint16_t)port);
+    h->bound = sock;
     if (!sock) {
         snprintf(err, errlen, "cannot serve HTTP on %s: %s", d->cfg->http, strerror(errno));
         return -EADDRNOTAVAIL;
@@ -387,7 +395,16 @@ int gt_http_start(gt_daemon *d, gt_http **out, char *err, size_t errlen)
     evhttp_set_allowed_methods(h->http, EVHTTP_REQ_GET | EVHTTP_REQ_POST | EVHTTP_REQ_HEAD | EVHTTP_REQ_PUT |
                                             EVHTTP_REQ_DELETE | EVHTTP_REQ_OPTIONS | EVHTTP_REQ_PATCH);
     evhttp_set_gencb(h->http, on_request, h);
+    /* Requests are GETs: a peer may not make the daemon hold a body, endless headers, or a
+       connection that says nothing. */
+    evhttp_set_max_body_size(h->http, HTTP_MAX_BODY);
+    evhttp_set_max_headers_size(h->http, HTTP_MAX_HEADERS);
+    evhttp_set_timeout(h->http, HTTP_TIMEOUT_S);
     int rc = on_unix ? bind_unix(h, cfg_http + strlen(GT_HTTP_UNIX), err, errlen) : bind_tcp(h, err, errlen);
+    if (!rc && !(h->guard = gt_accept_guard_new(d->base, evhttp_bound_socket_get_listener(h->bound), "HTTP clients"))) {
+        snprintf(err, errlen, "out of memory");
+        rc = -ENOMEM;
+    }
     if (rc) {
         gt_http_free(h);
         return rc;
@@ -402,6 +419,7 @@ void gt_http_free(gt_http *h)
 {
     if (!h)
         return;
+    gt_accept_guard_free(h->guard); /* before evhttp_free frees the listener it watches */
     evhttp_free(h->http);
     if (h->unix_path[0] && unlink(h->unix_path) != 0 && errno != ENOENT)
         gt_log_warn("cannot remove the HTTP socket %s: %s", h->unix_path, strerror(errno));

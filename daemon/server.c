@@ -1,6 +1,7 @@
 /* server.c: the listening socket and accepting clients (server.h). */
 #include "server.h"
 
+#include "accept_guard.h"
 #include "log.h"
 #include "session.h"
 
@@ -21,13 +22,11 @@
 #include <unistd.h>
 
 #define LISTEN_BACKLOG 128
-#define ACCEPT_RETRY_MS 250 /* out of descriptors: how soon accepting is tried again */
 
 struct gt_server {
     gt_daemon *d;
     struct evconnlistener *listener;
-    struct event *accept_retry; /* tries accepting again while out of descriptors */
-    bool out_of_fds;            /* since the last accept that succeeded */
+    gt_accept_guard *guard; /* pauses accepting while out of descriptors */
     int lock_fd;
     bool socket_made;
 };
@@ -80,7 +79,11 @@ static int group_dir(const char *dir, gid_t gid, char *err, size_t errlen)
         return -errno;
     }
     struct stat st;
-    if (!made && stat(dir, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_uid != getuid() || (st.st_mode & 007))) {
+    if (!made && (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode))) { /* a symbolic link is not followed */
+        snprintf(err, errlen, "the socket directory %s is not a directory", dir);
+        return -ENOTDIR;
+    }
+    if (!made && (st.st_uid != getuid() || (st.st_mode & 007))) {
         bool group_enters = (st.st_mode & 001) || (st.st_gid == gid && (st.st_mode & 010));
         if (!group_enters)
             gt_log_warn("the socket directory %s is not open to the group %u; its members may not reach the socket",
@@ -128,7 +131,7 @@ static int take_lock(gt_server *srv, const char *socket, char *err, size_t errle
 {
     char path[sizeof ((struct sockaddr_un *)0)->sun_path + 8];
     snprintf(path, sizeof path, "%s.lock", socket);
-    srv->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    srv->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (srv->lock_fd < 0) {
         snprintf(err, errlen, "cannot open the lock file %s: %s", path, strerror(errno));
         return -errno;
@@ -163,39 +166,8 @@ static void on_accept(struct evconnlistener *l, evutil_socket_t fd, struct socka
         close(fd);
         return;
     }
-    if (srv->out_of_fds) {
-        srv->out_of_fds = false;
-        gt_log_info("accepting clients again");
-    }
+    gt_accept_guard_accepted(srv->guard);
     gt_session_open(srv->d, fd, cred.uid, cred.pid);
-}
-
-static void on_accept_retry(evutil_socket_t fd, short what, void *arg)
-{
-    (void)fd, (void)what;
-    gt_server *srv = arg;
-    if (srv->listener)
-        evconnlistener_enable(srv->listener);
-}
-
-/* Out of descriptors (or kernel memory), accept fails at once for as long as it lasts, and the
- * listener would spin on it: pause accepting, say so once, try again shortly. The clients
- * already served go on, and one whose session ends frees a descriptor for the next. */
-static void on_accept_error(struct evconnlistener *l, void *arg)
-{
-    gt_server *srv = arg;
-    int e = errno;
-    if (e != EMFILE && e != ENFILE && e != ENOBUFS && e != ENOMEM) {
-        gt_log_warn("accepting a client failed: %s", strerror(e));
-        return;
-    }
-    evconnlistener_disable(l);
-    if (!srv->out_of_fds)
-        gt_log_warn("accepting a client failed: %s; new clients wait until descriptors are free (%u clients now)",
-                    strerror(e), srv->d->stats.clients);
-    srv->out_of_fds = true;
-    struct timeval retry = {0, ACCEPT_RETRY_MS * 1000};
-    evtimer_add(srv->accept_retry, &retry);
 }
 
 static int bind_socket(gt_server *srv, gid_t gid, char *err, size_t errlen)
@@ -229,8 +201,7 @@ static int bind_socket(gt_server *srv, gid_t gid, char *err, size_t errlen)
         snprintf(err, errlen, "cannot watch the socket %s", cfg->socket);
         return -ENOMEM;
     }
-    evconnlistener_set_error_cb(srv->listener, on_accept_error);
-    if (!(srv->accept_retry = evtimer_new(srv->d->base, on_accept_retry, srv))) {
+    if (!(srv->guard = gt_accept_guard_new(srv->d->base, srv->listener, "clients"))) {
         snprintf(err, errlen, "out of memory");
         return -ENOMEM;
     }
@@ -262,12 +233,12 @@ int gt_server_start(gt_daemon *d, gt_server **out, char *err, size_t errlen)
 
 void gt_server_stop_accepting(gt_server *srv)
 {
+    gt_accept_guard_free(srv->guard);
+    srv->guard = NULL;
     if (srv->listener) {
         evconnlistener_free(srv->listener);
         srv->listener = NULL;
     }
-    if (srv->accept_retry)
-        event_del(srv->accept_retry);
     if (srv->socket_made && unlink(srv->d->cfg->socket) != 0 && errno != ENOENT)
         gt_log_warn("cannot remove the socket %s: %s", srv->d->cfg->socket, strerror(errno));
     srv->socket_made = false;
@@ -278,8 +249,6 @@ void gt_server_free(gt_server *srv)
     if (!srv)
         return;
     gt_server_stop_accepting(srv);
-    if (srv->accept_retry)
-        event_free(srv->accept_retry);
     if (srv->lock_fd >= 0)
         close(srv->lock_fd);
     free(srv);

@@ -534,6 +534,44 @@ static void test_system_mode_reports_by_uid(void **state)
     free(a.body);
 }
 
+/* A request with a body larger than any GET needs, or with endless headers, is refused by
+ * evhttp's limits before the daemon holds it (one POST of 500 MiB used to grow the daemon by
+ * as much); the socket serves on. */
+static void test_oversized_requests_are_refused(void **state)
+{
+    access_test *t = *state;
+    const char *const requests[] = {
+        "POST /status HTTP/1.0\r\nHost: gridtuned\r\nContent-Length: 600000000\r\n\r\nxxxx",
+        NULL, /* headers past the limit, built below */
+    };
+    static char big_headers[64 * 1024];
+    size_t n = (size_t)snprintf(big_headers, sizeof big_headers, "GET /status HTTP/1.0\r\n");
+    while (n + 64 < sizeof big_headers)
+        n += (size_t)snprintf(big_headers + n, sizeof big_headers - n, "X-Filler: %048d\r\n", 0);
+    for (int i = 0; i < 2; i++) {
+        const char *req = requests[i] ? requests[i] : big_headers;
+        struct sockaddr_un addr = {.sun_family = AF_UNIX};
+        snprintf(addr.sun_path, sizeof addr.sun_path, "%s", t->socket);
+        int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        assert_true(s >= 0);
+        assert_int_equal(connect(s, (struct sockaddr *)&addr, sizeof addr), 0);
+        (void)send(s, req, strlen(req), MSG_NOSIGNAL); /* the daemon may close before all of it is read */
+        char *text = slurp(s);
+        close(s);
+        int code = 0;
+        if (text && text[0])
+            sscanf(text, "HTTP/1.%*d %d", &code);
+        free(text);
+        if (code != 413 && code != 400 && code != 0)
+            fail_msg("oversized request %d: answered %d, expected 413, 400 or a closed connection", i, code);
+        if (i == 0)
+            assert_int_equal(code, 413);
+    }
+    http_answer a = get(t->socket, "/status");
+    assert_int_equal(a.code, 200);
+    free(a.body);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -541,6 +579,7 @@ int main(void)
         cmocka_unit_test(test_http_public_needs_tcp),
         cmocka_unit_test_setup_teardown(test_unix_serves_own_user, setup_user, teardown),
         cmocka_unit_test_setup_teardown(test_unix_refuses_other_uid_per_user, setup_user, teardown),
+        cmocka_unit_test_setup_teardown(test_oversized_requests_are_refused, setup_user, teardown),
         cmocka_unit_test_setup_teardown(test_system_mode_reports_by_uid, setup_system, teardown),
     };
     return cmocka_run_group_tests_name("gridtuned's HTTP side: who may read what", tests, NULL, NULL);

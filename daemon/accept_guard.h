@@ -1,0 +1,21 @@
+/* accept_guard.h: keeps a listening socket from spinning when the daemon runs out of
+ * descriptors. accept() then fails at once for as long as it lasts, and libevent would call
+ * it again and again (100% CPU, a log line each time): the guard pauses the listener, says so
+ * once, and tries again every ACCEPT_RETRY_MS. Used by the main socket (server.c) and HTTP. */
+#ifndef GT_ACCEPT_GUARD_H
+#define GT_ACCEPT_GUARD_H
+
+#include <event2/event.h>
+#include <event2/listener.h>
+
+typedef struct gt_accept_guard gt_accept_guard;
+
+/* Watches l's accept errors (it sets l's error callback). who names the peers in the log, in
+ * the plural: "clients", "HTTP clients". NULL without memory. l stays the caller's. */
+gt_accept_guard *gt_accept_guard_new(struct event_base *base, struct evconnlistener *l, const char *who);
+/* Tells the guard a peer was accepted: after a pause, the log says accepting works again. */
+void gt_accept_guard_accepted(gt_accept_guard *g);
+/* Stops the retries (before the listener is freed); NULL is allowed. */
+void gt_accept_guard_free(gt_accept_guard *g);
+
+#endif
