@@ -58,6 +58,7 @@ typedef struct gt_daemon {
     gt_usage *usage;      /* connections and buffers per user and in all, against the limits */
     size_t partial_bytes; /* bytes of partly received frames, all sessions */
     unsigned queued_fds;  /* descriptors received ahead of their frames, all sessions */
+    unsigned refused_lingering; /* refused connections waiting for their hello (session.h) */
     gt_log_limit refusal_log; /* refused connections and HTTP requests: a line a second at most */
     char http[sizeof GT_HTTP_UNIX + sizeof ((struct sockaddr_un *)0)->sun_path]; /* where HTTP is served, or "" */
 } gt_daemon;

@@ -309,8 +309,8 @@ static bool output_pending(const gt_daemon *d)
 static void abandon_jobs(daemon_main *m)
 {
     char message[256];
-    snprintf(message, sizeof message, "gridtuned stopped before this launch completed: the launch it was running "
-             "did not finish within --stop-grace (%u s)", m->cfg.stop_grace_s);
+    snprintf(message, sizeof message, "gridtuned stopped before this launch completed: it waited --stop-grace "
+             "(%u s) for the running launch, which did not finish", m->cfg.stop_grace_s);
     gt_log_warn("the running job did not finish within --stop-grace (%u s): stopping without it", m->cfg.stop_grace_s);
     for (gt_session *s = m->d.sessions; s; s = s->next)
         gt_launch_abandon_waiters(s, message);

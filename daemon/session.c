@@ -268,6 +268,13 @@ gt_session *gt_session_open(gt_daemon *d, int fd, uid_t uid, pid_t pid)
         log_refusal(d, pid, uid, s->refusal);
         d->stats.clients_refused++;
         s->refusal_errno = -rc;
+        if (d->refused_lingering >= GT_REFUSED_LINGER_MAX) {
+            /* a flood of refused connections: answered at once, without waiting for hellos */
+            frame_error(s, rc == -ENOMEM ? GT_ERR_INTERNAL : GT_ERR_LIMIT, -rc, s->refusal, true);
+            return NULL;
+        }
+        d->refused_lingering++;
+        s->lingering = true;
         evtimer_add(s->frame_timer, &(struct timeval){.tv_sec = GT_REFUSED_LINGER_S});
         return s;
     }
@@ -308,6 +315,13 @@ void gt_session_close(gt_session *s, const char *reason)
     s->partial_counted = 0;
     s->d->queued_fds -= s->fds_counted;
     s->fds_counted = 0;
+    /* A job may hold the session past this point: what it buffered goes now, not then. */
+    gt_wire_reader_free(s->reader); /* closes the descriptors sent ahead of their frames */
+    s->reader = NULL;
+    evbuffer_drain(s->out, evbuffer_get_length(s->out));
+    if (s->lingering)
+        s->d->refused_lingering--;
+    s->lingering = false;
     if (s->counted)
         gt_usage_client_remove(s->d->usage, s->uid);
     s->counted = false;

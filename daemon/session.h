@@ -18,8 +18,11 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-/* How long a refused connection waits for its hello, to answer it with the refusal. */
+/* How long a refused connection waits for its hello, to answer it with the refusal, and how
+ * many may wait at once (beyond that, a refusal is answered at once and the connection closed,
+ * so that a client connecting in a loop cannot hold the daemon's descriptors). */
 #define GT_REFUSED_LINGER_S 5
+#define GT_REFUSED_LINGER_MAX 32
 
 struct gt_session {
     gt_daemon *d;
@@ -34,6 +37,7 @@ struct gt_session {
     bool counted;              /* counted in d->usage as a client */
     char refusal[256];         /* over a connection limit: the answer to its hello, or "" */
     int refusal_errno;
+    bool lingering;            /* refused, and counted in d->refused_lingering */
     struct evbuffer *out;
     gt_wire_reader *reader;
     bool greeted;
@@ -50,7 +54,7 @@ struct gt_session {
 /* Takes fd (a connected, non-blocking socket) and starts reading it. A client over the
  * connection limits (usage.h) is not counted: its hello is answered with a `limit` error
  * and the connection closed (also when no hello comes in GT_REFUSED_LINGER_S). NULL without
- * memory (fd is then closed). */
+ * memory, or for a refusal answered at once (fd is then closed). */
 gt_session *gt_session_open(gt_daemon *d, int fd, uid_t uid, pid_t pid);
 /* Stops serving the client and frees what it owns; idempotent. reason goes to the log.
  * This drops the daemon's reference, which may be the last: a caller that uses s afterwards
