@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -238,6 +239,22 @@ static _Noreturn void child_fail(int report, const char *step)
 }
 
 /* Runs in the forked child: system calls only, no allocation. */
+/* Kernels before 5.11 have no CLOSE_RANGE_CLOEXEC: mark each descriptor past stdio close-on-exec
+ * up to the limit instead (at most 65536: gridtuned's own stay far below), keeping the report
+ * pipe (already close-on-exec). Only system calls, so safe between fork and exec. False when
+ * the limit cannot be read. */
+static bool cloexec_each(int report)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return false;
+    int last = rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > 65536 ? 65536 : (int)rl.rlim_cur;
+    for (int fd = STDIO_FDS; fd < last; fd++)
+        if (fd != report)
+            fcntl(fd, F_SETFD, FD_CLOEXEC); /* EBADF for the many that are not open */
+    return true;
+}
+
 static _Noreturn void child_exec(const run *r, int child_in, int child_out, int ruleset, int report)
 {
     if (setpgid(0, 0) < 0)
@@ -254,7 +271,7 @@ static _Noreturn void child_exec(const run *r, int child_in, int child_out, int 
         child_fail(report, "wire its stdin and output");
     /* the daemon holds client sockets and memfds: none of them reaches the compiler (the report
      * pipe stays open until the exec) */
-    if (close_range(STDIO_FDS, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
+    if (close_range(STDIO_FDS, ~0U, CLOSE_RANGE_CLOEXEC) < 0 && !cloexec_each(report))
         child_fail(report, "close the daemon's descriptors");
     if (r->job->dir && chdir(r->job->dir) < 0)
         child_fail(report, "enter its build directory");
