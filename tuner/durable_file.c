@@ -4,10 +4,11 @@
  * a dead writer's file (lockable) from a living one's (locked) without guessing from ages. */
 #include "durable_file.h"
 
+#include "sentence.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,23 +20,11 @@
 #define TEMPORARY_CHARS "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789" /* mkostemp's */
 #define TEMPORARY_TRIES 8
 
-static int fail(char *err, size_t errlen, int rc, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return rc;
-}
-
 int gt_file_make_dirs(const char *dir, mode_t mode, char *err, size_t errlen)
 {
     char *p = strdup(dir);
     if (!p)
-        return fail(err, errlen, -ENOMEM, "out of memory creating %s", dir);
+        return gt_sentence_fail(err, errlen, -ENOMEM, "out of memory creating %s", dir);
     int rc = 0;
     /* Each prefix that ends before a '/' or at the end, skipping the root's own '/'. */
     for (char *s = *p ? p + 1 : p;; s++) {
@@ -44,7 +33,7 @@ int gt_file_make_dirs(const char *dir, mode_t mode, char *err, size_t errlen)
         char saved = *s;
         *s = '\0';
         if (mkdir(p, mode) != 0 && errno != EEXIST) {
-            rc = fail(err, errlen, -errno, "cannot create directory %s: %s", *p ? p : "\"\"", strerror(errno));
+            rc = gt_sentence_fail(err, errlen, -errno, "cannot create directory %s: %s", *p ? p : "\"\"", strerror(errno));
             break;
         }
         *s = saved;
@@ -113,7 +102,7 @@ int gt_file_sync(const char *path, char *err, size_t errlen)
     int rc = fd < 0 || fsync(fd) < 0 ? -errno : 0;
     if (fd >= 0)
         close(fd);
-    return rc ? fail(err, errlen, rc, "cannot sync %s: %s", path, strerror(-rc)) : 0;
+    return rc ? gt_sentence_fail(err, errlen, rc, "cannot sync %s: %s", path, strerror(-rc)) : 0;
 }
 
 /* The directory part of path: "." for a bare name, "/" for a file in the root. */
@@ -130,12 +119,12 @@ static int sync_dir(const char *dir, char *err, size_t errlen)
 {
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0)
-        return fail(err, errlen, -errno, "cannot open directory %s to sync it: %s", dir, strerror(errno));
+        return gt_sentence_fail(err, errlen, -errno, "cannot open directory %s to sync it: %s", dir, strerror(errno));
     /* Some file systems cannot sync a directory (EINVAL); the rename is then as durable as
        they make it. */
     int rc = fsync(fd) != 0 && errno != EINVAL ? -errno : 0;
     if (rc)
-        fail(err, errlen, rc, "cannot sync directory %s: %s", dir, strerror(-rc));
+        gt_sentence_fail(err, errlen, rc, "cannot sync directory %s: %s", dir, strerror(-rc));
     close(fd);
     return rc;
 }
@@ -167,14 +156,14 @@ int gt_file_replace(const char *path, const void *data, size_t len, mode_t dir_m
     bool tmp_exists = false;
     int rc = 0, fd = -1;
     if (!dir || !tmp) {
-        rc = fail(err, errlen, -ENOMEM, "out of memory saving %s", path);
+        rc = gt_sentence_fail(err, errlen, -ENOMEM, "out of memory saving %s", path);
         goto out;
     }
     snprintf(tmp, tmp_len, "%s" TEMPORARY_SUFFIX "XXXXXX", path);
     if (dir_mode && (rc = gt_file_make_dirs(dir, dir_mode, err, errlen)) != 0)
         goto out;
     if ((fd = locked_temporary(tmp)) < 0) {
-        rc = fail(err, errlen, fd, "cannot create a temporary file in %s: %s", dir, strerror(-fd));
+        rc = gt_sentence_fail(err, errlen, fd, "cannot create a temporary file in %s: %s", dir, strerror(-fd));
         goto out;
     }
     tmp_exists = true;
@@ -182,11 +171,11 @@ int gt_file_replace(const char *path, const void *data, size_t len, mode_t dir_m
     if (rc == 0 && fsync(fd) != 0)
         rc = -errno;
     if (rc) {
-        fail(err, errlen, rc, "cannot write %s: %s", tmp, strerror(-rc));
+        gt_sentence_fail(err, errlen, rc, "cannot write %s: %s", tmp, strerror(-rc));
         goto out;
     }
     if (rename(tmp, path) != 0) {
-        rc = fail(err, errlen, -errno, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+        rc = gt_sentence_fail(err, errlen, -errno, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
         goto out;
     }
     tmp_exists = false;

@@ -12,21 +12,9 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-int gt_wisdom_fail(char *err, size_t errlen, int rc, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return rc;
-}
 
 /* ---- Checks shared by store and load ---- */
 
@@ -53,20 +41,20 @@ static bool is_hash(const char *s)
 int gt_wisdom_key_check(const gt_wisdom_key *k, char *err, size_t errlen)
 {
     if (!is_kernel_name(k->kernel))
-        return gt_wisdom_fail(err, errlen, -EINVAL,
+        return gt_sentence_fail(err, errlen, -EINVAL,
                               "\"kernel\": \"%.*s\" is not a kernel name (a C identifier of 1 to %d characters)",
                               GT_WISDOM_TEXT_MAX - 1, k->kernel, GT_WISDOM_TEXT_MAX - 1);
     if (!is_hash(k->kernel_hash))
-        return gt_wisdom_fail(err, errlen, -EINVAL, "\"kernel_hash\": \"%.*s\" is not %d lowercase hex digits",
+        return gt_sentence_fail(err, errlen, -EINVAL, "\"kernel_hash\": \"%.*s\" is not %d lowercase hex digits",
                               GT_WISDOM_TEXT_MAX - 1, k->kernel_hash, GT_HASH_TEXT_MAX - 1);
     if (!is_hash(k->machine))
-        return gt_wisdom_fail(err, errlen, -EINVAL, "\"machine\": \"%.*s\" is not %d lowercase hex digits",
+        return gt_sentence_fail(err, errlen, -EINVAL, "\"machine\": \"%.*s\" is not %d lowercase hex digits",
                               GT_WISDOM_TEXT_MAX - 1, k->machine, GT_HASH_TEXT_MAX - 1);
     char why[256];
     if (gt_range_check(&k->range, why, sizeof why) != 0)
-        return gt_wisdom_fail(err, errlen, -EINVAL, "\"range\": %s", why);
+        return gt_sentence_fail(err, errlen, -EINVAL, "\"range\": %s", why);
     if (k->workers < 1)
-        return gt_wisdom_fail(err, errlen, -EINVAL, "\"workers\": 0 workers; expected at least 1");
+        return gt_sentence_fail(err, errlen, -EINVAL, "\"workers\": 0 workers; expected at least 1");
     return 0;
 }
 
@@ -85,24 +73,24 @@ int gt_wisdom_entry_check(const gt_wisdom_entry *e, char *err, size_t errlen)
     char text[GT_SCHEDULE_TEXT_MAX], why[256];
     const gt_schedule *s = &e->schedule;
     if (s->group.kind > GT_ORDER_MORTON || s->item.kind > GT_ORDER_MORTON || s->assign.kind > GT_ASSIGN_STEALING)
-        return gt_wisdom_fail(err, errlen, -EINVAL, "\"schedule\": unknown order or assignment kind");
+        return gt_sentence_fail(err, errlen, -EINVAL, "\"schedule\": unknown order or assignment kind");
     int n = gt_schedule_format(&e->schedule, text, sizeof text);
     if (n <= 0 || (size_t)n >= sizeof text || gt_schedule_parse(text, &back, why, sizeof why) != 0 ||
         !gt_schedule_equal(&back, &e->schedule))
-        return gt_wisdom_fail(err, errlen, -EINVAL,
+        return gt_sentence_fail(err, errlen, -EINVAL,
                               "\"schedule\": \"%s\" does not read back as the same schedule", text);
     if (metric_index(e->metric, sizeof e->metric) < 0)
-        return gt_wisdom_fail(err, errlen, -EINVAL,
+        return gt_sentence_fail(err, errlen, -EINVAL,
                               "\"metric\": unknown metric \"%.*s\"; expected time, ipc, l1, l2 or energy",
                               (int)sizeof e->metric - 1, e->metric);
     if (isinf(e->cost) || e->cost < 0)
-        return gt_wisdom_fail(err, errlen, -EINVAL,
+        return gt_sentence_fail(err, errlen, -EINVAL,
                               "\"cost\": %g is not a finite cost of at least 0 (NaN stands for unknown)",
                               e->cost);
     if (isinf(e->gain))
-        return gt_wisdom_fail(err, errlen, -EINVAL, "\"gain\": %g is not finite (NaN stands for unknown)", e->gain);
+        return gt_sentence_fail(err, errlen, -EINVAL, "\"gain\": %g is not finite (NaN stands for unknown)", e->gain);
     if (e->decided < 0 || (double)e->decided > GT_WISDOM_JSON_INT_MAX)
-        return gt_wisdom_fail(err, errlen, -EINVAL,
+        return gt_sentence_fail(err, errlen, -EINVAL,
                               "\"decided\": %" PRId64 " is not a unix time from 0 to 2^53-1", e->decided);
     return 0;
 }
@@ -178,14 +166,14 @@ int gt_wisdom_open(const char *path, gt_wisdom **out, char *err, size_t errlen)
         path = def;
     }
     if (!*path)
-        return gt_wisdom_fail(err, errlen, -EINVAL, "the wisdom file's path is empty");
+        return gt_sentence_fail(err, errlen, -EINVAL, "the wisdom file's path is empty");
     if (strlen(path) >= PATH_MAX)
-        return gt_wisdom_fail(err, errlen, -ENAMETOOLONG,
+        return gt_sentence_fail(err, errlen, -ENAMETOOLONG,
                               "the wisdom file's path is longer than %d bytes", PATH_MAX - 1);
     gt_wisdom *w = calloc(1, sizeof *w);
     if (!w || !(w->path = strdup(path))) {
         free(w);
-        return gt_wisdom_fail(err, errlen, -ENOMEM, "out of memory opening wisdom file %s", path);
+        return gt_sentence_fail(err, errlen, -ENOMEM, "out of memory opening wisdom file %s", path);
     }
     w->stale_removed = gt_file_remove_stale_temporaries(path);
     int rc = gt_wisdom_file_load(w, err, errlen);
@@ -236,7 +224,7 @@ int gt_wisdom_store(gt_wisdom *w, const gt_wisdom_key *key, const gt_wisdom_entr
     gt_wisdom_record r = {.key = *key, .entry = *entry};
     r.key.range = gt_range_normalized(&key->range);
     int rc = gt_wisdom_set_put(&w->set, &r);
-    return rc ? gt_wisdom_fail(err, errlen, rc, "out of memory") : 0;
+    return rc ? gt_sentence_fail(err, errlen, rc, "out of memory") : 0;
 }
 
 size_t gt_wisdom_count(const gt_wisdom *w)
@@ -271,7 +259,7 @@ int gt_wisdom_merge_text(gt_wisdom *w, const char *text, size_t len, const char 
         rc = -ENOMEM;
     if (rc) {
         gt_wisdom_set_free(&in);
-        return gt_wisdom_fail(err, errlen, rc, "%s: %s; nothing was imported", name,
+        return gt_sentence_fail(err, errlen, rc, "%s: %s; nothing was imported", name,
                               rc == -ENOMEM ? "out of memory" : problem);
     }
     for (size_t i = 0; i < in.n; i++)

@@ -32,9 +32,9 @@ static bool read_integer(const cJSON *v, double min, double max, double *out)
 static int read_text(const cJSON *v, char *out, size_t size, char *err, size_t errlen)
 {
     if (!cJSON_IsString(v))
-        return gt_wisdom_fail(err, errlen, -EINVAL, "must be a string");
+        return gt_sentence_fail(err, errlen, -EINVAL, "must be a string");
     if (strlen(v->valuestring) >= size)
-        return gt_wisdom_fail(err, errlen, -EINVAL,
+        return gt_sentence_fail(err, errlen, -EINVAL,
                               "\"%.40s...\" is longer than %zu characters", v->valuestring, size - 1);
     memcpy(out, v->valuestring, strlen(v->valuestring) + 1);
     return 0;
@@ -43,13 +43,13 @@ static int read_text(const cJSON *v, char *out, size_t size, char *err, size_t e
 static int read_sizes(const cJSON *v, const char *name, size_t out[3], char *err, size_t errlen)
 {
     if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != 3)
-        return gt_wisdom_fail(err, errlen, -EINVAL, "\"%s\" must be an array of 3 whole numbers", name);
+        return gt_sentence_fail(err, errlen, -EINVAL, "\"%s\" must be an array of 3 whole numbers", name);
     int d = 0;
     for (const cJSON *x = v->child; x; x = x->next, d++) {
         double size;
         double max = GT_WISDOM_JSON_INT_MAX < (double)SIZE_MAX ? GT_WISDOM_JSON_INT_MAX : (double)SIZE_MAX;
         if (!read_integer(x, 1, max, &size))
-            return gt_wisdom_fail(err, errlen, -EINVAL, "\"%s\"[%d] must be a whole number of at least 1", name, d);
+            return gt_sentence_fail(err, errlen, -EINVAL, "\"%s\"[%d] must be a whole number of at least 1", name, d);
         out[d] = (size_t)size;
     }
     return 0;
@@ -58,7 +58,7 @@ static int read_sizes(const cJSON *v, const char *name, size_t out[3], char *err
 static int read_range(const cJSON *v, gt_range *out, char *err, size_t errlen)
 {
     if (!cJSON_IsObject(v))
-        return gt_wisdom_fail(err, errlen, -EINVAL, "must be an object with dims, global and local");
+        return gt_sentence_fail(err, errlen, -EINVAL, "must be an object with dims, global and local");
     const char *names[] = {"dims", "global", "local"};
     const cJSON *f[3] = {NULL};
     for (const cJSON *x = v->child; x; x = x->next) {
@@ -66,17 +66,17 @@ static int read_range(const cJSON *v, gt_range *out, char *err, size_t errlen)
         while (k < 3 && strcmp(x->string, names[k]) != 0)
             k++;
         if (k == 3)
-            return gt_wisdom_fail(err, errlen, -EINVAL, "unknown field \"%.40s\"", x->string);
+            return gt_sentence_fail(err, errlen, -EINVAL, "unknown field \"%.40s\"", x->string);
         if (f[k])
-            return gt_wisdom_fail(err, errlen, -EINVAL, "\"%s\" appears twice", names[k]);
+            return gt_sentence_fail(err, errlen, -EINVAL, "\"%s\" appears twice", names[k]);
         f[k] = x;
     }
     for (int k = 0; k < 3; k++)
         if (!f[k])
-            return gt_wisdom_fail(err, errlen, -EINVAL, "missing \"%s\"", names[k]);
+            return gt_sentence_fail(err, errlen, -EINVAL, "missing \"%s\"", names[k]);
     double dims;
     if (!read_integer(f[0], 1, 3, &dims))
-        return gt_wisdom_fail(err, errlen, -EINVAL, "\"dims\" must be 1, 2 or 3");
+        return gt_sentence_fail(err, errlen, -EINVAL, "\"dims\" must be 1, 2 or 3");
     gt_range r = {.dims = (unsigned)dims};
     int rc = read_sizes(f[1], "global", r.global, err, errlen);
     if (rc == 0)
@@ -112,29 +112,29 @@ static int read_field(int f, const cJSON *v, gt_wisdom_record *r, char *err, siz
         return read_range(v, &k->range, err, errlen);
     case F_WORKERS:
         if (!read_integer(v, 1, UINT_MAX, &x))
-            return gt_wisdom_fail(err, errlen, -EINVAL, "must be a whole number from 1 to %u", UINT_MAX);
+            return gt_sentence_fail(err, errlen, -EINVAL, "must be a whole number from 1 to %u", UINT_MAX);
         k->workers = (unsigned)x;
         return 0;
     case F_SCHEDULE:
         if (!cJSON_IsString(v))
-            return gt_wisdom_fail(err, errlen, -EINVAL,
+            return gt_sentence_fail(err, errlen, -EINVAL,
                                   "must be a string such as group=tiled:4x4,item=linear,assign=block");
         return gt_schedule_parse(v->valuestring, &e->schedule, err, errlen);
     case F_METRIC:
         return read_text(v, e->metric, sizeof e->metric, err, errlen);
     case F_COST:
         if (!cJSON_IsNumber(v) && !cJSON_IsNull(v))
-            return gt_wisdom_fail(err, errlen, -EINVAL, "must be a number or null");
+            return gt_sentence_fail(err, errlen, -EINVAL, "must be a number or null");
         e->cost = cJSON_IsNull(v) ? NAN : v->valuedouble;
         return 0;
     case F_GAIN:
         if (!cJSON_IsNumber(v) && !cJSON_IsNull(v))
-            return gt_wisdom_fail(err, errlen, -EINVAL, "must be a number or null");
+            return gt_sentence_fail(err, errlen, -EINVAL, "must be a number or null");
         e->gain = cJSON_IsNull(v) ? NAN : v->valuedouble;
         return 0;
     default:
         if (!read_integer(v, 0, GT_WISDOM_JSON_INT_MAX, &x))
-            return gt_wisdom_fail(err, errlen, -EINVAL, "must be a unix time, a whole number from 0 to 2^53-1");
+            return gt_sentence_fail(err, errlen, -EINVAL, "must be a unix time, a whole number from 0 to 2^53-1");
         e->decided = (int64_t)x;
         return 0;
     }
@@ -143,7 +143,7 @@ static int read_field(int f, const cJSON *v, gt_wisdom_record *r, char *err, siz
 static int read_entry(const cJSON *obj, gt_wisdom_record *r, char *err, size_t errlen)
 {
     if (!cJSON_IsObject(obj))
-        return gt_wisdom_fail(err, errlen, -EINVAL, "is not an object");
+        return gt_sentence_fail(err, errlen, -EINVAL, "is not an object");
     *r = (gt_wisdom_record){0};
     bool seen[NFIELDS] = {false};
     char why[GT_WISDOM_PROBLEM_MAX];
@@ -152,16 +152,16 @@ static int read_entry(const cJSON *obj, gt_wisdom_record *r, char *err, size_t e
         while (f < NFIELDS && strcmp(x->string, field_names[f]) != 0)
             f++;
         if (f == NFIELDS)
-            return gt_wisdom_fail(err, errlen, -EINVAL, "unknown field \"%.40s\"", x->string);
+            return gt_sentence_fail(err, errlen, -EINVAL, "unknown field \"%.40s\"", x->string);
         if (seen[f])
-            return gt_wisdom_fail(err, errlen, -EINVAL, "\"%s\" appears twice", field_names[f]);
+            return gt_sentence_fail(err, errlen, -EINVAL, "\"%s\" appears twice", field_names[f]);
         seen[f] = true;
         if (read_field(f, x, r, why, sizeof why) != 0)
-            return gt_wisdom_fail(err, errlen, -EINVAL, "\"%s\": %s", field_names[f], why);
+            return gt_sentence_fail(err, errlen, -EINVAL, "\"%s\": %s", field_names[f], why);
     }
     for (int f = 0; f < NFIELDS; f++)
         if (!seen[f])
-            return gt_wisdom_fail(err, errlen, -EINVAL, "missing \"%s\"", field_names[f]);
+            return gt_sentence_fail(err, errlen, -EINVAL, "missing \"%s\"", field_names[f]);
     int rc = gt_wisdom_key_check(&r->key, err, errlen);
     if (rc == 0)
         rc = gt_wisdom_entry_check(&r->entry, err, errlen);
@@ -186,7 +186,7 @@ static void error_position(const char *text, const char *at, int *line, int *col
 static int read_top(const cJSON *doc, const cJSON **entries, char *err, size_t errlen)
 {
     if (!cJSON_IsObject(doc))
-        return gt_wisdom_fail(err, errlen, -EINVAL, "the top level is not an object");
+        return gt_sentence_fail(err, errlen, -EINVAL, "the top level is not an object");
     const char *names[] = {"format", "version", "entries"};
     const cJSON *f[3] = {NULL};
     for (const cJSON *x = doc->child; x; x = x->next) {
@@ -194,21 +194,21 @@ static int read_top(const cJSON *doc, const cJSON **entries, char *err, size_t e
         while (k < 3 && strcmp(x->string, names[k]) != 0)
             k++;
         if (k == 3)
-            return gt_wisdom_fail(err, errlen, -EINVAL, "unknown top-level field \"%.40s\"", x->string);
+            return gt_sentence_fail(err, errlen, -EINVAL, "unknown top-level field \"%.40s\"", x->string);
         if (f[k])
-            return gt_wisdom_fail(err, errlen, -EINVAL, "\"%s\" appears twice", names[k]);
+            return gt_sentence_fail(err, errlen, -EINVAL, "\"%s\" appears twice", names[k]);
         f[k] = x;
     }
     if (!f[0] || !cJSON_IsString(f[0]) || strcmp(f[0]->valuestring, FORMAT_NAME) != 0)
-        return gt_wisdom_fail(err, errlen, -EINVAL, "\"format\" is not \"" FORMAT_NAME "\"");
+        return gt_sentence_fail(err, errlen, -EINVAL, "\"format\" is not \"" FORMAT_NAME "\"");
     if (!f[1] || !cJSON_IsNumber(f[1]))
-        return gt_wisdom_fail(err, errlen, -EINVAL, "\"version\" is missing or not a number");
+        return gt_sentence_fail(err, errlen, -EINVAL, "\"version\" is missing or not a number");
     if (f[1]->valuedouble != FORMAT_VERSION)
-        return gt_wisdom_fail(err, errlen, -EINVAL,
+        return gt_sentence_fail(err, errlen, -EINVAL,
                               "\"version\" is %g; this gridtune reads version %d", f[1]->valuedouble,
                               FORMAT_VERSION);
     if (!f[2] || !cJSON_IsArray(f[2]))
-        return gt_wisdom_fail(err, errlen, -EINVAL, "\"entries\" is missing or not an array");
+        return gt_sentence_fail(err, errlen, -EINVAL, "\"entries\" is missing or not an array");
     *entries = f[2];
     return 0;
 }
@@ -216,12 +216,12 @@ static int read_top(const cJSON *doc, const cJSON **entries, char *err, size_t e
 int gt_wisdom_codec_parse(const char *text, size_t len, gt_wisdom_set *out, char *err, size_t errlen)
 {
     if (len == 0)
-        return gt_wisdom_fail(err, errlen, -EINVAL, "empty file, not JSON");
+        return gt_sentence_fail(err, errlen, -EINVAL, "empty file, not JSON");
     const char *nul = memchr(text, '\0', len);
     if (nul) {
         int line, column;
         error_position(text, nul, &line, &column);
-        return gt_wisdom_fail(err, errlen, -EINVAL, "a NUL byte at line %d, column %d", line, column);
+        return gt_sentence_fail(err, errlen, -EINVAL, "a NUL byte at line %d, column %d", line, column);
     }
     /* Trailing data is checked here: cJSON's own check wants the terminator inside len. */
     const char *end = NULL;
@@ -234,7 +234,7 @@ int gt_wisdom_codec_parse(const char *text, size_t len, gt_wisdom_set *out, char
         const char *at = doc ? rest : end;
         error_position(text, at && at >= text && at <= text + len ? at : text, &line, &column);
         cJSON_Delete(doc);
-        return gt_wisdom_fail(err, errlen, -EINVAL,
+        return gt_sentence_fail(err, errlen, -EINVAL,
                               "%s at line %d, column %d", doc ? "data after the JSON" : "not valid JSON",
                               line, column);
     }
@@ -248,12 +248,12 @@ int gt_wisdom_codec_parse(const char *text, size_t len, gt_wisdom_set *out, char
         char why[GT_WISDOM_PROBLEM_MAX];
         rc = read_entry(x, &r, why, sizeof why);
         if (rc)
-            gt_wisdom_fail(err, errlen, rc, "entry %zu: %s", i, why);
+            gt_sentence_fail(err, errlen, rc, "entry %zu: %s", i, why);
         else
             rc = gt_wisdom_set_put(out, &r); /* a later duplicate replaces an earlier one */
     }
     if (rc == -ENOMEM)
-        gt_wisdom_fail(err, errlen, rc, "out of memory reading the wisdom");
+        gt_sentence_fail(err, errlen, rc, "out of memory reading the wisdom");
     cJSON_Delete(doc);
     return rc;
 }

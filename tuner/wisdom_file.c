@@ -85,7 +85,7 @@ int gt_wisdom_file_load(gt_wisdom *w, char *err, size_t errlen)
     if (fd >= 0)
         close(fd);
     if (rc && is_transient(-rc))
-        return gt_wisdom_fail(err, errlen, rc, "cannot read wisdom file %s: %s", w->path, strerror(-rc));
+        return gt_sentence_fail(err, errlen, rc, "cannot read wisdom file %s: %s", w->path, strerror(-rc));
     if (rc) {
         if (rc == -EFBIG)
             snprintf(what, sizeof what, "is larger than %zu MiB", FILE_MAX >> 20);
@@ -101,7 +101,7 @@ int gt_wisdom_file_load(gt_wisdom *w, char *err, size_t errlen)
     if (rc) {
         gt_wisdom_set_free(&in);
         if (rc == -ENOMEM)
-            return gt_wisdom_fail(err, errlen, rc, "out of memory reading wisdom file %s", w->path);
+            return gt_sentence_fail(err, errlen, rc, "out of memory reading wisdom file %s", w->path);
         snprintf(what, sizeof what, "is corrupt: %s", problem);
         set_aside(w, what);
         return 0;
@@ -129,10 +129,10 @@ int gt_wisdom_default_path(char *buf, size_t len, char *err, size_t errlen)
     else if (env_dir("HOME", &base) == 0)
         n = snprintf(buf, len, "%s/" HOME_STATE_SUBPATH, base);
     else
-        return gt_wisdom_fail(err, errlen, -ENOENT, "no place for the wisdom file: neither XDG_STATE_HOME nor "
+        return gt_sentence_fail(err, errlen, -ENOENT, "no place for the wisdom file: neither XDG_STATE_HOME nor "
                                                     "HOME is set to an absolute path");
     if (n < 0 || (size_t)n >= len)
-        return gt_wisdom_fail(err, errlen, -ENAMETOOLONG, "the wisdom file's path under %s is too long", base);
+        return gt_sentence_fail(err, errlen, -ENAMETOOLONG, "the wisdom file's path under %s is too long", base);
     return 0;
 }
 
@@ -140,7 +140,7 @@ int gt_wisdom_save(gt_wisdom *w, char *err, size_t errlen)
 {
     char *text = gt_wisdom_codec_print(&w->set);
     if (!text)
-        return gt_wisdom_fail(err, errlen, -ENOMEM, "out of memory saving wisdom file %s", w->path);
+        return gt_sentence_fail(err, errlen, -ENOMEM, "out of memory saving wisdom file %s", w->path);
     int rc = gt_file_replace(w->path, text, strlen(text), DIR_MODE, err, errlen);
     free(text);
     return rc;
@@ -152,12 +152,12 @@ static int write_through(const char *path, const char *text, char *err, size_t e
 {
     int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY);
     if (fd < 0)
-        return gt_wisdom_fail(err, errlen, -errno, "cannot open %s: %s", path, strerror(errno));
+        return gt_sentence_fail(err, errlen, -errno, "cannot open %s: %s", path, strerror(errno));
     int rc = gt_file_write_all(fd, text, strlen(text));
     if (close(fd) != 0 && rc == 0)
         rc = -errno;
     if (rc)
-        gt_wisdom_fail(err, errlen, rc, "cannot write %s: %s", path, strerror(-rc));
+        gt_sentence_fail(err, errlen, rc, "cannot write %s: %s", path, strerror(-rc));
     return rc;
 }
 
@@ -165,13 +165,13 @@ int gt_wisdom_export(const gt_wisdom *w, const char *path, char *err, size_t err
 {
     char *text = gt_wisdom_codec_print(&w->set);
     if (!text)
-        return gt_wisdom_fail(err, errlen, -ENOMEM, "out of memory exporting the wisdom");
+        return gt_sentence_fail(err, errlen, -ENOMEM, "out of memory exporting the wisdom");
     int rc = 0;
     struct stat st;
     if (strcmp(path, "-") == 0) {
         errno = 0;
         if (fputs(text, stdout) == EOF || fflush(stdout) == EOF)
-            rc = gt_wisdom_fail(err, errlen, errno ? -errno : -EIO, "cannot write the wisdom to standard output: %s",
+            rc = gt_sentence_fail(err, errlen, errno ? -errno : -EIO, "cannot write the wisdom to standard output: %s",
                                 strerror(errno ? errno : EIO));
     } else if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
         rc = write_through(path, text, err, errlen);
@@ -188,16 +188,16 @@ int gt_wisdom_import(gt_wisdom *w, const char *path, size_t *merged, char *err, 
     const char *name = std_in ? "standard input" : path;
     int fd = std_in ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
     if (fd < 0)
-        return gt_wisdom_fail(err, errlen, -errno, "cannot open %s: %s", path, strerror(errno));
+        return gt_sentence_fail(err, errlen, -errno, "cannot open %s: %s", path, strerror(errno));
     char *text = NULL;
     size_t len = 0;
     int rc = gt_file_read_all(fd, FILE_MAX, &text, &len);
     if (!std_in)
         close(fd);
     if (rc == -EFBIG)
-        return gt_wisdom_fail(err, errlen, rc, "%s is larger than %zu MiB; nothing was imported", name, FILE_MAX >> 20);
+        return gt_sentence_fail(err, errlen, rc, "%s is larger than %zu MiB; nothing was imported", name, FILE_MAX >> 20);
     if (rc)
-        return gt_wisdom_fail(err, errlen, rc, "cannot read %s: %s", name, strerror(-rc));
+        return gt_sentence_fail(err, errlen, rc, "cannot read %s: %s", name, strerror(-rc));
     rc = gt_wisdom_merge_text(w, text, len, name, merged, err, errlen);
     free(text);
     return rc;

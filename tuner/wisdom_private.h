@@ -5,6 +5,7 @@
 #ifndef GT_WISDOM_PRIVATE_H
 #define GT_WISDOM_PRIVATE_H
 
+#include "sentence.h"
 #include "wisdom.h"
 
 #include <limits.h>
@@ -37,9 +38,6 @@ struct gt_wisdom {
 };
 
 /* ---- wisdom.c ---- */
-
-/* Writes the sentence to err (when err and errlen are set) and returns rc. */
-int gt_wisdom_fail(char *err, size_t errlen, int rc, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /* The checks shared by gt_wisdom_store and the codec, so that whatever is saved loads again.
  * 0, or -EINVAL with a sentence that starts with the field's name. */
