@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "tests/fixtures/daemon_fixture.h"
+#include "tests/fixtures/temp_dir.h"
 
 #include "daemon/build/build.h"
 #include "engine/module.h"
@@ -19,7 +20,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -34,7 +34,6 @@
 #define ERR_MAX 1024
 #define DIR_MAX 512 /* the temporary directory's path; room is left in PATH_MAX for names under it */
 #define SLOW_TIMEOUT_MS 300
-#define NFTW_FDS 16
 #define THREADS 4
 #define BIG_SOURCE_BYTES (1024 * 1024)
 
@@ -78,9 +77,7 @@ typedef struct fixture {
 static int setup(void **state)
 {
     fixture *f = calloc(1, sizeof *f);
-    const char *tmp = getenv("TMPDIR");
-    snprintf(f->dir, sizeof f->dir, "%s/gt-test-build-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(f->dir)) {
+    if (temp_dir_make(f->dir, sizeof f->dir, "gt-test-build") != 0) {
         free(f);
         return -1;
     }
@@ -97,18 +94,12 @@ static int setup(void **state)
     return 0;
 }
 
-static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-    (void)st, (void)type, (void)ftw;
-    return remove(path);
-}
-
 static int teardown(void **state)
 {
     fixture *f = *state;
     gt_builder_destroy(f->b);
     signal(SIGUSR1, SIG_DFL);
-    int rc = nftw(f->dir, remove_entry, NFTW_FDS, FTW_DEPTH | FTW_PHYS);
+    int rc = temp_dir_remove(f->dir);
     free(f);
     return rc;
 }

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "tests/fixtures/daemon_fixture.h"
+#include "tests/fixtures/temp_dir.h"
 
 #include "daemon/session.h" /* GT_REFUSED_LINGER_MAX */
 #include "protocol/protocol.h"
@@ -940,10 +941,8 @@ static void test_shared_socket_directory_is_left_alone(void **state)
     kill(pid, SIGTERM);
     waitpid(pid, NULL, 0);
     assert_int_equal(stat(dir, &after), 0);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    if (system(cmd) != 0)
-        print_message("could not remove %s\n", dir);
+    if (temp_dir_remove(dir) != 0)
+        print_message("could not remove %s: %s\n", dir, strerror(errno));
     if (!listened)
         fail_msg("gridtuned did not listen on %s", sock);
     assert_int_equal(after.st_mode & 07777, before.st_mode & 07777);

@@ -7,12 +7,12 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "tests/fixtures/temp_dir.h"
 #include "tuner/durable_file.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,9 +29,7 @@ typedef struct fixture {
 static int setup(void **state)
 {
     fixture *f = calloc(1, sizeof *f);
-    const char *tmp = getenv("TMPDIR");
-    int n = snprintf(f->dir, sizeof f->dir, "%s/test_durable_file-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (n < 0 || (size_t)n >= sizeof f->dir || !mkdtemp(f->dir)) {
+    if (temp_dir_make(f->dir, sizeof f->dir, "test_durable_file") != 0) {
         free(f);
         return -1;
     }
@@ -39,16 +37,10 @@ static int setup(void **state)
     return 0;
 }
 
-static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st, (void)flag, (void)ftw;
-    return remove(path);
-}
-
 static int teardown(void **state)
 {
     fixture *f = *state;
-    int rc = nftw(f->dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+    int rc = temp_dir_remove(f->dir);
     free(f);
     return rc;
 }

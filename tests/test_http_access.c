@@ -11,11 +11,11 @@
 #include <cmocka.h>
 
 #include "tests/fixtures/daemon_fixture.h"
+#include "tests/fixtures/temp_dir.h"
 #include "tuner/clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <grp.h>
 #include <linux/capability.h>
 #include <poll.h>
@@ -284,12 +284,6 @@ static void launch_as(const access_test *t, uid_t uid, gid_t gid, char id[32])
 
 /* ---- setup --------------------------------------------------------------------------------- */
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st, (void)flag, (void)ftw;
-    return remove(path);
-}
-
 /* A daemon serving HTTP on DIR/run/http.sock, plus `extra`; in system mode, open to this
    process's group with modules from the test module's directory. DIR can be passed through
    by other users (0711), so that in system mode only gridtuned's own modes decide. */
@@ -345,7 +339,7 @@ static int teardown(void **state)
     }
     daemon_fixture_clean_up(&t->fx);
     if (t->dir[0])
-        nftw(t->dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+        temp_dir_remove(t->dir);
     free(t);
     return 0;
 }
@@ -390,7 +384,7 @@ static int run_gridtuned(const char *const *flags, char **err)
         fail_msg("waitpid: %s", strerror(errno));
     *err = read_all(p[0], "gridtuned's stderr");
     close(p[0]);
-    nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    temp_dir_remove(dir);
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 

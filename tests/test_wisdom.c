@@ -7,6 +7,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "tests/fixtures/temp_dir.h"
 #include "tuner/machine.h"
 #include "tuner/wisdom.h"
 
@@ -14,7 +15,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -34,9 +34,7 @@ typedef struct fixture {
 static int setup(void **state)
 {
     fixture *f = calloc(1, sizeof *f);
-    const char *tmp = getenv("TMPDIR");
-    int n = snprintf(f->dir, sizeof f->dir, "%s/test_wisdom-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (n < 0 || (size_t)n >= sizeof f->dir || !mkdtemp(f->dir)) {
+    if (temp_dir_make(f->dir, sizeof f->dir, "test_wisdom") != 0) {
         free(f);
         return -1;
     }
@@ -45,17 +43,11 @@ static int setup(void **state)
     return 0;
 }
 
-static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st, (void)flag, (void)ftw;
-    return remove(path);
-}
-
 static int teardown(void **state)
 {
     fixture *f = *state;
     gt_wisdom_close(f->w);
-    int rc = nftw(f->dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+    int rc = temp_dir_remove(f->dir);
     free(f);
     return rc;
 }
