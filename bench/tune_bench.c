@@ -422,7 +422,7 @@ static int launch_open(session *s, const gt_seed_bench *b, launch *l)
         gt_bench_case_destroy(&l->bc);
         return -1;
     }
-    gt_pool_executor_init(&l->pe, s->pool, s->counters, NULL, l->bc.kernel->run, l->bc.slots, &l->bc.seed->range, &l->exec);
+    gt_pool_executor_init(&l->pe, s->pool, s->counters, NULL, l->bc.kernel, l->bc.slots, &l->bc.seed->range, &l->exec);
     l->tl = (gt_tune_launch){
         .kernel = b->kernel, .kernel_hash = l->kernel_hash, .machine = s->machine, .range = l->bc.seed->range};
     return 0;

@@ -2,7 +2,7 @@
  * The group order is applied over the batch's box, not the whole grid, so a sample of a few
  * rows of workgroups is walked the way the candidate would walk the full launch. Workgroups
  * marked in the skip bitmap (already run) are dropped after ordering, which keeps the order of
- * the rest intact. */
+ * the rest intact; a span they cut becomes the runs on either side. */
 #include "batch.h"
 
 #include "tuner/grid.h"
@@ -33,46 +33,99 @@ static int resolve_box(const gt_batch *b, const uint32_t grid[3], uint32_t origi
     return 0;
 }
 
+/* Appends the workgroups [x, x + n) of row (y, z) of the grid as runs, cut at skipped ones. */
+static void add_span(gt_batch_plan *plan, const uint8_t *skip, uint32_t x, uint32_t n, uint32_t y, uint32_t z)
+{
+    gt_group_run *last = NULL;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t id = gt_grid_linear(plan->grid, x + i, y, z);
+        if (skipped(skip, id)) {
+            last = NULL;
+        } else if (last) {
+            last->count++;
+        } else {
+            last = &plan->runs[plan->nruns++];
+            *last = (gt_group_run){id, 1};
+        }
+    }
+}
+
+/* The box is cut into spans along x (the last of each row narrower), the group order walks the
+ * box of spans, and each span becomes one run, or several where skipped workgroups cut it. */
 static int plan_groups(const gt_batch *b, gt_batch_plan *plan, char *err, size_t errlen)
 {
     uint32_t origin[3], extent[3];
     int rc = resolve_box(b, plan->grid, origin, extent, err, errlen);
     if (rc)
         return rc;
-    uint32_t n = extent[0] * extent[1] * extent[2];
-    plan->groups = malloc((size_t)n * sizeof *plan->groups);
-    if (!plan->groups) {
-        snprintf(err, errlen, "out of memory ordering %u workgroups", n);
+    uint32_t span = b->schedule.span;
+    if (span < 1 || span > GT_SPAN_MAX) {
+        snprintf(err, errlen, "span %u: a span runs 1 to %u workgroups", span, GT_SPAN_MAX);
+        return -EINVAL;
+    }
+    if (span > 1 && b->no_spans) {
+        snprintf(err, errlen, "span=%u: this kernel runs one workgroup per call and refuses spans", span);
+        return -EINVAL;
+    }
+    uint32_t spans[3] = {(extent[0] + span - 1) / span, extent[1], extent[2]};
+    uint32_t nspans = spans[0] * spans[1] * spans[2];
+    uint32_t ngroups = extent[0] * extent[1] * extent[2];
+    uint32_t *order = malloc((size_t)nspans * sizeof *order);
+    plan->runs = malloc((size_t)ngroups * sizeof *plan->runs); /* at most one run per workgroup */
+    if (!order || !plan->runs) {
+        free(order);
+        snprintf(err, errlen, "out of memory ordering %u workgroups", ngroups);
         return -ENOMEM;
     }
-    rc = gt_order_fill(&b->schedule.group, extent, plan->groups);
+    rc = gt_order_fill(&b->schedule.group, spans, order);
     if (rc) {
-        snprintf(err, errlen, "the group order cannot be applied to a box of %ux%ux%u workgroups", extent[0],
-                 extent[1], extent[2]);
+        free(order);
+        snprintf(err, errlen, "the group order cannot be applied to a box of %ux%ux%u spans", spans[0], spans[1],
+                 spans[2]);
         return rc;
     }
-    uint32_t kept = 0;
-    for (uint32_t i = 0; i < n; i++) {
+    for (uint32_t i = 0; i < nspans; i++) {
         uint32_t c[3];
-        gt_grid_coords(extent, plan->groups[i], c);
-        uint32_t id = gt_grid_linear(plan->grid, origin[0] + c[0], origin[1] + c[1], origin[2] + c[2]);
-        if (!skipped(b->skip, id))
-            plan->groups[kept++] = id;
+        gt_grid_coords(spans, order[i], c);
+        uint32_t x = c[0] * span, n = extent[0] - x < span ? extent[0] - x : span;
+        add_span(plan, b->skip, origin[0] + x, n, origin[1] + c[1], origin[2] + c[2]);
     }
-    plan->ngroups = kept;
+    free(order);
+    for (uint32_t i = 0; i < plan->nruns; i++)
+        plan->ngroups += plan->runs[i].count;
     return 0;
 }
 
+/* Linear, column and tiled items are loop nests of the workgroup function; other orders are
+ * walked as a list of coordinates. */
 static int plan_items(const gt_batch *b, gt_batch_plan *plan, char *err, size_t errlen)
 {
+    const gt_order *o = &b->schedule.item;
     plan->nitems = gt_range_group_items(&plan->range);
-    if (b->schedule.item.kind == GT_ORDER_LINEAR)
-        return 0; /* the kernel's own nested loop, which the compiler vectorises */
+    switch (o->kind) {
+    case GT_ORDER_LINEAR:
+        plan->walk = GT_WALK_LINEAR;
+        return 0;
+    case GT_ORDER_COLUMN:
+        plan->walk = GT_WALK_COLUMN;
+        return 0;
+    case GT_ORDER_TILED:
+        if (o->p1 && o->p2) {
+            plan->walk = GT_WALK_TILED;
+            plan->tile[0] = o->p1;
+            plan->tile[1] = o->p2;
+            return 0;
+        }
+        break; /* gt_order_fill refuses the zero side below */
+    default:
+        break;
+    }
+    plan->walk = GT_WALK_LIST;
     uint32_t shape[3] = {(uint32_t)plan->range.local[0], (uint32_t)plan->range.local[1],
                          (uint32_t)plan->range.local[2]};
     uint32_t *perm = malloc(plan->nitems * sizeof *perm);
     plan->items = malloc(plan->nitems * sizeof *plan->items);
-    int rc = perm && plan->items ? gt_order_fill(&b->schedule.item, shape, perm) : -ENOMEM;
+    int rc = perm && plan->items ? gt_order_fill(o, shape, perm) : -ENOMEM;
     for (size_t i = 0; rc == 0 && i < plan->nitems; i++) {
         uint32_t c[3];
         gt_grid_coords(shape, perm[i], c);
@@ -107,8 +160,8 @@ int gt_batch_plan_build(const gt_batch *b, gt_batch_plan *plan, char *err, size_
 
 void gt_batch_plan_free(gt_batch_plan *plan)
 {
-    free(plan->groups);
+    free(plan->runs);
     free(plan->items);
-    plan->groups = NULL;
+    plan->runs = NULL;
     plan->items = NULL;
 }

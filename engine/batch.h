@@ -1,16 +1,25 @@
-/* batch.h: turning a batch (range, box, skip bitmap, schedule) into the two lists the workers
- * walk: the workgroups in group order, and the work-items of one workgroup in item order. */
+/* batch.h: turning a batch (range, box, skip bitmap, schedule) into what the workers walk: the
+ * runs of workgroups in group order, and how a workgroup function walks their work-items. */
 #ifndef GT_BATCH_H
 #define GT_BATCH_H
 
 #include "pool.h"
 
+/* Consecutive workgroups along dimension 0, run by one call of the workgroup function. */
+typedef struct gt_group_run {
+    uint32_t first; /* the linear id of the first */
+    uint32_t count; /* 1 .. the schedule's span */
+} gt_group_run;
+
 typedef struct gt_batch_plan {
-    gt_range range;    /* normalised: unused dimensions are 1 */
-    uint32_t grid[3];  /* workgroups per dimension of the whole launch */
-    uint32_t *groups;  /* linear workgroup ids in schedule order */
-    uint32_t ngroups;
-    gt_item *items;    /* NULL for the linear item order */
+    gt_range range;     /* normalised: unused dimensions are 1 */
+    uint32_t grid[3];   /* workgroups per dimension of the whole launch */
+    gt_group_run *runs; /* in schedule order: the spans, cut where a skipped workgroup was */
+    uint32_t nruns;
+    uint32_t ngroups;   /* workgroups in all runs */
+    uint32_t walk;      /* gt_item_walk */
+    uint32_t tile[2];   /* GT_WALK_TILED */
+    gt_item *items;     /* GT_WALK_LIST: the item order's coordinates; NULL otherwise */
     size_t nitems;
 } gt_batch_plan;
 

@@ -56,6 +56,11 @@ int gt_kernel_desc_check(const gt_kernel_desc *k, char *err, size_t errlen)
         snprintf(err, errlen, "kernel descriptor \"%s\" is malformed", k->name ? k->name : "(unnamed)");
         return -EINVAL;
     }
+    if (k->flags & ~GT_KERNEL_NO_SPANS) {
+        snprintf(err, errlen, "kernel %s has flags 0x%x this gridtune does not know (rebuild the module)", k->name,
+                 k->flags);
+        return -EINVAL;
+    }
     for (uint32_t i = 0; i < k->nparams; i++) {
         int rc = check_param(k, i, err, errlen);
         if (rc)
@@ -316,7 +321,7 @@ static void describe_launch(const gt_kernel_desc *k, const gt_range *range, cons
 int gt_preconditions_check(const gt_module *m, const gt_kernel_desc *k, const gt_range *range,
                            const gt_arg_value *args, const size_t *bytes, char *err, size_t errlen)
 {
-    gt_group_ctx ctx = {.dims = range->dims, .nitems = 1};
+    gt_group_ctx ctx = {.dims = range->dims, .span = 1, .nitems = 1};
     for (unsigned d = 0; d < GT_MAX_DIMS; d++) {
         /* beyond the range's dimensions, sizes are 1, as the builtins promise */
         ctx.global_size[d] = d < range->dims ? range->global[d] : 1;

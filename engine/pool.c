@@ -2,7 +2,7 @@
  * Workers are created once, pinned round-robin to the CPUs the process may use, and park on a
  * condition variable between batches: an idle daemon costs no CPU. A batch is posted under the
  * pool's mutex (which also publishes the plan to the workers), every worker pulls runs of
- * positions from the assigner until it is dry, and the last one to finish wakes the caller.
+ * positions (each a span of workgroups) from the assigner until it is dry, and the last one to finish wakes the caller.
  * Each worker owns a counters slot and reads it once before and once after its share. With
  * probes, each worker is watched in the probe slot of its index, and the submitter reads every
  * worker's probe figures just before posting a batch and just after its last worker is done. */
@@ -60,7 +60,11 @@ struct gt_pool {
 static void run_share(gt_pool *pool, worker *w)
 {
     const gt_batch_plan *plan = &pool->plan;
-    gt_group_ctx ctx = {.dims = plan->range.dims, .items = plan->items, .nitems = plan->nitems};
+    gt_group_ctx ctx = {.dims = plan->range.dims,
+                        .walk = plan->walk,
+                        .tile = {plan->tile[0], plan->tile[1]},
+                        .items = plan->items,
+                        .nitems = plan->nitems};
     for (int d = 0; d < GT_MAX_DIMS; d++) {
         ctx.global_size[d] = plan->range.global[d];
         ctx.local_size[d] = plan->range.local[d];
@@ -76,13 +80,14 @@ static void run_share(gt_pool *pool, worker *w)
     while (gt_assigner_next(&pool->assigner, w->index, &begin, &end)) {
         for (uint32_t p = begin; p < end; p++) {
             uint32_t c[3];
-            gt_grid_coords(plan->grid, plan->groups[p], c);
+            gt_grid_coords(plan->grid, plan->runs[p].first, c);
             ctx.group_id[0] = c[0];
             ctx.group_id[1] = c[1];
             ctx.group_id[2] = c[2];
+            ctx.span = plan->runs[p].count;
             run(&ctx, args);
+            groups += ctx.span;
         }
-        groups += end - begin;
     }
     w->stats = (gt_worker_stats){.elapsed_ns = gt_clock_ns() - pool->start_ns, .groups = groups};
     if (pool->counters) {
@@ -334,7 +339,7 @@ int gt_pool_run(gt_pool *pool, const gt_batch *batch, gt_batch_result *result, c
     if (rc)
         return rc;
     pthread_mutex_lock(&pool->submit);
-    if (gt_assigner_init(&pool->assigner, &batch->schedule.assign, plan.ngroups, pool->nworkers) != 0) {
+    if (gt_assigner_init(&pool->assigner, &batch->schedule.assign, plan.nruns, pool->nworkers) != 0) {
         pthread_mutex_unlock(&pool->submit);
         gt_batch_plan_free(&plan);
         snprintf(err, errlen, "out of memory assigning %u workgroups", plan.ngroups);

@@ -56,6 +56,7 @@ void gt_pool_worker_probe(const gt_pool *pool, unsigned i, pid_t *tid, gt_probe_
  * NULL). The group order is applied over the box's shape. */
 typedef struct gt_batch {
     gt_workgroup_fn *run;
+    bool no_spans; /* the kernel refuses spans (GT_KERNEL_NO_SPANS): a span > 1 is an error */
     void *const *args;
     gt_range range;
     gt_schedule schedule;

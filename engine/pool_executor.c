@@ -7,7 +7,8 @@ static int pool_executor_run(void *ctx, const gt_exec_batch *b, gt_exec_result *
 {
     gt_pool_executor *pe = ctx;
     gt_batch batch = {
-        .run = pe->run,
+        .run = pe->kernel->run,
+        .no_spans = pe->kernel->flags & GT_KERNEL_NO_SPANS,
         .args = pe->args,
         .range = pe->range,
         .schedule = b->schedule,
@@ -29,11 +30,11 @@ static int pool_executor_run(void *ctx, const gt_exec_batch *b, gt_exec_result *
 }
 
 void gt_pool_executor_init(gt_pool_executor *pe, gt_pool *pool, const gt_counters *counters,
-                           const gt_probe_status *probes, gt_workgroup_fn *run, void *const *args,
+                           const gt_probe_status *probes, const gt_kernel_desc *kernel, void *const *args,
                            const gt_range *range, gt_executor *exec)
 {
     pe->pool = pool;
-    pe->run = run;
+    pe->kernel = kernel;
     pe->args = args;
     pe->range = *range;
     *exec = (gt_executor){

@@ -1,5 +1,5 @@
 /* pool_executor.h: the tuner's executor interface, served by the worker pool.
- * It binds one launch (workgroup function, bound arguments, range) to a pool, so that the
+ * It binds one launch (kernel, bound arguments, range) to a pool, so that the
  * tuner's batches of that launch run on the pool's workers and come back with the wall
  * time and the workers' counters summed. */
 #ifndef GT_POOL_EXECUTOR_H
@@ -10,7 +10,7 @@
 
 typedef struct gt_pool_executor {
     gt_pool *pool;
-    gt_workgroup_fn *run;
+    const gt_kernel_desc *kernel;
     void *const *args;
     gt_range range;
     gt_batch_result last; /* the pool's full result of the latest batch, per worker */
@@ -20,7 +20,7 @@ typedef struct gt_pool_executor {
  * and probes (both may be NULL) are borrowed and must outlive every use of exec; counters must
  * be the ones the pool was created with, and probes the status of the pool's probes. */
 void gt_pool_executor_init(gt_pool_executor *pe, gt_pool *pool, const gt_counters *counters,
-                           const gt_probe_status *probes, gt_workgroup_fn *run, void *const *args,
+                           const gt_probe_status *probes, const gt_kernel_desc *kernel, void *const *args,
                            const gt_range *range, gt_executor *exec);
 
 #endif

@@ -207,7 +207,7 @@ static build must_build(fixture *f, const char *source, const char *options)
 static void run_kernel(const gt_kernel_desc *k, float *dst, const float *src, void *extra)
 {
     enum { N = 8, LOCAL = 4 };
-    gt_group_ctx ctx = {.dims = 1, .global_size = {N, 1, 1}, .local_size = {LOCAL, 1, 1},
+    gt_group_ctx ctx = {.dims = 1, .span = 1, .global_size = {N, 1, 1}, .local_size = {LOCAL, 1, 1},
                         .num_groups = {N / LOCAL, 1, 1}, .items = NULL, .nitems = LOCAL};
     void *args[3] = {&dst, &src, extra};
     for (size_t g = 0; g < N / LOCAL; g++) {

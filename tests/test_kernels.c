@@ -37,6 +37,12 @@ static const char *const schedules[] = {
     "group=strided:2/1,item=zigzag,assign=stealing",
     "group=tiled:2x2,item=strided:4/2,assign=dynamic:3",
     "group=morton,item=hilbert,assign=block",
+    "group=linear,span=4,item=linear,assign=dynamic:1",
+    "group=hilbert,span=3,item=tiled:4x4,assign=block",
+    "group=column,span=2,item=column,assign=cyclic:2",
+    "group=zigzag,span=5,item=tiled:3x2,assign=stealing",
+    "group=tiled:2x2,span=8,item=strided:4/2,assign=dynamic:3",
+    "group=morton,span=64,item=hilbert,assign=block",
 };
 
 static int group_setup(void **state)

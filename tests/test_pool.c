@@ -1,6 +1,7 @@
 /* test_pool.c: the worker pool runs every workgroup of a batch exactly once, under every
- * assignment policy and worker count; boxes and skip bitmaps select subsets; item orders reach
- * the kernel; bad batches are refused with a sentence. */
+ * assignment policy, span and worker count; boxes and skip bitmaps select subsets; item orders
+ * reach the kernel, within a workgroup and across a span; every item sees its own ids; bad
+ * batches are refused with a sentence. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -31,6 +32,18 @@ GT_KERNEL(record_items, uint32_t *, seq, uint32_t *, next)
         return;
     uint32_t k = __atomic_fetch_add(next, 1, __ATOMIC_RELAXED);
     seq[k] = (uint32_t)(gt_local_id(0) + gt_local_size(0) * (gt_local_id(1) + gt_local_size(1) * gt_local_id(2)));
+}
+
+/* Writes each item's ids where the test can compare them with the ones it computes itself:
+ * for the item at global linear id i, ids[6 i + d] is its group id and ids[6 i + 3 + d] its local
+ * id in dimension d (each plus one, so that 0 means never written). */
+GT_KERNEL(record_ids, uint32_t *, ids)
+{
+    size_t id = gt_global_id(0) + gt_global_size(0) * (gt_global_id(1) + gt_global_size(1) * gt_global_id(2));
+    for (unsigned d = 0; d < 3; d++) {
+        ids[6 * id + d] = (uint32_t)gt_group_id(d) + 1;
+        ids[6 * id + 3 + d] = (uint32_t)gt_local_id(d) + 1;
+    }
 }
 
 static gt_range range3(size_t gx, size_t gy, size_t gz, size_t lx, size_t ly, size_t lz, unsigned dims)
@@ -84,17 +97,21 @@ static void exactly_once_every_policy_and_worker_count(void **state)
     (void)state;
     const char *assigns[] = {"block", "cyclic:1", "cyclic:3", "dynamic:1", "dynamic:5", "stealing"};
     const char *groups[] = {"linear", "hilbert", "tiled:3x2", "strided:4/2"};
+    const char *items[] = {"zigzag", "linear", "column", "tiled:2x2"};
+    const unsigned spans[] = {1, 3, 8, 40}; /* 33 groups a row: the last span of a row is narrower */
     gt_range r = range3(66, 51, 1, 2, 3, 1, 2); /* a 33 x 17 grid */
     for (unsigned workers = 1; workers <= 8; workers++) {
         gt_pool *pool;
         char err[256];
         assert_int_equal(gt_pool_create(&(gt_pool_config){.workers = workers}, &pool, err, sizeof err), 0);
         for (size_t a = 0; a < 6; a++)
-            for (size_t g = 0; g < 4; g++) {
-                char text[GT_SCHEDULE_TEXT_MAX];
-                snprintf(text, sizeof text, "group=%s,item=zigzag,assign=%s", groups[g], assigns[a]);
-                check_exactly_once(pool, &r, text);
-            }
+            for (size_t g = 0; g < 4; g++)
+                for (size_t s = 0; s < 4; s++) {
+                    char text[GT_SCHEDULE_TEXT_MAX];
+                    snprintf(text, sizeof text, "group=%s,span=%u,item=%s,assign=%s", groups[g], spans[s],
+                             items[(a + g + s) % 4], assigns[a]);
+                    check_exactly_once(pool, &r, text);
+                }
         gt_pool_destroy(pool);
     }
 }
@@ -109,8 +126,12 @@ static void exactly_once_in_one_and_three_dimensions(void **state)
     gt_range three = range3(10, 12, 9, 2, 3, 3, 3);
     gt_range single = range3(4, 4, 1, 4, 4, 1, 2); /* one workgroup */
     const char *scheds[] = {"group=linear,item=linear,assign=stealing", "group=morton,item=hilbert,assign=block",
-                            "group=column,item=column,assign=dynamic:2", "group=hilbert,item=strided:2/1,assign=cyclic:2"};
-    for (size_t s = 0; s < 4; s++) {
+                            "group=column,item=column,assign=dynamic:2", "group=hilbert,item=strided:2/1,assign=cyclic:2",
+                            "group=linear,span=4,item=linear,assign=stealing",
+                            "group=morton,span=2,item=tiled:2x2,assign=block",
+                            "group=column,span=3,item=column,assign=dynamic:2",
+                            "group=hilbert,span=7,item=strided:2/1,assign=cyclic:2"};
+    for (size_t s = 0; s < 8; s++) {
         check_exactly_once(pool, &one, scheds[s]);
         check_exactly_once(pool, &three, scheds[s]);
         check_exactly_once(pool, &single, scheds[s]);
@@ -155,7 +176,97 @@ static void box_then_skip_covers_launch_once(void **state)
     assert_int_equal(res.groups, 60 - 8);
     for (size_t i = 0; i < n; i++)
         assert_int_equal(hits[i], 1);
+    /* again with spans of 4 and 6, which the skipped box cuts: each cut span runs as the
+       workgroups on either side */
+    for (unsigned span = 4; span <= 6; span += 2) {
+        memset(hits, 0, n * sizeof *hits);
+        b.schedule.span = span;
+        assert_int_equal(gt_pool_run(pool, &b, &res, err, sizeof err), 0);
+        assert_int_equal(res.groups, 8);
+        rest.schedule.span = span;
+        assert_int_equal(gt_pool_run(pool, &rest, &res, err, sizeof err), 0);
+        assert_int_equal(res.groups, 60 - 8);
+        for (size_t i = 0; i < n; i++)
+            assert_int_equal(hits[i], 1);
+    }
     free(hits);
+    gt_pool_destroy(pool);
+}
+
+/* Every item of a 3-D launch sees its own group and local ids, under spans of every width and
+ * every kind of item walk: loop nests and the coordinate list. */
+static void every_item_sees_its_ids(void **state)
+{
+    (void)state;
+    gt_pool *pool;
+    char err[256];
+    assert_int_equal(gt_pool_create(&(gt_pool_config){.workers = 2}, &pool, err, sizeof err), 0);
+    gt_range r = range3(35, 6, 4, 5, 3, 2, 3); /* a 7 x 2 x 2 grid */
+    size_t n = range_items(&r);
+    uint32_t *ids = malloc(6 * n * sizeof *ids);
+    void *args[] = {&ids};
+    const char *items[] = {"linear", "column", "tiled:2x2", "tiled:3x1", "hilbert", "zigzag"};
+    for (unsigned span = 1; span <= 8; span++)
+        for (size_t k = 0; k < 6; k++) {
+            char text[GT_SCHEDULE_TEXT_MAX];
+            snprintf(text, sizeof text, "group=zigzag,span=%u,item=%s,assign=dynamic:1", span, items[k]);
+            memset(ids, 0, 6 * n * sizeof *ids);
+            gt_batch b = {.run = gt_kernel_desc_record_ids.run, .args = args, .range = r, .schedule = schedule(text)};
+            assert_int_equal(gt_pool_run(pool, &b, NULL, err, sizeof err), 0);
+            for (size_t i = 0; i < n; i++) {
+                size_t g[3] = {i % 35, i / 35 % 6, i / 35 / 6};
+                for (unsigned d = 0; d < 3; d++) {
+                    if (ids[6 * i + d] != g[d] / r.local[d] + 1 || ids[6 * i + 3 + d] != g[d] % r.local[d] + 1)
+                        fail_msg("%s: item (%zu,%zu,%zu) dimension %u sees group %d, local %d", text, g[0], g[1],
+                                 g[2], d, (int)ids[6 * i + d] - 1, (int)ids[6 * i + 3 + d] - 1);
+                }
+            }
+        }
+    free(ids);
+    gt_pool_destroy(pool);
+}
+
+/* Records the global linear ids of the items of the first call, in the order they run. */
+GT_KERNEL(record_span, uint32_t *, seq, uint32_t *, next)
+{
+    if (gt_group_id(1) || gt_group_id(2) || gt_group_id(0) >= 3)
+        return;
+    uint32_t k = __atomic_fetch_add(next, 1, __ATOMIC_RELAXED);
+    seq[k] = (uint32_t)(gt_global_id(0) + gt_global_size(0) * gt_global_id(1));
+}
+
+/* A span of three 4x3 workgroups is walked as one 12x3 box: the loop-nest walks order the whole
+ * box as the item order orders a 12x3 grid, and the list walks order each workgroup in turn. */
+static void item_order_covers_the_span(void **state)
+{
+    (void)state;
+    gt_pool *pool;
+    char err[256];
+    assert_int_equal(gt_pool_create(&(gt_pool_config){.workers = 1}, &pool, err, sizeof err), 0);
+    const char *items[] = {"linear", "column", "tiled:5x2", "hilbert"};
+    for (size_t i = 0; i < 4; i++) {
+        char text[64];
+        snprintf(text, sizeof text, "span=3,item=%s", items[i]);
+        gt_batch b = {.run = gt_kernel_desc_record_span.run, .range = range3(12, 6, 1, 4, 3, 1, 2),
+                      .schedule = schedule(text)};
+        uint32_t seq[36], next = 0, expected[36];
+        uint32_t *pseq = seq, *pnext = &next;
+        void *args[] = {&pseq, &pnext};
+        b.args = args;
+        assert_int_equal(gt_pool_run(pool, &b, NULL, err, sizeof err), 0);
+        assert_int_equal(next, 36);
+        if (b.schedule.item.kind == GT_ORDER_HILBERT) {
+            uint32_t shape[3] = {4, 3, 1}, one[12];
+            assert_int_equal(gt_order_fill(&b.schedule.item, shape, one), 0);
+            for (uint32_t g = 0; g < 3; g++)
+                for (uint32_t k = 0; k < 12; k++)
+                    expected[12 * g + k] = 4 * g + one[k] % 4 + 12 * (one[k] / 4);
+        } else {
+            uint32_t shape[3] = {12, 3, 1};
+            assert_int_equal(gt_order_fill(&b.schedule.item, shape, expected), 0);
+        }
+        assert_memory_equal(seq, expected, sizeof seq);
+    }
     gt_pool_destroy(pool);
 }
 
@@ -239,6 +350,17 @@ static void bad_batches_are_refused(void **state)
     b.schedule.group.kind = GT_ORDER_TILED; /* tiled:0x0 */
     assert_run_refused(pool, &b, "group order");
     b.schedule = gt_schedule_default;
+    b.schedule.span = 0;
+    assert_run_refused(pool, &b, "span 0");
+    b.schedule.span = 2;
+    b.no_spans = true;
+    assert_run_refused(pool, &b, "refuses spans");
+    b.schedule.span = 1;
+    uint32_t counts[16 * 16] = {0};
+    hits = counts;
+    assert_int_equal(gt_pool_run(pool, &b, NULL, err, sizeof err), 0); /* a kernel that refuses spans runs spans of 1 */
+    assert_int_equal(counts[255], 1);
+    b.no_spans = false;
     b.run = NULL;
     assert_run_refused(pool, &b, "no workgroup function");
     gt_pool_destroy(pool);
@@ -278,6 +400,8 @@ int main(void)
         cmocka_unit_test(box_then_skip_covers_launch_once),
         cmocka_unit_test(everything_skipped_runs_nothing),
         cmocka_unit_test(item_order_reaches_the_kernel),
+        cmocka_unit_test(every_item_sees_its_ids),
+        cmocka_unit_test(item_order_covers_the_span),
         cmocka_unit_test(bad_batches_are_refused),
         cmocka_unit_test(worker_count_defaults_to_usable_cpus),
         cmocka_unit_test(too_many_workers_is_refused),

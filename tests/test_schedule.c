@@ -30,6 +30,37 @@ static void canonical_texts_round_trip(void **state)
     assert_round_trip("group=hilbert,item=tiled:8x2,assign=block");
     assert_round_trip("group=strided:16/4,item=zigzag,assign=cyclic:3");
     assert_round_trip("group=morton,item=column,assign=stealing");
+    assert_round_trip("group=linear,span=8,item=linear,assign=dynamic:1");
+    assert_round_trip("group=hilbert,span=65536,item=tiled:8x2,assign=block");
+}
+
+/* A span of 1 is today's behaviour and is not written, so texts from before spans stay
+ * canonical; a text that names span=1 reads as that. */
+static void span_of_one_is_the_default_and_unwritten(void **state)
+{
+    (void)state;
+    gt_schedule s;
+    char err[256], text[GT_SCHEDULE_TEXT_MAX];
+    assert_int_equal(gt_schedule_parse("item=tiled:4x4", &s, err, sizeof err), 0);
+    assert_int_equal(s.span, 1);
+    assert_int_equal(gt_schedule_parse("span=1,item=tiled:4x4", &s, err, sizeof err), 0);
+    assert_int_equal(s.span, 1);
+    gt_schedule_format(&s, text, sizeof text);
+    assert_string_equal(text, "group=linear,item=tiled:4x4,assign=dynamic:1");
+    assert_int_equal(gt_schedule_parse("assign=block,span=16", &s, err, sizeof err), 0);
+    gt_schedule_format(&s, text, sizeof text);
+    assert_string_equal(text, "group=linear,span=16,item=linear,assign=block");
+    gt_schedule other = s;
+    other.span = 8;
+    assert_false(gt_schedule_equal(&s, &other));
+}
+
+/* The longest schedule there is fits in GT_SCHEDULE_TEXT_MAX. */
+static void longest_schedule_fits(void **state)
+{
+    (void)state;
+    assert_round_trip("group=strided:4294967295/4294967295,span=65536,item=strided:4294967295/4294967295,"
+                      "assign=dynamic:4294967295");
 }
 
 static void every_combination_round_trips(void **state)
@@ -114,6 +145,13 @@ static void malformed_texts_name_the_bad_part(void **state)
     assert_rejected("assign=guided", "guided");
     assert_rejected("assign=dynamic:99999999999", "dynamic:99999999999");
     assert_rejected(" group=linear", " group=linear");
+    assert_rejected("span=0", "span \"0\"");
+    assert_rejected("span=65537", "span \"65537\"");
+    assert_rejected("span=", "span \"\"");
+    assert_rejected("span=4x", "span \"4x\"");
+    assert_rejected("span=-1", "span \"-1\"");
+    assert_rejected("span=2,span=2", "\"span\" twice");
+    assert_rejected("spam=2", "spam=2");
 }
 
 static void assignment_text_round_trips(void **state)
@@ -142,6 +180,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(canonical_texts_round_trip),
+        cmocka_unit_test(span_of_one_is_the_default_and_unwritten),
+        cmocka_unit_test(longest_schedule_fits),
         cmocka_unit_test(every_combination_round_trips),
         cmocka_unit_test(parse_format_parse_gives_same_schedule),
         cmocka_unit_test(omitted_keys_take_defaults),

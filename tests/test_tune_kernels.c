@@ -72,7 +72,7 @@ static void count_once(rig *r, const gt_range *range, gt_strategy strategy)
     void *args[] = {&hits};
     gt_pool_executor pe;
     gt_executor exec;
-    gt_pool_executor_init(&pe, r->pool, r->counters, NULL, gt_kernel_desc_count_items.run, args, range, &exec);
+    gt_pool_executor_init(&pe, r->pool, r->counters, NULL, &gt_kernel_desc_count_items, args, range, &exec);
     gt_tune_config cfg = eager_config(strategy);
     gt_tune_launch launch = {.kernel = "count_items", .range = *range};
     gt_tune_result res;
@@ -129,7 +129,7 @@ static void test_seed_kernels_match_references_after_tuning(void **state)
         gt_args_bind(c->args, c->nargs, slots);
         gt_pool_executor pe;
         gt_executor exec;
-        gt_pool_executor_init(&pe, r->pool, r->counters, NULL, k->run, slots, &c->range, &exec);
+        gt_pool_executor_init(&pe, r->pool, r->counters, NULL, k, slots, &c->range, &exec);
         gt_tune_config cfg = eager_config(GT_STRATEGY_RACING);
         gt_tune_launch launch = {.kernel = b->kernel, .range = c->range};
         gt_tune_result res;

@@ -1,4 +1,4 @@
-/* schedule.c: the schedule's canonical text form, "group=ORDER,item=ORDER,assign=ASSIGN".
+/* schedule.c: the schedule's canonical text form, "group=ORDER[,span=N],item=ORDER,assign=ASSIGN".
  * The daemon, the wisdom file, reports and the command line all speak this form, so parsing is
  * strict and every error quotes the part it could not read. */
 #include "schedule.h"
@@ -13,6 +13,7 @@ const gt_schedule gt_schedule_default = {
     .group = {GT_ORDER_LINEAR, 0, 0},
     .item = {GT_ORDER_LINEAR, 0, 0},
     .assign = {GT_ASSIGN_DYNAMIC, 1},
+    .span = 1,
 };
 
 static const char *const assign_names[] = {
@@ -77,8 +78,18 @@ int gt_assign_format(const gt_assign *a, char *buf, size_t len)
     return snprintf(buf, len, "%s", assign_names[a->kind]);
 }
 
-enum { KEY_GROUP, KEY_ITEM, KEY_ASSIGN, NKEYS };
-static const char *const key_names[NKEYS] = {"group", "item", "assign"};
+enum { KEY_GROUP, KEY_ITEM, KEY_ASSIGN, KEY_SPAN, NKEYS };
+static const char *const key_names[NKEYS] = {"group", "item", "assign", "span"};
+
+static int parse_span(const char *text, size_t len, uint32_t *out, char *err, size_t errlen)
+{
+    if (gt_parse_u32(text, len, 1, GT_SPAN_MAX, out) != 0) {
+        snprintf(err, errlen, "span \"%.*s\": expected a whole number of workgroups from 1 to %u", (int)len, text,
+                 GT_SPAN_MAX);
+        return -EINVAL;
+    }
+    return 0;
+}
 
 static int parse_field(const char *field, size_t len, gt_schedule *s, bool seen[NKEYS], char *err, size_t errlen)
 {
@@ -89,8 +100,8 @@ static int parse_field(const char *field, size_t len, gt_schedule *s, bool seen[
         if (strlen(key_names[k]) == key_len && memcmp(field, key_names[k], key_len) == 0)
             key = k;
     if (!eq || key < 0) {
-        snprintf(err, errlen, "schedule part \"%.*s\" is not group=ORDER, item=ORDER or assign=ASSIGN", (int)len,
-                 field);
+        snprintf(err, errlen, "schedule part \"%.*s\" is not group=ORDER, span=N, item=ORDER or assign=ASSIGN",
+                 (int)len, field);
         return -EINVAL;
     }
     if (seen[key]) {
@@ -105,6 +116,8 @@ static int parse_field(const char *field, size_t len, gt_schedule *s, bool seen[
         return gt_order_parse(value, value_len, &s->group, err, errlen);
     case KEY_ITEM:
         return gt_order_parse(value, value_len, &s->item, err, errlen);
+    case KEY_SPAN:
+        return parse_span(value, value_len, &s->span, err, errlen);
     default:
         return gt_assign_parse(value, value_len, &s->assign, err, errlen);
     }
@@ -139,7 +152,10 @@ int gt_schedule_format(const gt_schedule *s, char *buf, size_t len)
     gt_order_format(&s->group, group, sizeof group);
     gt_order_format(&s->item, item, sizeof item);
     gt_assign_format(&s->assign, assign, sizeof assign);
-    return snprintf(buf, len, "group=%s,item=%s,assign=%s", group, item, assign);
+    char span[24] = "";
+    if (s->span != 1)
+        snprintf(span, sizeof span, ",span=%u", s->span);
+    return snprintf(buf, len, "group=%s%s,item=%s,assign=%s", group, span, item, assign);
 }
 
 static bool order_equal(const gt_order *a, const gt_order *b)
@@ -150,5 +166,5 @@ static bool order_equal(const gt_order *a, const gt_order *b)
 bool gt_schedule_equal(const gt_schedule *a, const gt_schedule *b)
 {
     return order_equal(&a->group, &b->group) && order_equal(&a->item, &b->item) &&
-           a->assign.kind == b->assign.kind && a->assign.chunk == b->assign.chunk;
+           a->assign.kind == b->assign.kind && a->assign.chunk == b->assign.chunk && a->span == b->span;
 }

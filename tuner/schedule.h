@@ -1,9 +1,13 @@
-/* schedule.h: a schedule is a group order, an item order and an assignment of the ordered
- * workgroups to workers, with a canonical text form such as
- *     group=tiled:4x4,item=linear,assign=dynamic:8
- * Parsing accepts the three keys in any order and defaults omitted ones; formatting always
- * prints all three in that order, so format(parse(text)) is canonical and
- * parse(format(schedule)) gives the schedule back. */
+/* schedule.h: a schedule is a group order, a span, an item order and an assignment of the
+ * ordered spans to workers, with a canonical text form such as
+ *     group=tiled:4x4,span=8,item=linear,assign=dynamic:8
+ * A span of N runs N consecutive workgroups along dimension 0 as one loop over their items: the
+ * group order and the assignment then order and hand out spans, not single workgroups (the
+ * grid is cut into spans first, N workgroups wide, the last one of a row narrower).
+ * Parsing accepts the keys in any order and defaults omitted ones (span=1). Formatting prints
+ * group, item and assign always, and span only when it is not 1, so texts written before spans
+ * existed are still canonical; format(parse(text)) is canonical and parse(format(schedule))
+ * gives the schedule back. */
 #ifndef GT_SCHEDULE_H
 #define GT_SCHEDULE_H
 
@@ -30,12 +34,15 @@ typedef struct gt_schedule {
     gt_order group;
     gt_order item;
     gt_assign assign;
+    uint32_t span; /* workgroups per call along dimension 0, 1..GT_SPAN_MAX */
 } gt_schedule;
+
+#define GT_SPAN_MAX 65536u
 
 /* Room for any formatted schedule, terminator included. */
 #define GT_SCHEDULE_TEXT_MAX 128
 
-/* group=linear,item=linear,assign=dynamic:1: what a plain runtime does. */
+/* group=linear,item=linear,assign=dynamic:1 (span 1): what a plain runtime does. */
 extern const gt_schedule gt_schedule_default;
 
 int gt_schedule_parse(const char *text, gt_schedule *out, char *err, size_t errlen);

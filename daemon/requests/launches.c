@@ -116,7 +116,7 @@ static void launch_run(gt_job *job)
         return;
     }
     gt_executor exec;
-    gt_pool_executor_init(&j->pe, d->pool, d->counters, &d->probe_status, j->kernel->desc->run, j->slots, &j->range, &exec);
+    gt_pool_executor_init(&j->pe, d->pool, d->counters, &d->probe_status, j->kernel->desc, j->slots, &j->range, &exec);
     gt_tune_launch tl = {.kernel = j->kernel->desc->name, .kernel_hash = j->kernel->hash, .machine = d->machine,
                          .range = j->range};
     gt_tune_result res;

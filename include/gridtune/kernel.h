@@ -19,7 +19,7 @@ extern "C" {
  * loaders refuse other values. A module's extents and preconditions are built against the same
  * header as its kernels, so the kernels' version covers them. New optional sections do not bump
  * it: a module built before they existed lacks their accessor and declares none. */
-#define GT_KERNEL_ABI_VERSION 1u
+#define GT_KERNEL_ABI_VERSION 2u
 
 /* Ranges have 1 to 3 dimensions; unused dimensions have size 1. */
 #define GT_MAX_DIMS 3
@@ -31,16 +31,33 @@ typedef struct gt_item {
     uint16_t x, y, z, pad;
 } gt_item;
 
-/* What a workgroup function is told about the launch and its workgroup. The runtime fills one
- * per worker and updates group_id between workgroups. */
+/* How a workgroup function walks the work-items of its workgroups. The loop nests are
+ * generated inside GT_KERNEL with the body inlined, so the compiler vectorises their
+ * innermost loop; only the list walks the runtime's coordinates. */
+typedef enum gt_item_walk {
+    GT_WALK_LINEAR = 0, /* x fastest, then y, then z: the innermost loop runs along x */
+    GT_WALK_COLUMN = 1, /* z fastest, then y, then x (2-D: y fastest) */
+    GT_WALK_TILED = 2,  /* tiles of tile[0] x tile[1] items, row-major, each z plane in turn */
+    GT_WALK_LIST = 3,   /* items[0..nitems) in that order, within each workgroup */
+} gt_item_walk;
+
+/* What a workgroup function is told about the launch and its workgroups. The runtime fills one
+ * per worker and updates group_id and span between calls.
+ * One call runs a span: the `span` workgroups group_id[0], group_id[0] + 1, ... along
+ * dimension 0, all with the same group_id[1] and group_id[2]. The loop walks their union as
+ * one box of span * local_size[0] x local_size[1] x local_size[2] items, so a linear walk's
+ * innermost loop is span * local_size[0] items long and contiguous. */
 typedef struct gt_group_ctx {
     uint32_t dims;
+    uint32_t span; /* workgroups this call runs along dimension 0; at least 1 */
     size_t global_size[GT_MAX_DIMS];
     size_t local_size[GT_MAX_DIMS];
     size_t num_groups[GT_MAX_DIMS];
-    size_t group_id[GT_MAX_DIMS];
-    const gt_item *items; /* NULL: linear item order (x fastest); else nitems local coordinates */
-    size_t nitems;        /* local_size[0] * local_size[1] * local_size[2] */
+    size_t group_id[GT_MAX_DIMS]; /* the span's first workgroup */
+    uint32_t walk;                /* a gt_item_walk */
+    uint32_t tile[2];             /* GT_WALK_TILED: the tile's width and height in items */
+    const gt_item *items;         /* GT_WALK_LIST: nitems local coordinates */
+    size_t nitems;                /* local_size[0] * local_size[1] * local_size[2] */
 } gt_group_ctx;
 
 /* args[i] points at the value of parameter i: the pointer itself for a buffer, the scalar's
@@ -60,12 +77,16 @@ typedef struct gt_param_desc {
     uint32_t size;    /* sizeof the parameter: the scalar's size, or the pointer's */
 } gt_param_desc;
 
+/* gt_kernel_desc.flags */
+#define GT_KERNEL_NO_SPANS 1u /* run one workgroup per call: the runtime never passes a span > 1 */
+
 typedef struct gt_kernel_desc {
     uint32_t abi_version;
     uint32_t nparams;
     const char *name;
     const gt_param_desc *params;
     gt_workgroup_fn *run;
+    uint32_t flags; /* GT_KERNEL_* */
 } gt_kernel_desc;
 
 /* Every module that includes this header exports this accessor (weak, so that several
@@ -80,18 +101,22 @@ typedef struct gt_precondition gt_precondition;
 const gt_precondition *const *gt_module_preconditions(size_t *count);
 
 /* ---- work-item builtins --------------------------------------------------------------------
- * They read locals of the generated loop, never thread-local storage. d is 0, 1 or 2; beyond
- * the launch's dimensions, ids are 0 and sizes 1, as in OpenCL. */
+ * They read locals of the generated loop, never thread-local storage: the item's global
+ * coordinates gt__x, gt__y, gt__z and its workgroup's index along dimension 0, gt__g0 (the
+ * other two are the span's). gt_global_id(0) is the loop's own index, so an expression in it
+ * stays affine and vectorises; gt_group_id(0) and gt_local_id(0) cost a division per item
+ * inside a span of more than one workgroup. d is 0, 1 or 2; beyond the launch's dimensions,
+ * ids are 0 and sizes 1, as in OpenCL. */
 #define GT__PICK(d, a, b, c) ((d) == 0 ? (a) : (d) == 1 ? (b) : (d) == 2 ? (c) : 0)
-#define gt_local_id(d) ((size_t)GT__PICK(d, gt__l0, gt__l1, gt__l2))
-#define gt_group_id(d) ((size_t)GT__PICK(d, gt__w->group_id[0], gt__w->group_id[1], gt__w->group_id[2]))
+#define gt_global_id(d) ((size_t)GT__PICK(d, gt__x, gt__y, gt__z))
+#define gt_group_id(d) ((size_t)GT__PICK(d, gt__g0, gt__w->group_id[1], gt__w->group_id[2]))
 #define gt_local_size(d) \
     ((size_t)((d) <= 2 ? GT__PICK(d, gt__w->local_size[0], gt__w->local_size[1], gt__w->local_size[2]) : 1))
+#define gt_local_id(d) (gt_global_id(d) - gt_group_id(d) * gt_local_size(d))
 #define gt_global_size(d) \
     ((size_t)((d) <= 2 ? GT__PICK(d, gt__w->global_size[0], gt__w->global_size[1], gt__w->global_size[2]) : 1))
 #define gt_num_groups(d) \
     ((size_t)((d) <= 2 ? GT__PICK(d, gt__w->num_groups[0], gt__w->num_groups[1], gt__w->num_groups[2]) : 1))
-#define gt_global_id(d) (gt_group_id(d) * gt_local_size(d) + gt_local_id(d))
 #define gt_work_dim() ((uint32_t)gt__w->dims)
 
 /* ---- signature classification ------------------------------------------------------------
@@ -142,15 +167,62 @@ const gt_precondition *const *gt_module_preconditions(size_t *count);
 #define GT__BYTES_FIELD(i, t, a) uint64_t a;
 #define GT__BYTES_INIT(i, t, a) .a = gt__v->bytes[i],
 
-/* Parameters every body receives: the workgroup's context (a local copy, which the compiler
- * keeps in registers because its address never escapes) and the item's local coordinates. */
-#define GT__ITEM_PARAMS                                                                       \
-    const gt_group_ctx *gt__w __attribute__((unused)), size_t gt__l0 __attribute__((unused)), \
-        size_t gt__l1 __attribute__((unused)), size_t gt__l2 __attribute__((unused))
+/* Parameters every body receives: the context (a local copy, which the compiler keeps in
+ * registers because its address never escapes), the item's workgroup along dimension 0 and its
+ * global coordinates. */
+#define GT__ITEM_PARAMS                                                                          \
+    const gt_group_ctx *gt__w __attribute__((unused)), size_t gt__g0 __attribute__((unused)),    \
+        size_t gt__x __attribute__((unused)), size_t gt__y __attribute__((unused)),              \
+        size_t gt__z __attribute__((unused))
+
+/* The walks of GT__KERNEL_'s workgroup function. Each calls the body fn once per item of the
+ * span, with the kernel's arguments pass (a parenthesised list, each argument after a comma)
+ * and the item's workgroup along x and global coordinates; x0 and x1 bound the span along x, y0 and z0 are the first
+ * row's and plane's global y and z. A span of one keeps its workgroup index out of the loop, so
+ * a body that asks for gt_local_id(0) pays no division there. */
+#define GT__UNPAREN(...) __VA_ARGS__
+#define GT__ITEM(fn, pass, c, g, x, y, z) fn(c, g, x, y, z GT__UNPAREN pass)
+#define GT__G0(c, x) ((c)->span == 1 ? (c)->group_id[0] : (x) / (c)->local_size[0])
+#define GT__WALK_LINEAR(c, x0, x1, y0, z0, fn, pass)                                          \
+    for (size_t gt__z = z0; gt__z < (z0) + (c)->local_size[2]; gt__z++)                    \
+        for (size_t gt__y = y0; gt__y < (y0) + (c)->local_size[1]; gt__y++) {              \
+            if ((c)->span == 1) {                                                         \
+                const size_t gt__g = (c)->group_id[0];                                    \
+                for (size_t gt__x = x0; gt__x < x1; gt__x++)                               \
+                    GT__ITEM(fn, pass, c, gt__g, gt__x, gt__y, gt__z);                                     \
+            } else {                                                                      \
+                for (size_t gt__x = x0; gt__x < x1; gt__x++)                               \
+                    GT__ITEM(fn, pass, c, gt__x / (c)->local_size[0], gt__x, gt__y, gt__z);                \
+            }                                                                             \
+        }
+#define GT__WALK_COLUMN(c, x0, x1, y0, z0, fn, pass)                                          \
+    for (size_t gt__x = x0; gt__x < x1; gt__x++)                                           \
+        for (size_t gt__y = y0; gt__y < (y0) + (c)->local_size[1]; gt__y++)                \
+            for (size_t gt__z = z0; gt__z < (z0) + (c)->local_size[2]; gt__z++)            \
+                GT__ITEM(fn, pass, c, GT__G0(c, gt__x), gt__x, gt__y, gt__z);
+/* Tiles row-major over the span's union, edge tiles clipped; rows of a tile innermost. */
+#define GT__WALK_TILED(c, x0, x1, y0, z0, fn, pass)                                                       \
+    for (size_t gt__z = z0; gt__z < (z0) + (c)->local_size[2]; gt__z++)                                \
+        for (size_t gt__ty = y0; gt__ty < (y0) + (c)->local_size[1]; gt__ty += (c)->tile[1])           \
+            for (size_t gt__tx = x0; gt__tx < x1; gt__tx += (c)->tile[0]) {                             \
+                const size_t gt__ye = gt__ty + (c)->tile[1] < (y0) + (c)->local_size[1]                  \
+                                          ? gt__ty + (c)->tile[1] : (y0) + (c)->local_size[1];          \
+                const size_t gt__xe = gt__tx + (c)->tile[0] < (x1) ? gt__tx + (c)->tile[0] : (x1);     \
+                for (size_t gt__y = gt__ty; gt__y < gt__ye; gt__y++)                                    \
+                    for (size_t gt__x = gt__tx; gt__x < gt__xe; gt__x++)                                \
+                        GT__ITEM(fn, pass, c, GT__G0(c, gt__x), gt__x, gt__y, gt__z);                                   \
+            }
+#define GT__WALK_LIST(c, x0, x1, y0, z0, fn, pass)                                             \
+    for (size_t gt__g = (c)->group_id[0]; gt__g < (c)->group_id[0] + (c)->span; gt__g++)    \
+        for (size_t gt__i = 0; gt__i < (c)->nitems; gt__i++) {                              \
+            const gt_item gt__it = (c)->items[gt__i];                                      \
+            GT__ITEM(fn, pass, c, gt__g, gt__g * (c)->local_size[0] + gt__it.x, (y0) + gt__it.y, (z0) + gt__it.z); \
+        }
 
 /* GT_KERNEL(name, type1, arg1, type2, arg2, ...) { body run once per work-item }
- * Up to 12 parameters. The linear item order is a plain nested loop with the body inlined, so
- * the compiler can vectorise it; any other order walks the runtime's coordinate list.
+ * Up to 12 parameters. The linear, column and tiled walks are plain loop nests with the body
+ * inlined, so the compiler can vectorise their innermost loop; any other item order walks the
+ * runtime's coordinate list.
  * For GT_REQUIRE it also defines two structs with a member per parameter, named after it (the
  * argument's value with its declared type, and its buffer's size), and their unpackers from a
  * gt_launch_view: a later macro knows only the kernel's name, so the names reach it as members. */
@@ -164,18 +236,20 @@ const gt_precondition *const *gt_module_preconditions(size_t *count);
         (void)gt__args;                                                                                 \
         MAP(GT__PARAM_UNPACK, 0, __VA_ARGS__)                                                           \
         const gt_group_ctx gt__local = *gt__ctx;                                                        \
-        if (!gt__local.items) {                                                                         \
-            for (size_t gt__z = 0; gt__z < gt__local.local_size[2]; gt__z++)                            \
-                for (size_t gt__y = 0; gt__y < gt__local.local_size[1]; gt__y++)                        \
-                    for (size_t gt__x = 0; gt__x < gt__local.local_size[0]; gt__x++)                    \
-                        gt__body_##name(&gt__local, gt__x, gt__y,                                       \
-                                        gt__z MAP(GT__PARAM_PASS, 0, __VA_ARGS__));                     \
-        } else {                                                                                        \
-            for (size_t gt__i = 0; gt__i < gt__local.nitems; gt__i++) {                                 \
-                const gt_item gt__it = gt__local.items[gt__i];                                          \
-                gt__body_##name(&gt__local, gt__it.x, gt__it.y,                                         \
-                                gt__it.z MAP(GT__PARAM_PASS, 0, __VA_ARGS__));                          \
-            }                                                                                           \
+        const gt_group_ctx *const gt__c = &gt__local;                                                   \
+        const size_t gt__x0 = gt__c->group_id[0] * gt__c->local_size[0];                                \
+        const size_t gt__x1 = gt__x0 + gt__c->span * gt__c->local_size[0];                              \
+        const size_t gt__y0 = gt__c->group_id[1] * gt__c->local_size[1];                                \
+        const size_t gt__z0 = gt__c->group_id[2] * gt__c->local_size[2];                                \
+        switch (gt__c->walk) {                                                                          \
+        case GT_WALK_LINEAR:                                                                            \
+            GT__WALK_LINEAR(gt__c, gt__x0, gt__x1, gt__y0, gt__z0, gt__body_##name, (MAP(GT__PARAM_PASS, 0, __VA_ARGS__))) break; \
+        case GT_WALK_COLUMN:                                                                            \
+            GT__WALK_COLUMN(gt__c, gt__x0, gt__x1, gt__y0, gt__z0, gt__body_##name, (MAP(GT__PARAM_PASS, 0, __VA_ARGS__))) break; \
+        case GT_WALK_TILED:                                                                             \
+            GT__WALK_TILED(gt__c, gt__x0, gt__x1, gt__y0, gt__z0, gt__body_##name, (MAP(GT__PARAM_PASS, 0, __VA_ARGS__))) break; \
+        default:                                                                                        \
+            GT__WALK_LIST(gt__c, gt__x0, gt__x1, gt__y0, gt__z0, gt__body_##name, (MAP(GT__PARAM_PASS, 0, __VA_ARGS__))) break; \
         }                                                                                               \
     }                                                                                                   \
     static const gt_param_desc gt__params_##name[] = {                                                  \
@@ -186,6 +260,7 @@ const gt_precondition *const *gt_module_preconditions(size_t *count);
         #name,                                                                                          \
         gt__params_##name,                                                                              \
         gt__group_##name,                                                                               \
+        0,                                                                                              \
     };                                                                                                  \
     static const gt_kernel_desc *const gt__entry_##name                                                 \
         __attribute__((used, section("gt_kernels"), aligned(sizeof(void *)))) = &gt_kernel_desc_##name; \
