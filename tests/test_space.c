@@ -28,14 +28,18 @@ static void axis_text(const gt_space_config *c, gt_axis axis, const uint32_t ite
     out[0] = '\0';
     for (size_t i = 0; i < n; i++) {
         char part[64];
-        if (axis == GT_AXIS_ASSIGN)
+        if (axis == GT_AXIS_SPAN)
+            snprintf(part, sizeof part, "%u", e[i].schedule.span);
+        else if (axis == GT_AXIS_ASSIGN)
             gt_assign_format(&e[i].schedule.assign, part, sizeof part);
         else
             gt_order_format(axis == GT_AXIS_ITEM ? &e[i].schedule.item : &e[i].schedule.group, part, sizeof part);
         snprintf(out + strlen(out), len - strlen(out), "%s%s", i ? " " : "", part);
         /* Only the axis varies. */
         gt_schedule other = e[i].schedule;
-        if (axis == GT_AXIS_ASSIGN)
+        if (axis == GT_AXIS_SPAN)
+            other.span = 1;
+        else if (axis == GT_AXIS_ASSIGN)
             other.assign = gt_schedule_default.assign;
         else
             *(axis == GT_AXIS_ITEM ? &other.item : &other.group) = gt_schedule_default.item;
@@ -82,6 +86,25 @@ static void test_group_axis_is_bounded_by_the_box(void **state)
     assert_string_equal(text, "linear column zigzag tiled:2x2 tiled:4x4 tiled:8x8 hilbert");
 }
 
+/* Spans follow the series up to the sample's width, which a wider span could not tell apart. */
+static void test_span_axis_is_bounded_by_the_box_width(void **state)
+{
+    (void)state;
+    gt_space_config c = gt_space_config_default();
+    char text[512];
+    axis_text(&c, GT_AXIS_SPAN, items16x16, box13x8, 2, text, sizeof text);
+    assert_string_equal(text, "1 2 4 8 13");
+    const uint32_t box16[3] = {16, 2, 1};
+    axis_text(&c, GT_AXIS_SPAN, items16x16, box16, 2, text, sizeof text);
+    assert_string_equal(text, "1 2 4 8 16");
+    c.series = (gt_series){.start = 3, .ratio = 3, .limit = 9};
+    axis_text(&c, GT_AXIS_SPAN, items16x16, box13x8, 2, text, sizeof text);
+    assert_string_equal(text, "1 3 9");
+    const uint32_t one[3] = {1, 8, 1};
+    axis_text(&c, GT_AXIS_SPAN, items16x16, one, 2, text, sizeof text);
+    assert_string_equal(text, "1");
+}
+
 static void test_strided_takes_both_parameters(void **state)
 {
     (void)state;
@@ -104,6 +127,14 @@ static void test_styles_parse(void **state)
     assert_false(c.axes & (1u << GT_AXIS_ASSIGN));
     assert_true(c.axes & (1u << GT_AXIS_ITEM));
     assert_int_equal(c.item_styles, gt_space_config_default().item_styles);
+
+    assert_true(c.axes & (1u << GT_AXIS_SPAN));
+    assert_int_equal(gt_space_styles_parse("span=", &c, err, sizeof err), 0);
+    assert_false(c.axes & (1u << GT_AXIS_SPAN));
+    assert_int_equal(gt_space_styles_parse("span=span", &c, err, sizeof err), 0);
+    assert_true(c.axes & (1u << GT_AXIS_SPAN));
+    assert_int_equal(gt_space_styles_parse("span=wide", &c, err, sizeof err), -EINVAL);
+    assert_non_null(strstr(err, "unknown span style \"wide\""));
 
     gt_space_config before = c;
     assert_int_equal(gt_space_styles_parse("item=linear+spiral", &c, err, sizeof err), -EINVAL);
@@ -150,6 +181,7 @@ int main(void)
         cmocka_unit_test(test_assign_axis_follows_the_series),
         cmocka_unit_test(test_item_axis_drops_twins),
         cmocka_unit_test(test_group_axis_is_bounded_by_the_box),
+        cmocka_unit_test(test_span_axis_is_bounded_by_the_box_width),
         cmocka_unit_test(test_strided_takes_both_parameters),
         cmocka_unit_test(test_styles_parse),
         cmocka_unit_test(test_series_parse),

@@ -183,10 +183,13 @@ static void test_equal_costs_end_analysis_early(void **state)
         assert_winner(&fx.result, "group=linear,item=linear,assign=dynamic:1");
         assert_non_null(strstr(fx.result.reason, "no candidate"));
         /* Each challenger was measured min_samples times at most, and the default, which
-           defends on all three axes, three times that: every axis is flat by then. */
+           defends on every axis, that many times more: every axis is flat by then. */
         for (size_t i = 0; i < fx.result.ncandidates; i++)
-            assert_true(used_samples_of(&fx.result.candidates[i]) <= fx.cfg.min_samples * (i == 0 ? 3 : 1));
-        assert_true(fx.result.groups_analysis < budget_groups(&fx) * 7 / 10);
+            assert_true(used_samples_of(&fx.result.candidates[i]) <=
+                        fx.cfg.min_samples * (i == 0 ? GT_AXIS_COUNT : 1));
+        /* flat axes end early: the racing strategy, the hungrier, spends about 71% of the budget
+           on the four axes, where running them out would spend all of it */
+        assert_true(fx.result.groups_analysis < budget_groups(&fx) * 8 / 10);
         assert_true(fabs(fx.result.estimated_gain) < 1e-12);
         assert_launch_complete(&fx);
         fixture_fini(&fx);
@@ -474,8 +477,12 @@ static void assert_disturbed_unused(const gt_tune_result *r, unsigned *disturbed
 
 /* The tenant takes 20 samples' time from every other sample of the best schedule: a few
    samples in all, so the contention is not steady. */
+/* The fake's tenant follows the parts of a schedule's text, and every span of the best schedule
+   has all of its parts: with spans explored, it would disturb four more candidates than the
+   one this is about, so the span axis stays off. */
 static void tenant_on_the_best(fixture *fx)
 {
+    fx->cfg.space.axes &= ~(1u << GT_AXIS_SPAN);
     fake_executor_factor(&fx->fake, "item=tiled:4x4", 0.5, 0);
     fake_executor_tenant(&fx->fake, "group=linear,item=tiled:4x4,assign=dynamic:1", 2, 20 * fx->cfg.sample_ns);
 }

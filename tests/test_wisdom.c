@@ -166,7 +166,7 @@ static void stored_entries_survive_save_and_reopen(void **state)
     f->w = open_ok(f, f->path);
     gt_wisdom_key k1 = key_of("transpose", 8192, 2), k2 = key_of("matmul", 1024, 4);
     gt_wisdom_entry e1 = entry_of("group=linear,item=tiled:4x4,assign=block", 0.1 + 0.2, 0.31);
-    gt_wisdom_entry e2 = entry_of("group=hilbert,item=linear,assign=dynamic:8", 1e-9 / 3, NAN);
+    gt_wisdom_entry e2 = entry_of("group=hilbert,span=16,item=linear,assign=dynamic:8", 1e-9 / 3, NAN);
     e2.decided = 0;
     assert_int_equal(gt_wisdom_store(f->w, &k1, &e1, NULL, 0), 0);
     assert_int_equal(gt_wisdom_store(f->w, &k2, &e2, NULL, 0), 0);
@@ -181,6 +181,27 @@ static void stored_entries_survive_save_and_reopen(void **state)
     assert_entries_equal(&got, &e1);
     assert_true(gt_wisdom_lookup(f->w, &k2, &got));
     assert_entries_equal(&got, &e2);
+}
+
+/* Files written before spans existed name no span: their schedules read as span=1, and a
+ * schedule with a span reads back with it. */
+static void schedule_without_span_reads_as_one(void **state)
+{
+    fixture *f = *state;
+    make_parent(f);
+    write_doc(f->path, NULL, NULL);
+    f->w = open_ok(f, f->path);
+    assert_string_equal(gt_wisdom_warning(f->w), "");
+    gt_wisdom_key k = key_of("transpose", 8192, 2);
+    gt_wisdom_entry got;
+    assert_true(gt_wisdom_lookup(f->w, &k, &got));
+    assert_int_equal(got.schedule.span, 1);
+    gt_wisdom_close(f->w);
+    write_doc(f->path, "schedule", "\"assign=block,span=32,item=tiled:4x4\"");
+    f->w = open_ok(f, f->path);
+    assert_true(gt_wisdom_lookup(f->w, &k, &got));
+    assert_int_equal(got.schedule.span, 32);
+    assert_int_equal(got.schedule.assign.kind, GT_ASSIGN_BLOCK);
 }
 
 static void unknown_cost_and_gain_are_saved_as_null_and_read_back(void **state)
@@ -414,6 +435,16 @@ static void bad_schedule_text_is_set_aside(void **state)
     size_t len;
     file_text(f, "schedule", "\"group=linear,item=tiled:0x4,assign=block\"", &text, &len);
     assert_set_aside(f, text, len, "entry 0: \"schedule\": order \"tiled:0x4\": tile width must be at least 1");
+    free(text);
+}
+
+static void bad_span_is_set_aside(void **state)
+{
+    fixture *f = *state;
+    char *text;
+    size_t len;
+    file_text(f, "schedule", "\"group=linear,span=0,item=linear,assign=block\"", &text, &len);
+    assert_set_aside(f, text, len, "entry 0: \"schedule\": span \"0\"");
     free(text);
 }
 
@@ -800,6 +831,7 @@ int main(void)
 #define E(name) cmocka_unit_test_setup_teardown(name, env_setup, env_teardown)
     const struct CMUnitTest tests[] = {
         T(stored_entries_survive_save_and_reopen),
+        T(schedule_without_span_reads_as_one),
         T(unknown_cost_and_gain_are_saved_as_null_and_read_back),
         T(keys_differing_in_one_field_do_not_match),
         T(unused_dimensions_do_not_matter),
@@ -813,6 +845,7 @@ int main(void)
         T(garbage_bytes_are_set_aside),
         T(json_of_the_wrong_shape_is_set_aside),
         T(bad_schedule_text_is_set_aside),
+        T(bad_span_is_set_aside),
         T(bad_range_is_set_aside),
         T(unknown_field_is_set_aside),
         T(directory_in_place_of_the_file_is_set_aside),

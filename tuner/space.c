@@ -17,6 +17,7 @@ static const char *const axis_names[GT_AXIS_COUNT] = {
     [GT_AXIS_ASSIGN] = "assign",
     [GT_AXIS_ITEM] = "item",
     [GT_AXIS_GROUP] = "group",
+    [GT_AXIS_SPAN] = "span",
 };
 
 const char *gt_axis_name(gt_axis a)
@@ -30,7 +31,7 @@ gt_space_config gt_space_config_default(void)
 {
     return (gt_space_config){
         .series = {.start = 2, .ratio = 2, .limit = 0},
-        .axes = BIT(GT_AXIS_ASSIGN) | BIT(GT_AXIS_ITEM) | BIT(GT_AXIS_GROUP),
+        .axes = BIT(GT_AXIS_ASSIGN) | BIT(GT_AXIS_ITEM) | BIT(GT_AXIS_GROUP) | BIT(GT_AXIS_SPAN),
         .group_styles = BIT(GT_ORDER_LINEAR) | BIT(GT_ORDER_COLUMN) | BIT(GT_ORDER_ZIGZAG) | BIT(GT_ORDER_TILED) |
                         BIT(GT_ORDER_HILBERT),
         .item_styles = BIT(GT_ORDER_LINEAR) | BIT(GT_ORDER_COLUMN) | BIT(GT_ORDER_TILED),
@@ -86,7 +87,10 @@ static int parse_style_list(gt_axis axis, const char *text, size_t len, uint32_t
         const char *plus = memchr(text + pos, '+', len - pos);
         size_t n = plus ? (size_t)(plus - text - pos) : len - pos;
         int rc;
-        if (axis == GT_AXIS_ASSIGN) {
+        if (axis == GT_AXIS_SPAN) {
+            rc = n == 4 && memcmp(text + pos, "span", 4) == 0 ? 0 : -EINVAL;
+            mask |= 1;
+        } else if (axis == GT_AXIS_ASSIGN) {
             gt_assign_kind k;
             rc = gt_assign_kind_parse(text + pos, n, &k);
             mask |= rc == 0 ? BIT(k) : 0;
@@ -99,6 +103,7 @@ static int parse_style_list(gt_axis axis, const char *text, size_t len, uint32_t
             snprintf(err, errlen, "styles \"%.*s\": unknown %s style \"%.*s\"; expected %s", (int)len, text,
                      axis_names[axis], (int)n, text + pos,
                      axis == GT_AXIS_ASSIGN ? "block, cyclic, dynamic or stealing"
+                     : axis == GT_AXIS_SPAN ? "span, or nothing to switch spans off"
                                             : "linear, column, strided, zigzag, tiled, hilbert or morton");
             return -EINVAL;
         }
@@ -121,15 +126,17 @@ int gt_space_styles_parse(const char *text, gt_space_config *c, char *err, size_
             if (strlen(axis_names[a]) == (size_t)(eq - field) && memcmp(field, axis_names[a], (size_t)(eq - field)) == 0)
                 axis = a;
         if (axis < 0) {
-            snprintf(err, errlen, "styles \"%.*s\": expected AXIS=STYLE+STYLE..., with AXIS group, item or assign",
-                     (int)len, field);
+            snprintf(err, errlen,
+                     "styles \"%.*s\": expected AXIS=STYLE+STYLE..., with AXIS group, item, assign or span", (int)len,
+                     field);
             return -EINVAL;
         }
         uint32_t mask;
         int rc = parse_style_list((gt_axis)axis, eq + 1, len - (size_t)(eq + 1 - field), &mask, err, errlen);
         if (rc < 0)
             return rc;
-        uint32_t *styles[GT_AXIS_COUNT] = {&next.assign_styles, &next.item_styles, &next.group_styles};
+        uint32_t span_styles;
+        uint32_t *styles[GT_AXIS_COUNT] = {&next.assign_styles, &next.item_styles, &next.group_styles, &span_styles};
         *styles[axis] = mask;
         next.axes = mask ? next.axes | BIT(axis) : next.axes & ~BIT(axis);
         field += len + (comma ? 1 : 0);
@@ -257,13 +264,38 @@ static void add_assign_styles(entry_list *l, const gt_space_config *c, const gt_
     }
 }
 
+static void add_span(entry_list *l, const gt_schedule *base, uint32_t span)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (l->v[i].schedule.span == span)
+            return;
+    gt_schedule s = *base;
+    s.span = span;
+    list_push(l, &s, axis_names[GT_AXIS_SPAN], "span", 0);
+}
+
+/* base's span, 1, then the series; a span as wide as the box is the widest a sample can tell
+   apart, so wider ones would be its twins. */
+static void add_spans(entry_list *l, const gt_space_config *c, const gt_schedule *base, const uint32_t box[3])
+{
+    uint32_t widest = box[0] < GT_SPAN_MAX ? box[0] : GT_SPAN_MAX;
+    add_span(l, base, base->span);
+    add_span(l, base, 1);
+    FOR_SERIES(span, &c->series, widest)
+        add_span(l, base, (uint32_t)span);
+    if (c->series.limit == 0 || c->series.limit >= widest)
+        add_span(l, base, widest);
+}
+
 int gt_space_axis(const gt_space_config *c, gt_axis axis, const gt_schedule *base, const uint32_t item_shape[3],
                   const uint32_t box[3], unsigned workers, gt_space_entry **out, size_t *n)
 {
     entry_list l = {0};
     const uint32_t *shape = axis == GT_AXIS_ITEM ? item_shape : box;
     uint32_t *scratch = NULL;
-    if (axis == GT_AXIS_ASSIGN) {
+    if (axis == GT_AXIS_SPAN) {
+        add_spans(&l, c, base, box);
+    } else if (axis == GT_AXIS_ASSIGN) {
         add_assign(&l, base, base->assign);
         add_assign_styles(&l, c, base, cells_of(box), workers);
     } else {

@@ -1,8 +1,9 @@
 /* space.h: the candidate space: which schedules analysis tries.
- * A schedule has three axes (assignment, item order, group order). Analysis explores them one
- * after the other, each time varying one axis of the best schedule so far, so the space is
+ * A schedule has four axes (assignment, item order, group order, span). Analysis explores them
+ * one after the other, each time varying one axis of the best schedule so far, so the space is
  * the sum of the axes' styles rather than their product. Each style's control parameters
- * (chunk, tile side, stride and granularity) follow a geometric series bounded by the grid.
+ * (chunk, tile side, stride and granularity) and the span follow a geometric series bounded by
+ * the grid (a span by the sample's width in workgroups).
  * Variations that give the same permutation as an earlier one for this shape are left out. */
 #ifndef GT_SPACE_H
 #define GT_SPACE_H
@@ -19,6 +20,7 @@ typedef enum gt_axis {
     GT_AXIS_ASSIGN,
     GT_AXIS_ITEM,
     GT_AXIS_GROUP,
+    GT_AXIS_SPAN, /* no styles: the series of spans */
     GT_AXIS_COUNT,
 } gt_axis;
 const char *gt_axis_name(gt_axis a);
@@ -38,11 +40,12 @@ typedef struct gt_space_config {
 } gt_space_config;
 
 /* All axes; group: linear column zigzag tiled hilbert; item: linear column tiled;
- * assign: block dynamic stealing; series 2, 2, grid-bounded. */
+ * assign: block dynamic stealing; spans; series 2, 2, grid-bounded. */
 gt_space_config gt_space_config_default(void);
 int gt_space_config_check(const gt_space_config *c, char *err, size_t errlen);
-/* "group=linear+tiled+hilbert,item=linear,assign=block+dynamic": replaces the styles of the
- * named axes; an axis not named keeps its styles, and "axis=" with no styles switches it off. */
+/* "group=linear+tiled+hilbert,item=linear,assign=block+dynamic,span=": replaces the styles of
+ * the named axes; an axis not named keeps its styles, and "axis=" with no styles switches it
+ * off. The span axis has the one style "span" (span=span switches it on). */
 int gt_space_styles_parse(const char *text, gt_space_config *c, char *err, size_t errlen);
 /* "start:ratio:limit", e.g. "2:2:0". */
 int gt_series_parse(const char *text, gt_series *out, char *err, size_t errlen);

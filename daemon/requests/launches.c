@@ -116,6 +116,8 @@ static void launch_run(gt_job *job)
         return;
     }
     gt_executor exec;
+    if (j->kernel->desc->flags & GT_KERNEL_NO_SPANS)
+        j->cfg.space.axes &= ~(1u << GT_AXIS_SPAN);
     gt_pool_executor_init(&j->pe, d->pool, d->counters, &d->probe_status, j->kernel->desc, j->slots, &j->range, &exec);
     gt_tune_launch tl = {.kernel = j->kernel->desc->name, .kernel_hash = j->kernel->hash, .machine = d->machine,
                          .range = j->range};

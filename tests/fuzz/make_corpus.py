@@ -32,6 +32,11 @@ OPTIONS = ["-O2 -DN=4 -march=native -ffast-math", "-O0 -g -std=c11 -pedantic -Wa
            "-lm", "-L.", "-fopenmp", "-include", "-iquote.", "--sysroot=x", "@file", "-MF", "-save-temps=obj",
            "-frecord-gcc-switches", "-x"]
 
+# Schedule texts beside the traces' ones, set into a launch's options: spans and their bad forms.
+SCHEDULES = ["group=linear,span=8,item=linear,assign=dynamic:1", "span=65536,item=tiled:16x4", "span=0",
+             "span=65537", "span=", "span=2,span=2", "group=hilbert,span=3,item=column,assign=stealing",
+             "span=-1,item=linear", "span=99999999999999999999"]
+
 
 def frame(msg, nfds):
     text = json.dumps(msg, separators=(",", ":")).encode()
@@ -85,6 +90,11 @@ def main():
             written += 2
     for i, o in enumerate(dict.fromkeys(options + OPTIONS)):
         (out / "request" / f"options-{i}.txt").write_bytes(b"o" + o.encode())
+        written += 1
+    launch = next((m for m, _ in kept.get("launch", []) if isinstance(m.get("options"), dict)), None)
+    for i, text in enumerate(SCHEDULES if launch else []):
+        msg = dict(launch, options=dict(launch["options"], schedule=text))
+        (out / "request" / f"schedule-{i}.json").write_text(json.dumps(msg, separators=(",", ":")))
         written += 1
     for i, path in enumerate(a.wisdom):
         (out / "request" / f"wisdom-{i}.json").write_bytes(b"w" + pathlib.Path(path).read_bytes())
