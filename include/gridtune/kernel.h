@@ -160,6 +160,7 @@ const gt_precondition *const *gt_module_preconditions(size_t *count);
 
 #define GT__PARAM_DECL(i, t, a) , t a __attribute__((unused))
 #define GT__PARAM_PASS(i, t, a) , a
+#define GT__PASS(MAP, ...) (MAP(GT__PARAM_PASS, 0, __VA_ARGS__))
 #define GT__PARAM_UNPACK(i, t, a) t a = *(t *)gt__args[i];
 #define GT__PARAM_RECORD(i, t, a) {#a, #t, GT__KIND(t), (uint32_t)sizeof(t)},
 #define GT__ARG_FIELD(i, t, a) t a;
@@ -176,47 +177,47 @@ const gt_precondition *const *gt_module_preconditions(size_t *count);
         size_t gt__z __attribute__((unused))
 
 /* The walks of GT__KERNEL_'s workgroup function. Each calls the body fn once per item of the
- * span, with the kernel's arguments pass (a parenthesised list, each argument after a comma)
- * and the item's workgroup along x and global coordinates; x0 and x1 bound the span along x, y0 and z0 are the first
- * row's and plane's global y and z. A span of one keeps its workgroup index out of the loop, so
- * a body that asks for gt_local_id(0) pays no division there. */
+ * span, passing the context, the item's workgroup along x, its global coordinates and then the
+ * kernel's arguments, pass (a parenthesised list, a comma before each). x0 and x1 bound the
+ * span along x; y0 and z0 are its first row and plane. A span of one keeps its workgroup index
+ * out of the loop, so a body that asks for gt_local_id(0) pays no division there. */
 #define GT__UNPAREN(...) __VA_ARGS__
 #define GT__ITEM(fn, pass, c, g, x, y, z) fn(c, g, x, y, z GT__UNPAREN pass)
 #define GT__G0(c, x) ((c)->span == 1 ? (c)->group_id[0] : (x) / (c)->local_size[0])
-#define GT__WALK_LINEAR(c, x0, x1, y0, z0, fn, pass)                                          \
-    for (size_t gt__z = z0; gt__z < (z0) + (c)->local_size[2]; gt__z++)                    \
-        for (size_t gt__y = y0; gt__y < (y0) + (c)->local_size[1]; gt__y++) {              \
-            if ((c)->span == 1) {                                                         \
-                const size_t gt__g = (c)->group_id[0];                                    \
-                for (size_t gt__x = x0; gt__x < x1; gt__x++)                               \
-                    GT__ITEM(fn, pass, c, gt__g, gt__x, gt__y, gt__z);                                     \
-            } else {                                                                      \
-                for (size_t gt__x = x0; gt__x < x1; gt__x++)                               \
-                    GT__ITEM(fn, pass, c, gt__x / (c)->local_size[0], gt__x, gt__y, gt__z);                \
-            }                                                                             \
+#define GT__WALK_LINEAR(c, x0, x1, y0, z0, fn, pass)                                            \
+    for (size_t gt__z = z0; gt__z < (z0) + (c)->local_size[2]; gt__z++)                      \
+        for (size_t gt__y = y0; gt__y < (y0) + (c)->local_size[1]; gt__y++) {                \
+            if ((c)->span == 1) {                                                           \
+                const size_t gt__g = (c)->group_id[0];                                      \
+                for (size_t gt__x = x0; gt__x < x1; gt__x++)                                 \
+                    GT__ITEM(fn, pass, c, gt__g, gt__x, gt__y, gt__z);                      \
+            } else {                                                                        \
+                for (size_t gt__x = x0; gt__x < x1; gt__x++)                                 \
+                    GT__ITEM(fn, pass, c, gt__x / (c)->local_size[0], gt__x, gt__y, gt__z); \
+            }                                                                               \
         }
-#define GT__WALK_COLUMN(c, x0, x1, y0, z0, fn, pass)                                          \
-    for (size_t gt__x = x0; gt__x < x1; gt__x++)                                           \
-        for (size_t gt__y = y0; gt__y < (y0) + (c)->local_size[1]; gt__y++)                \
-            for (size_t gt__z = z0; gt__z < (z0) + (c)->local_size[2]; gt__z++)            \
+#define GT__WALK_COLUMN(c, x0, x1, y0, z0, fn, pass)                           \
+    for (size_t gt__x = x0; gt__x < x1; gt__x++)                                \
+        for (size_t gt__y = y0; gt__y < (y0) + (c)->local_size[1]; gt__y++)     \
+            for (size_t gt__z = z0; gt__z < (z0) + (c)->local_size[2]; gt__z++) \
                 GT__ITEM(fn, pass, c, GT__G0(c, gt__x), gt__x, gt__y, gt__z);
-/* Tiles row-major over the span's union, edge tiles clipped; rows of a tile innermost. */
-#define GT__WALK_TILED(c, x0, x1, y0, z0, fn, pass)                                                       \
-    for (size_t gt__z = z0; gt__z < (z0) + (c)->local_size[2]; gt__z++)                                \
-        for (size_t gt__ty = y0; gt__ty < (y0) + (c)->local_size[1]; gt__ty += (c)->tile[1])           \
-            for (size_t gt__tx = x0; gt__tx < x1; gt__tx += (c)->tile[0]) {                             \
-                const size_t gt__ye = gt__ty + (c)->tile[1] < (y0) + (c)->local_size[1]                  \
-                                          ? gt__ty + (c)->tile[1] : (y0) + (c)->local_size[1];          \
-                const size_t gt__xe = gt__tx + (c)->tile[0] < (x1) ? gt__tx + (c)->tile[0] : (x1);     \
-                for (size_t gt__y = gt__ty; gt__y < gt__ye; gt__y++)                                    \
-                    for (size_t gt__x = gt__tx; gt__x < gt__xe; gt__x++)                                \
-                        GT__ITEM(fn, pass, c, GT__G0(c, gt__x), gt__x, gt__y, gt__z);                                   \
+/* Tiles row-major over the span's union, edge tiles clipped; the rows of a tile innermost. */
+#define GT__WALK_TILED(c, x0, x1, y0, z0, fn, pass)                                                     \
+    for (size_t gt__z = z0; gt__z < (z0) + (c)->local_size[2]; gt__z++)                              \
+        for (size_t gt__ty = y0; gt__ty < (y0) + (c)->local_size[1]; gt__ty += (c)->tile[1])         \
+            for (size_t gt__tx = x0; gt__tx < x1; gt__tx += (c)->tile[0]) {                           \
+                const size_t gt__yn = (y0) + (c)->local_size[1], gt__ye = gt__ty + (c)->tile[1];     \
+                const size_t gt__xe = gt__tx + (c)->tile[0] < (x1) ? gt__tx + (c)->tile[0] : (x1);   \
+                for (size_t gt__y = gt__ty; gt__y < (gt__ye < gt__yn ? gt__ye : gt__yn); gt__y++)     \
+                    for (size_t gt__x = gt__tx; gt__x < gt__xe; gt__x++)                              \
+                        GT__ITEM(fn, pass, c, GT__G0(c, gt__x), gt__x, gt__y, gt__z);                \
             }
-#define GT__WALK_LIST(c, x0, x1, y0, z0, fn, pass)                                             \
-    for (size_t gt__g = (c)->group_id[0]; gt__g < (c)->group_id[0] + (c)->span; gt__g++)    \
-        for (size_t gt__i = 0; gt__i < (c)->nitems; gt__i++) {                              \
-            const gt_item gt__it = (c)->items[gt__i];                                      \
-            GT__ITEM(fn, pass, c, gt__g, gt__g * (c)->local_size[0] + gt__it.x, (y0) + gt__it.y, (z0) + gt__it.z); \
+#define GT__WALK_LIST(c, x0, x1, y0, z0, fn, pass)                                                     \
+    for (size_t gt__g = (c)->group_id[0]; gt__g < (c)->group_id[0] + (c)->span; gt__g++)            \
+        for (size_t gt__i = 0; gt__i < (c)->nitems; gt__i++) {                                      \
+            const gt_item gt__it = (c)->items[gt__i];                                              \
+            const size_t gt__x = gt__g * (c)->local_size[0] + gt__it.x;                            \
+            GT__ITEM(fn, pass, c, gt__g, gt__x, (y0) + gt__it.y, (z0) + gt__it.z);                  \
         }
 
 /* GT_KERNEL(name, type1, arg1, type2, arg2, ...) { body run once per work-item }
@@ -243,13 +244,17 @@ const gt_precondition *const *gt_module_preconditions(size_t *count);
         const size_t gt__z0 = gt__c->group_id[2] * gt__c->local_size[2];                                \
         switch (gt__c->walk) {                                                                          \
         case GT_WALK_LINEAR:                                                                            \
-            GT__WALK_LINEAR(gt__c, gt__x0, gt__x1, gt__y0, gt__z0, gt__body_##name, (MAP(GT__PARAM_PASS, 0, __VA_ARGS__))) break; \
+            GT__WALK_LINEAR(gt__c, gt__x0, gt__x1, gt__y0, gt__z0, gt__body_##name, GT__PASS(MAP, __VA_ARGS__)) \
+            break;                                                                                      \
         case GT_WALK_COLUMN:                                                                            \
-            GT__WALK_COLUMN(gt__c, gt__x0, gt__x1, gt__y0, gt__z0, gt__body_##name, (MAP(GT__PARAM_PASS, 0, __VA_ARGS__))) break; \
+            GT__WALK_COLUMN(gt__c, gt__x0, gt__x1, gt__y0, gt__z0, gt__body_##name, GT__PASS(MAP, __VA_ARGS__)) \
+            break;                                                                                      \
         case GT_WALK_TILED:                                                                             \
-            GT__WALK_TILED(gt__c, gt__x0, gt__x1, gt__y0, gt__z0, gt__body_##name, (MAP(GT__PARAM_PASS, 0, __VA_ARGS__))) break; \
+            GT__WALK_TILED(gt__c, gt__x0, gt__x1, gt__y0, gt__z0, gt__body_##name, GT__PASS(MAP, __VA_ARGS__)) \
+            break;                                                                                      \
         default:                                                                                        \
-            GT__WALK_LIST(gt__c, gt__x0, gt__x1, gt__y0, gt__z0, gt__body_##name, (MAP(GT__PARAM_PASS, 0, __VA_ARGS__))) break; \
+            GT__WALK_LIST(gt__c, gt__x0, gt__x1, gt__y0, gt__z0, gt__body_##name, GT__PASS(MAP, __VA_ARGS__)) \
+            break;                                                                                      \
         }                                                                                               \
     }                                                                                                   \
     static const gt_param_desc gt__params_##name[] = {                                                  \
