@@ -140,7 +140,9 @@ static void print_status(const cJSON *s)
            str(s, "wisdom.warning") ? str(s, "wisdom.warning") : "");
     printf("http:       %s\nclients:    %.0f (%.0f refused since start)\n", str(s, "http") ? str(s, "http") : "off",
            num(s, "clients"), num(s, "clients_refused"));
-    printf("buffers:    %.0f, %.0f bytes\n", num(s, "buffers.count"), num(s, "buffers.bytes"));
+    const char *huge = str(s, "buffers.huge_pages");
+    printf("buffers:    %.0f, %.0f bytes (huge pages: %s)\n", num(s, "buffers.count"), num(s, "buffers.bytes"),
+           huge ? huge : "unknown");
     printf("launches:   %.0f total, %.0f queued, %.0f running, %.0f succeeded, %.0f failed, %.0f cancelled\n",
            num(s, "launches.total"), num(s, "launches.queued"), num(s, "launches.running"),
            num(s, "launches.succeeded"), num(s, "launches.failed"), num(s, "launches.cancelled"));

@@ -55,6 +55,7 @@ static int make_memfd(gt_client *c, gt_buffer *b, int *fd)
     void *data = mmap(NULL, b->size, PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0);
     if (data == MAP_FAILED)
         return gt_fail(c, -errno, "cannot map a buffer of %zu bytes: %s", b->size, strerror(errno));
+    (void)madvise(data, b->size, MADV_HUGEPAGE);
     b->data = data;
     return 0;
 }

@@ -41,6 +41,7 @@ typedef struct gt_daemon {
     gt_counters *counters;
     gt_probes *probes; /* NULL: off or unavailable, for the reason in probe_status */
     gt_probe_status probe_status;
+    char huge_pages[24]; /* the shared-memory huge-page mode, as huge_pages.h reads it */
     gt_pool *pool;
     gt_wisdom *wisdom;
     gt_builder *builder; /* NULL when builds are off; build_note says why */

@@ -8,6 +8,7 @@
  * worker threads): its clients are answered, and the process exits without it. */
 #include "config.h"
 #include "daemon.h"
+#include "huge_pages.h"
 #include "http.h"
 #include "log.h"
 #include "server.h"
@@ -194,6 +195,19 @@ static void start_builder(gt_daemon *d)
     gt_log_warn("kernel builds from source are off: %s", d->build_note);
 }
 
+/* Shared buffers get huge pages only where the kernel's shared-memory mode allows them; say
+   once what a kernel that walks large buffers across pages should expect. */
+static void check_huge_pages(gt_daemon *d)
+{
+    if (gt_huge_pages_mode(GT_SHMEM_HUGE_PAGES_PATH, d->huge_pages, sizeof d->huge_pages))
+        gt_log_info("shared buffers: huge pages where the kernel can find them (shmem_enabled is %s)", d->huge_pages);
+    else
+        gt_log_warn("shared buffers: no huge pages (%s is %s): kernels that walk large buffers down their columns "
+                    "miss the TLB on every item, where private memory would not; writing advise there lets "
+                    "gridtuned ask for them",
+                    GT_SHMEM_HUGE_PAGES_PATH, d->huge_pages);
+}
+
 /* The probes are optional: without them, samples are just not checked for disturbance. The
    reason is logged once here and shown by status and every report. */
 static void start_probes(gt_daemon *d)
@@ -258,6 +272,7 @@ static int start_engine(daemon_main *m, char *err, size_t errlen)
     if (rc)
         return rc;
     start_probes(d);
+    check_huge_pages(d);
     rc = gt_pool_create(&(gt_pool_config){.workers = workers, .no_pin = cfg->no_pin, .counters = d->counters,
                                           .probes = d->probes},
                         &d->pool, err, errlen);

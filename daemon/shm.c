@@ -44,6 +44,7 @@ int gt_shm_map(int fd, uint64_t size, gt_shm **out, char *err, size_t errlen)
         free(b);
         return e == EPERM || e == EACCES ? -EPERM : -ENOMEM;
     }
+    (void)madvise(data, (size_t)size, MADV_HUGEPAGE);
     *b = (gt_shm){.data = data, .size = (size_t)size, .refs = 1};
     *out = b;
     return 0;

@@ -599,6 +599,25 @@ static void test_autostart_already_served(void **state)
 
 /* ---- buffers -------------------------------------------------------------------------- */
 
+/* The VmFlags line of this process's mapping that starts at addr, into flags ("" if none). */
+static void mapping_flags(const void *addr, char *flags, size_t len)
+{
+    FILE *f = fopen("/proc/self/smaps", "re");
+    assert_non_null(f);
+    char line[512];
+    bool inside = false;
+    flags[0] = '\0';
+    while (fgets(line, sizeof line, f)) {
+        unsigned long start, end;
+        char perms[8];
+        if (sscanf(line, "%lx-%lx %7s", &start, &end, perms) == 3) /* a mapping's first line */
+            inside = start == (unsigned long)addr;
+        else if (inside && strncmp(line, "VmFlags:", 8) == 0)
+            snprintf(flags, len, "%s", line + 8);
+    }
+    fclose(f);
+}
+
 static void test_buffer_is_a_sealed_shared_memfd(void **state)
 {
     fake *f = *state;
@@ -638,6 +657,11 @@ static void test_buffer_is_a_sealed_shared_memfd(void **state)
     theirs[bytes - 1] = 0xab;
     assert_int_equal(ours[bytes - 1], 0xab);
     munmap(theirs, bytes);
+    /* mapped asking for huge pages, which the kernel gives where shmem_enabled allows them */
+    char flags[512];
+    mapping_flags(ours, flags, sizeof flags);
+    if (!strstr(flags, " hg"))
+        fail_msg("the buffer's mapping has VmFlags \"%s\", without hg (MADV_HUGEPAGE)", flags);
 
     gt_buffer_release(b);
     const cJSON *rel = fake_request(f, "buffer_release", 0, NULL);
