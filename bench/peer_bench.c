@@ -659,8 +659,11 @@ int main(int argc, char **argv)
             say("pocl left out: %s", pocl_err);
             pc.pocl_why = pocl_err;
         }
-        say("gridtuned pid %d, %u workers; OpenMP %u threads; pocl: %s", (int)d.pid, pc.threads, pc.threads,
-            pc.ocl ? gt_ocl_device_name(pc.ocl) : pc.pocl_why);
+        char huge[24];
+        gt_private_daemon_huge_pages(pc.c, huge, sizeof huge);
+        say("gridtuned pid %d, %u workers, shared buffers' huge pages: %s; OpenMP %u threads (private memory, "
+            "huge pages asked for); pocl: %s",
+            (int)d.pid, pc.threads, huge, pc.threads, pc.ocl ? gt_ocl_device_name(pc.ocl) : pc.pocl_why);
     }
     unsigned done = 0;
     for (; rc == 0 && done < o.nbenches; done++)

@@ -38,6 +38,17 @@ double gt_private_daemon_status_number(gt_client *c, const char *key)
     return v > 0 ? v : 0;
 }
 
+void gt_private_daemon_huge_pages(gt_client *c, char *mode, size_t len)
+{
+    char *text = NULL;
+    cJSON *st = gt_status(c, &text) == 0 ? cJSON_Parse(text) : NULL;
+    free(text);
+    const char *v = cJSON_GetStringValue(
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(st, "buffers"), "huge_pages"));
+    snprintf(mode, len, "%s", v ? v : "unknown");
+    cJSON_Delete(st);
+}
+
 int gt_private_daemon_start(const char *program, unsigned workers, bool trace,
                             const char *const *extra, gt_private_daemon *d, gt_client **out)
 {

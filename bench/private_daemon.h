@@ -36,6 +36,9 @@ int gt_private_daemon_stop(gt_private_daemon *d);
 /* A positive number of the daemon's status (gt_status), such as "pid" or "workers"; 0 when
  * the status cannot be had or has no such positive number. */
 double gt_private_daemon_status_number(gt_client *c, const char *key);
+/* The daemon's shared-memory huge-page mode (status buffers.huge_pages) into mode; "unknown"
+ * when the status cannot be had. */
+void gt_private_daemon_huge_pages(gt_client *c, char *mode, size_t len);
 /* Removes the temporary directory and what is in it. */
 void gt_private_daemon_remove(gt_private_daemon *d);
 
