@@ -119,7 +119,8 @@ static void usage(FILE *out)
             "      --strategy S      racing or nested (default %s)\n"
             "      --metric M        time, ipc, l1, l2 or energy (default %s)\n"
             "      --sample-us N     length of one analysis sample in microseconds (default %llu)\n"
-            "      --styles TEXT     candidate styles, e.g. group=linear+tiled,item=linear,assign=block+dynamic\n"
+            "      --styles TEXT     candidate styles, e.g. group=linear+tiled,item=linear,assign=block+dynamic;\n"
+            "                        span= leaves spans out, span=series puts them back\n"
             "                        (default: every style of the tuner's space)\n"
             "      --series S:R:L    parameter series start:ratio:limit, limit 0 = the grid (default %u:%u:%u)\n"
             "      --events LIST     comma-separated PAPI event names (default:",

@@ -88,7 +88,7 @@ static int parse_style_list(gt_axis axis, const char *text, size_t len, uint32_t
         size_t n = plus ? (size_t)(plus - text - pos) : len - pos;
         int rc;
         if (axis == GT_AXIS_SPAN) {
-            rc = n == 4 && memcmp(text + pos, "span", 4) == 0 ? 0 : -EINVAL;
+            rc = n == 6 && memcmp(text + pos, "series", 6) == 0 ? 0 : -EINVAL;
             mask |= 1;
         } else if (axis == GT_AXIS_ASSIGN) {
             gt_assign_kind k;
@@ -103,7 +103,7 @@ static int parse_style_list(gt_axis axis, const char *text, size_t len, uint32_t
             snprintf(err, errlen, "styles \"%.*s\": unknown %s style \"%.*s\"; expected %s", (int)len, text,
                      axis_names[axis], (int)n, text + pos,
                      axis == GT_AXIS_ASSIGN ? "block, cyclic, dynamic or stealing"
-                     : axis == GT_AXIS_SPAN ? "span, or nothing to switch spans off"
+                     : axis == GT_AXIS_SPAN ? "series, or nothing to switch spans off"
                                             : "linear, column, strided, zigzag, tiled, hilbert or morton");
             return -EINVAL;
         }
@@ -271,7 +271,7 @@ static void add_span(entry_list *l, const gt_schedule *base, uint32_t span)
             return;
     gt_schedule s = *base;
     s.span = span;
-    list_push(l, &s, axis_names[GT_AXIS_SPAN], "span", 0);
+    list_push(l, &s, axis_names[GT_AXIS_SPAN], "series", 0);
 }
 
 /* base's span, 1, then the series; a span as wide as the box is the widest a sample can tell

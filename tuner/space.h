@@ -45,7 +45,8 @@ gt_space_config gt_space_config_default(void);
 int gt_space_config_check(const gt_space_config *c, char *err, size_t errlen);
 /* "group=linear+tiled+hilbert,item=linear,assign=block+dynamic,span=": replaces the styles of
  * the named axes; an axis not named keeps its styles, and "axis=" with no styles switches it
- * off. The span axis has the one style "span" (span=span switches it on). */
+ * off. The span axis has the one style "series", the geometric series of spans (span=series
+ * switches it on). */
 int gt_space_styles_parse(const char *text, gt_space_config *c, char *err, size_t errlen);
 /* "start:ratio:limit", e.g. "2:2:0". */
 int gt_series_parse(const char *text, gt_series *out, char *err, size_t errlen);
