@@ -139,6 +139,13 @@ static int set_no_probes(gt_daemon_config *cfg, const char *arg, char *err, size
     return 0;
 }
 
+static int set_no_populate(gt_daemon_config *cfg, const char *arg, char *err, size_t errlen)
+{
+    (void)arg, (void)err, (void)errlen;
+    cfg->no_populate = true;
+    return 0;
+}
+
 static int set_allow_build(gt_daemon_config *cfg, const char *arg, char *err, size_t errlen)
 {
     (void)arg, (void)err, (void)errlen;
@@ -315,6 +322,8 @@ static const flag flags[] = {
     {"workers", "N", set_workers, "worker threads (default: every CPU the daemon may run on)"},
     {"no-pin", NULL, set_no_pin, "leave worker threads unpinned"},
     {"no-probes", NULL, set_no_probes, "do not load the eBPF probes that watch the workers (on by default where permitted)"},
+    {"no-populate", NULL, set_no_populate,
+     "leave a new buffer's pages to its first launch, instead of mapping them in before any launch runs"},
     {"log", "FILE", set_log, "log to FILE (default: stderr in the foreground, else the state directory)"},
     {"log-level", "LEVEL", set_log_level, "error, warn, info (default) or debug"},
     {"wisdom", "PATH", set_wisdom, "the wisdom file (default: see GRIDTUNE_WISDOM below)"},
