@@ -78,21 +78,7 @@ static int parse(int argc, char **argv, cold_options *o)
     int rc = gt_bench_cli_parse(&cli, argc, argv, &o->flags, o);
     if (rc)
         return rc > 0 ? 0 : 2;
-    for (int i = optind; i < argc; i++)
-        if (gt_bench_add(argv[i], o->benches, &o->nbenches) != 0)
-            return 2;
-    size_t all;
-    const gt_seed_bench *benches = gt_seed_benches(&all);
-    for (size_t i = 0; !o->nbenches && i < all; i++)
-        o->benches[i] = &benches[i];
-    if (!o->nbenches)
-        o->nbenches = (unsigned)all;
-    for (unsigned i = 0; o->flags.size && i < o->nbenches; i++)
-        if (o->flags.size % o->benches[i]->min_n) {
-            say("--size %zu: %s needs a multiple of %zu", o->flags.size, o->benches[i]->name, o->benches[i]->min_n);
-            return 2;
-        }
-    return -1;
+    return gt_bench_operands(argc, argv, o->flags.size, NULL, o->benches, &o->nbenches) ? 2 : -1;
 }
 
 /* One fresh case on daemon k and its cold launch, checked; its figures go to round `round`. */
