@@ -480,14 +480,20 @@ static void tenant_on_the_best(fixture *fx)
     fake_executor_tenant(&fx->fake, "group=linear,item=tiled:4x4,assign=dynamic:1", 2, 20 * fx->cfg.sample_ns);
 }
 
+/* A tuned launch of square, with probes, beside tenant_on_the_best. */
+static void tune_probed_beside_the_tenant(fixture *fx)
+{
+    fixture_init(fx, &square);
+    fake_executor_add_probes(&fx->fake, &fx->exec);
+    tenant_on_the_best(fx);
+    assert_int_equal(tune(fx, NULL), 0);
+}
+
 static void test_disturbed_samples_are_left_out_and_measured_again(void **state)
 {
     (void)state;
     fixture fx;
-    fixture_init(&fx, &square);
-    fake_executor_add_probes(&fx.fake, &fx.exec);
-    tenant_on_the_best(&fx);
-    assert_int_equal(tune(&fx, NULL), 0);
+    tune_probed_beside_the_tenant(&fx);
     assert_winner(&fx.result, "group=linear,item=tiled:4x4,assign=dynamic:1");
     assert_false(fx.result.steady_contention);
     unsigned disturbed;
@@ -527,10 +533,7 @@ static void test_page_faults_of_each_phase_are_summed(void **state)
 {
     (void)state;
     fixture fx;
-    fixture_init(&fx, &square);
-    fake_executor_add_probes(&fx.fake, &fx.exec);
-    tenant_on_the_best(&fx);
-    assert_int_equal(tune(&fx, NULL), 0);
+    tune_probed_beside_the_tenant(&fx);
     uint64_t sampled = 0;
     for (size_t i = 0; i < fx.result.ncandidates; i++)
         for (size_t k = 0; k < fx.result.candidates[i].nsamples; k++)
