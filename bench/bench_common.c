@@ -118,6 +118,25 @@ int gt_bench_add(const char *name, const gt_seed_bench **list, unsigned *n)
     return 0;
 }
 
+int gt_bench_operands(int argc, char **argv, size_t size, const char *const *defaults, const gt_seed_bench **list,
+                      unsigned *n)
+{
+    for (int i = optind; i < argc; i++)
+        if (gt_bench_add(argv[i], list, n) != 0)
+            return -1;
+    if (!*n && !defaults)
+        gt_bench_add_all(list, n);
+    for (size_t i = 0; !*n && defaults && defaults[i]; i++)
+        if (gt_bench_add(defaults[i], list, n) != 0)
+            return -1;
+    for (unsigned i = 0; size && i < *n; i++)
+        if (size % list[i]->min_n) {
+            say("--size %zu: %s needs a multiple of %zu", size, list[i]->name, list[i]->min_n);
+            return -1;
+        }
+    return 0;
+}
+
 void gt_bench_list(FILE *out)
 {
     size_t n;

@@ -58,6 +58,12 @@ int gt_bench_number_parse(const char *flag, const char *text, uint32_t min, uint
 /* Appends the benchmark called name to list (of *n, at most GT_BENCH_MAX_BENCHES); -1 after
  * printing why not (no such benchmark, list full). */
 int gt_bench_add(const char *name, const gt_seed_bench **list, unsigned *n);
+/* The benchmarks the operands argv[optind..argc) name, into list (of *n): when there are none,
+ * those of defaults (NULL-terminated), or every one when defaults is NULL. Then checks that
+ * size (0: each one's own) suits each. 0, or -1 after printing why (an unknown or one too many
+ * benchmark, a size that is not a multiple of a benchmark's min_n). */
+int gt_bench_operands(int argc, char **argv, size_t size, const char *const *defaults, const gt_seed_bench **list,
+                      unsigned *n);
 /* Prints the benchmarks with their default sizes, one a line. */
 void gt_bench_list(FILE *out);
 

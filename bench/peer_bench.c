@@ -209,16 +209,8 @@ static int parse(int argc, char **argv, peer_options *o)
     int rc = gt_bench_cli_parse(&cli, argc, argv, &o->flags, o);
     if (rc)
         return rc > 0 ? 0 : 2;
-    for (int i = optind; i < argc; i++)
-        if (gt_bench_add(argv[i], o->benches, &o->nbenches) != 0)
-            return 2;
-    if (!o->nbenches)
-        gt_bench_add_all(o->benches, &o->nbenches);
-    for (unsigned i = 0; o->flags.size && i < o->nbenches; i++)
-        if (o->flags.size % o->benches[i]->min_n) {
-            say("--size %zu: %s needs a multiple of %zu", o->flags.size, o->benches[i]->name, o->benches[i]->min_n);
-            return 2;
-        }
+    if (gt_bench_operands(argc, argv, o->flags.size, NULL, o->benches, &o->nbenches) != 0)
+        return 2;
     return -1;
 }
 

@@ -41,7 +41,7 @@
 #define WITHIN_SHARE 0.05 /* a pick whose oracle time is at most 5% above the best's is good */
 #define MAX_SCHEDULES 1024 /* distinct schedules the oracle times per benchmark */
 #define TEXT_MAX 256
-static const char *const default_benches[] = {"transpose", "copy_cols"};
+static const char *const default_benches[] = {"transpose", "copy_cols", NULL};
 
 /* The two daemons: probes on (gridtuned's default) and off. */
 enum daemon_kind { D_ON, D_OFF, NDAEMONS };
@@ -169,18 +169,7 @@ static int parse(int argc, char **argv, probe_options *o)
     int rc = gt_bench_cli_parse(&cli, argc, argv, &o->flags, o);
     if (rc)
         return rc > 0 ? 0 : 2;
-    for (int i = optind; i < argc; i++)
-        if (gt_bench_add(argv[i], o->benches, &o->nbenches) != 0)
-            return 2;
-    if (!o->nbenches)
-        for (size_t i = 0; i < sizeof default_benches / sizeof *default_benches; i++)
-            gt_bench_add(default_benches[i], o->benches, &o->nbenches);
-    for (unsigned i = 0; o->flags.size && i < o->nbenches; i++)
-        if (o->flags.size % o->benches[i]->min_n) {
-            say("--size %zu: %s needs a multiple of %zu", o->flags.size, o->benches[i]->name, o->benches[i]->min_n);
-            return 2;
-        }
-    return -1;
+    return gt_bench_operands(argc, argv, o->flags.size, default_benches, o->benches, &o->nbenches) ? 2 : -1;
 }
 
 /* ---- the busy process ------------------------------------------------------------------------ */

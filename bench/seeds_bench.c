@@ -3,7 +3,9 @@
  * per round) so that drift on a noisy machine hits all schedules alike. Round 0 is a warm-up
  * whose output is checked against the reference; later rounds are timed. It prints, per
  * benchmark, the median and minimum time of each schedule and the worst/best ratio, and can
- * write the same as JSON. */
+ * write the same as JSON. With --versus, a second build of the seeds module runs every schedule
+ * too, in the same rounds, so that two builds (for this CPU, and portable) compare side by side;
+ * rows then start with A (the first module) or B (the second). */
 #include "bench_common.h"
 #include "engine/module.h"
 #include "engine/pool.h"
@@ -22,7 +24,9 @@
 const char *const say_prog = PROG;
 
 #define MAX_SCHEDULES 32
+#define MAX_MODULES 2
 #define DEFAULT_REPS 3
+static const char module_tags[MAX_MODULES] = {'A', 'B'};
 
 /* A spread of styles: the plain default, item orders that change locality inside a
  * workgroup, group orders that change locality between workgroups, and the assignments. */
@@ -44,13 +48,17 @@ typedef struct options {
     unsigned nschedules;
     const char *schedules[MAX_SCHEDULES];
     gt_schedule parsed[MAX_SCHEDULES];
+    const char *modules[MAX_MODULES]; /* flags.module, and --versus when given */
+    unsigned nmodules;
     unsigned nbenches;
     const gt_seed_bench *benches[GT_BENCH_MAX_BENCHES];
 } options;
 
+/* One schedule of one module (with two modules, the text starts with the module's tag). */
 typedef struct schedule_result {
     gt_schedule schedule;
-    char text[GT_SCHEDULE_TEXT_MAX];
+    unsigned module;
+    char text[GT_SCHEDULE_TEXT_MAX + 2];
     gt_bench_times times;
 } schedule_result;
 
@@ -58,7 +66,8 @@ typedef struct bench_result {
     const gt_seed_bench *bench;
     size_t n;
     uint64_t work_items;
-    schedule_result sched[MAX_SCHEDULES];
+    schedule_result sched[MAX_SCHEDULES * MAX_MODULES];
+    unsigned nrows;
     size_t best, worst;
 } bench_result;
 
@@ -73,6 +82,8 @@ static void usage(FILE *out)
     gt_bench_flags_help(out, "timed runs per schedule, after one checked warm-up", DEFAULT_REPS);
     fprintf(out, "  -s, --schedule TEXT   a schedule to run, e.g. group=tiled:4x4,item=linear,assign=dynamic:8;\n"
                  "                        repeatable; replaces the default set\n"
+                 "      --versus PATH     a second build of the seeds module (e.g. a portable one beside one\n"
+                 "                        for this CPU): every schedule runs with both in the same rounds\n"
                  "      --no-verify       skip the output check\n"
                  "  -l, --list            list the benchmarks and the default schedules, and exit\n"
                  "  -h, --help            this text\n");
@@ -93,6 +104,10 @@ static int parse_flag(int c, const char *arg, void *ctx)
         o->verify = false;
         return 0;
     }
+    if (c == 'M') {
+        o->modules[1] = arg;
+        return 0;
+    }
     /* -s, --schedule */
     if (o->nschedules == MAX_SCHEDULES) {
         say("at most %d schedules", MAX_SCHEDULES);
@@ -108,6 +123,7 @@ static int parse_options(int argc, char **argv, options *o)
     static const struct option own[] = {
         {"schedule", required_argument, 0, 's'},
         {"no-verify", no_argument, 0, 'V'},
+        {"versus", required_argument, 0, 'M'},
         {0, 0, 0, 0},
     };
     static const gt_bench_cli cli = {
@@ -126,6 +142,8 @@ static int parse_options(int argc, char **argv, options *o)
             return -1;
         }
     }
+    o->modules[0] = o->flags.module;
+    o->nmodules = o->modules[1] ? 2 : 1;
     o->progress = isatty(STDERR_FILENO);
     for (int i = optind; i < argc; i++)
         if (gt_bench_add(argv[i], o->benches, &o->nbenches))
@@ -155,46 +173,60 @@ static int run_once(gt_pool *pool, gt_batch *batch, gt_seed_case *c, const char 
     return 0;
 }
 
-static int run_bench(const options *o, gt_pool *pool, const gt_module *m, const gt_seed_bench *b, bench_result *r)
+static int run_bench(const options *o, gt_pool *pool, gt_module *const *m, const gt_seed_bench *b, bench_result *r)
 {
-    gt_bench_case bc;
-    if (gt_bench_case_prepare(m, o->flags.module, b, o->flags.size, &bc))
-        return -1;
-    gt_seed_case *c = bc.seed;
-    gt_batch batch = {.run = bc.kernel->run, .args = bc.slots, .range = c->range};
-    *r = (bench_result){.bench = b, .n = c->n, .work_items = c->work_items};
-    for (unsigned s = 0; s < o->nschedules; s++) {
-        r->sched[s].schedule = o->parsed[s];
-        gt_schedule_format(&o->parsed[s], r->sched[s].text, sizeof r->sched[s].text);
-    }
+    gt_bench_case bc[MAX_MODULES] = {0};
     int rc = 0;
+    for (unsigned k = 0; k < o->nmodules && rc == 0; k++)
+        rc = gt_bench_case_prepare(m[k], o->modules[k], b, o->flags.size, &bc[k]);
+    if (rc) {
+        for (unsigned k = 0; k < o->nmodules; k++)
+            if (bc[k].seed)
+                gt_bench_case_destroy(&bc[k]);
+        return -1;
+    }
+    *r = (bench_result){.bench = b, .n = bc[0].seed->n, .work_items = bc[0].seed->work_items};
+    for (unsigned s = 0; s < o->nschedules; s++)
+        for (unsigned k = 0; k < o->nmodules; k++) {
+            schedule_result *sr = &r->sched[r->nrows++];
+            char text[GT_SCHEDULE_TEXT_MAX];
+            gt_schedule_format(&o->parsed[s], text, sizeof text);
+            *sr = (schedule_result){.schedule = o->parsed[s], .module = k};
+            if (o->nmodules > 1)
+                snprintf(sr->text, sizeof sr->text, "%c %s", module_tags[k], text);
+            else
+                snprintf(sr->text, sizeof sr->text, "%s", text);
+        }
     for (unsigned round = 0; round <= o->flags.reps && rc == 0; round++) {
         if (o->progress)
-            fprintf(stderr, "\r  %-14s n=%zu  round %u/%u", b->name, c->n, round, o->flags.reps);
-        for (unsigned s = 0; s < o->nschedules && rc == 0; s++) {
-            schedule_result *sr = &r->sched[s];
-            batch.schedule = sr->schedule;
+            fprintf(stderr, "\r  %-14s n=%zu  round %u/%u", b->name, r->n, round, o->flags.reps);
+        for (unsigned i = 0; i < r->nrows && rc == 0; i++) {
+            schedule_result *sr = &r->sched[i];
+            const gt_bench_case *c = &bc[sr->module];
+            gt_batch batch = {.run = c->kernel->run, .args = c->slots, .range = c->seed->range,
+                              .schedule = sr->schedule};
             uint64_t ns = 0;
-            rc = run_once(pool, &batch, c, sr->text, round == 0 && o->verify, &ns);
+            rc = run_once(pool, &batch, c->seed, sr->text, round == 0 && o->verify, &ns);
             if (round > 0)
                 sr->times.ns[sr->times.n++] = ns;
         }
     }
     if (o->progress)
         fprintf(stderr, "\r%*s\r", 60, "");
-    gt_bench_case_destroy(&bc);
+    for (unsigned k = 0; k < o->nmodules; k++)
+        gt_bench_case_destroy(&bc[k]);
     if (rc)
         return rc;
-    gt_bench_times_rank(&r->sched[0].times, sizeof r->sched[0], o->nschedules, &r->best, &r->worst);
+    gt_bench_times_rank(&r->sched[0].times, sizeof r->sched[0], r->nrows, &r->best, &r->worst);
     return 0;
 }
 
-static void print_bench(const options *o, const bench_result *r)
+static void print_bench(const bench_result *r)
 {
     const schedule_result *best = &r->sched[r->best];
     printf("\n%s  n=%zu  (%s)\n", r->bench->name, r->n, r->bench->summary);
     printf("  %-56s %10s %10s %9s\n", "schedule", "median ms", "min ms", "vs best");
-    for (unsigned s = 0; s < o->nschedules; s++) {
+    for (unsigned s = 0; s < r->nrows; s++) {
         const schedule_result *sr = &r->sched[s];
         printf("  %-56s %10.2f %10.2f %8.2fx%s\n", sr->text, gt_bench_ms(sr->times.median_ns),
                gt_bench_ms(sr->times.min_ns), (double)sr->times.median_ns / (double)best->times.median_ns,
@@ -204,10 +236,10 @@ static void print_bench(const options *o, const bench_result *r)
 }
 
 /* The default schedule's median, or 0 when the schedule set left it out. */
-static uint64_t default_median(const options *o, const bench_result *r)
+static uint64_t default_median(const bench_result *r)
 {
-    for (unsigned s = 0; s < o->nschedules; s++)
-        if (gt_schedule_equal(&r->sched[s].schedule, &gt_schedule_default))
+    for (unsigned s = 0; s < r->nrows; s++)
+        if (r->sched[s].module == 0 && gt_schedule_equal(&r->sched[s].schedule, &gt_schedule_default))
             return r->sched[s].times.median_ns;
     return 0;
 }
@@ -222,7 +254,7 @@ static void print_summary(const options *o, const bench_result *r, unsigned n)
            "best schedule");
     for (unsigned i = 0; i < n; i++) {
         const schedule_result *best = &r[i].sched[r[i].best], *worst = &r[i].sched[r[i].worst];
-        uint64_t def = default_median(o, &r[i]);
+        uint64_t def = default_median(&r[i]);
         char def_text[32] = "not run";
         if (def)
             snprintf(def_text, sizeof def_text, "%.2f", gt_bench_ms(def));
@@ -232,14 +264,14 @@ static void print_summary(const options *o, const bench_result *r, unsigned n)
     }
 }
 
-static cJSON *bench_json(const options *o, const bench_result *r)
+static cJSON *bench_json(const bench_result *r)
 {
     cJSON *b = cJSON_CreateObject();
     cJSON_AddStringToObject(b, "benchmark", r->bench->name);
     cJSON_AddNumberToObject(b, "n", (double)r->n);
     cJSON_AddNumberToObject(b, "work_items", (double)r->work_items);
     cJSON *list = cJSON_AddArrayToObject(b, "schedules");
-    for (unsigned s = 0; s < o->nschedules; s++) {
+    for (unsigned s = 0; s < r->nrows; s++) {
         const schedule_result *sr = &r->sched[s];
         cJSON *j = cJSON_CreateObject();
         cJSON_AddStringToObject(j, "schedule", sr->text);
@@ -259,9 +291,12 @@ static int write_json(const options *o, const bench_result *r, unsigned n)
     cJSON_AddNumberToObject(root, "workers", o->flags.workers);
     cJSON_AddNumberToObject(root, "reps", o->flags.reps);
     cJSON_AddBoolToObject(root, "verified", o->verify);
+    cJSON *modules = cJSON_AddArrayToObject(root, "modules"); /* A, then B */
+    for (unsigned k = 0; k < o->nmodules; k++)
+        cJSON_AddItemToArray(modules, cJSON_CreateString(o->modules[k]));
     cJSON *list = cJSON_AddArrayToObject(root, "benchmarks");
     for (unsigned i = 0; i < n; i++)
-        cJSON_AddItemToArray(list, bench_json(o, &r[i]));
+        cJSON_AddItemToArray(list, bench_json(&r[i]));
     return gt_bench_json_write(root, o->flags.json);
 }
 
@@ -272,26 +307,29 @@ int main(int argc, char **argv)
     if (parsed)
         return parsed > 0 ? 0 : 2;
     char err[512];
-    gt_module *m;
-    if (gt_module_open(o.flags.module, &m, err, sizeof err) != 0) {
+    gt_module *m[MAX_MODULES] = {0};
+    gt_pool *pool = NULL;
+    int rc = 0;
+    for (unsigned k = 0; k < o.nmodules && rc == 0; k++)
+        if ((rc = gt_module_open(o.modules[k], &m[k], err, sizeof err)) != 0)
+            say("%s", err);
+    if (rc == 0 && (rc = gt_pool_create(&(gt_pool_config){.workers = o.flags.workers}, &pool, err, sizeof err)) != 0)
         say("%s", err);
-        return 1;
-    }
-    gt_pool *pool;
-    if (gt_pool_create(&(gt_pool_config){.workers = o.flags.workers}, &pool, err, sizeof err) != 0) {
-        say("%s", err);
-        gt_module_close(m);
+    if (rc) {
+        for (unsigned k = 0; k < o.nmodules; k++)
+            gt_module_close(m[k]);
         return 1;
     }
     o.flags.workers = gt_pool_workers(pool);
     say("%u benchmarks x %u schedules, %u workers, %u timed runs each", o.nbenches,
         o.nschedules, o.flags.workers, o.flags.reps);
+    for (unsigned k = 0; o.nmodules > 1 && k < o.nmodules; k++)
+        say("module %c: %s", module_tags[k], o.modules[k]);
     static bench_result results[GT_BENCH_MAX_BENCHES];
-    int rc = 0;
     for (unsigned i = 0; i < o.nbenches && rc == 0; i++) {
         rc = run_bench(&o, pool, m, o.benches[i], &results[i]);
         if (rc == 0) {
-            print_bench(&o, &results[i]);
+            print_bench(&results[i]);
             fflush(stdout);
         }
     }
@@ -301,6 +339,7 @@ int main(int argc, char **argv)
             rc = write_json(&o, results, o.nbenches);
     }
     gt_pool_destroy(pool);
-    gt_module_close(m);
+    for (unsigned k = 0; k < o.nmodules; k++)
+        gt_module_close(m[k]);
     return rc ? 1 : 0;
 }

@@ -139,6 +139,13 @@ static int set_no_probes(gt_daemon_config *cfg, const char *arg, char *err, size
     return 0;
 }
 
+static int set_no_populate(gt_daemon_config *cfg, const char *arg, char *err, size_t errlen)
+{
+    (void)arg, (void)err, (void)errlen;
+    cfg->no_populate = true;
+    return 0;
+}
+
 static int set_allow_build(gt_daemon_config *cfg, const char *arg, char *err, size_t errlen)
 {
     (void)arg, (void)err, (void)errlen;
@@ -238,6 +245,13 @@ static int set_cc(gt_daemon_config *cfg, const char *arg, char *err, size_t errl
     return 0;
 }
 
+static int set_portable_builds(gt_daemon_config *cfg, const char *arg, char *err, size_t errlen)
+{
+    (void)arg, (void)err, (void)errlen;
+    cfg->portable_builds = true;
+    return 0;
+}
+
 static int set_include_dir(gt_daemon_config *cfg, const char *arg, char *err, size_t errlen)
 {
     (void)err, (void)errlen;
@@ -315,6 +329,8 @@ static const flag flags[] = {
     {"workers", "N", set_workers, "worker threads (default: every CPU the daemon may run on)"},
     {"no-pin", NULL, set_no_pin, "leave worker threads unpinned"},
     {"no-probes", NULL, set_no_probes, "do not load the eBPF probes that watch the workers (on by default where permitted)"},
+    {"no-populate", NULL, set_no_populate,
+     "leave a new buffer's pages to its first launch, instead of mapping them in before any launch runs"},
     {"log", "FILE", set_log, "log to FILE (default: stderr in the foreground, else the state directory)"},
     {"log-level", "LEVEL", set_log_level, "error, warn, info (default) or debug"},
     {"wisdom", "PATH", set_wisdom, "the wisdom file (default: see GRIDTUNE_WISDOM below)"},
@@ -328,6 +344,9 @@ static const flag flags[] = {
     {"cc", "PATH", set_cc, "the C compiler for kernel builds (default: $CC, else cc)"},
     {"include-dir", "DIR", set_include_dir, "where gridtune/kernel.h is for kernel builds"},
     {"build-timeout", "SECONDS", set_build_timeout, "kill a kernel build after this long (default 60)"},
+    {"portable-builds", NULL, set_portable_builds,
+     "build kernels from source for the compiler's default target instead of this CPU (-march=native, the "
+     "default unless a build's options name a -march= or -mcpu= of their own)"},
     {"events", "LIST", set_events, "PAPI events to count, comma-separated (default: cycles, instructions, L1/L2 misses)"},
     {"budget", "FRACTION", set_budget, "share of a launch's workgroups analysis may use (default 0.1)"},
     {"strategy", "NAME", set_strategy, "analysis strategy: racing (default) or nested"},

@@ -60,9 +60,11 @@ typedef struct gt_daemon_config {
     const char *cc;
     const char *include_dir;
     unsigned build_timeout_ms;
+    bool portable_builds; /* build kernels for the compiler's default target, not -march=native */
     unsigned workers;    /* 0: every CPU this process may use */
     bool no_pin;
     bool no_probes;
+    bool no_populate;    /* leave new buffers' pages to be faulted in by their first launch */
     char *events[GT_COUNTERS_MAX];
     unsigned nevents;    /* 0: the default event list */
     unsigned keep_reports;

@@ -50,6 +50,11 @@ int gt_shm_map(int fd, uint64_t size, gt_shm **out, char *err, size_t errlen)
     return 0;
 }
 
+int gt_shm_populate(gt_shm *b)
+{
+    return madvise(b->data, b->size, MADV_POPULATE_WRITE) == 0 ? 0 : -errno;
+}
+
 gt_shm *gt_shm_ref(gt_shm *b)
 {
     b->refs++;

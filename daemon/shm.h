@@ -24,6 +24,10 @@ typedef struct gt_shm {
  * exactly size bytes long. Returns 0, or a negative errno with a sentence: -EPERM for a
  * missing seal, -EINVAL for a file that is not a memfd or of another size, -ENOMEM. */
 int gt_shm_map(int fd, uint64_t size, gt_shm **out, char *err, size_t errlen);
+/* Maps every page of the buffer into gridtuned now (MADV_POPULATE_WRITE), as a first write
+ * would, without changing its bytes: the launches that use it then take no page faults. Any
+ * thread; 0, or a negative errno (-EINVAL from kernels before 5.14, which lack it). */
+int gt_shm_populate(gt_shm *b);
 gt_shm *gt_shm_ref(gt_shm *b);
 void gt_shm_unref(gt_shm *b);
 

@@ -50,8 +50,13 @@ static const char broken_source[] = "#include <gridtune/kernel.h>\n"
                                     "GT_KERNEL(broken, float *, dst)\n"
                                     "{ dst[0] = ; }\n";
 
-/* Fake compilers answer --version like a real one; the identity run must succeed. */
-#define FAKE_VERSION "case \"$1\" in --version) echo \"fake-cc 1.0\"; exit 0;; esac\n"
+/* The builder's question of what -march=native resolves to (cc -march=native -dM -E ...). */
+#define IS_NATIVE_PROBE "[ \"$1 $2\" = \"-march=native -dM\" ]"
+/* Fake compilers answer --version and the native probe like a real one (both runs of
+ * gt_builder_create must succeed), before they note anything as a build. */
+#define FAKE_VERSION                                                                                                \
+    "case \"$1\" in --version) echo \"fake-cc 1.0\"; exit 0;; esac\n"                                              \
+    "if " IS_NATIVE_PROBE "; then echo \"#define __fake_cpu__ 1\"; exit 0; fi\n"
 /* A fake compiler's report to the test (its parent): builds_seen counts these, last_sender names it. */
 #define NOTE_BUILD "kill -USR1 $PPID\n"
 /* What the private file holds: an identifier the compiler would quote in an error about it. */
@@ -71,6 +76,7 @@ typedef struct fixture {
     char dir[DIR_MAX];    /* mkdtemp'd, removed in teardown */
     char cache[PATH_MAX]; /* dir/cache/modules: two levels the builder must create */
     gt_builder *b;
+    bool portable; /* the next builder builds for the compiler's default target */
     char err[ERR_MAX];
 } fixture;
 
@@ -107,7 +113,7 @@ static int teardown(void **state)
 static int try_builder(fixture *f, const char *cc, unsigned timeout_ms)
 {
     gt_build_config cfg = {.cc = cc, .cache_dir = f->cache, .include_dir = GT_TEST_INCLUDE_DIR,
-                           .timeout_ms = timeout_ms};
+                           .timeout_ms = timeout_ms, .portable = f->portable};
     return gt_builder_create(&cfg, &f->b, f->err, sizeof f->err);
 }
 
@@ -705,6 +711,123 @@ static void concurrent_builds_all_succeed(void **state)
         free(w[i].path);
 }
 
+/* ---- the target: this CPU (-march=native) by default ---------------------------------------------- */
+
+/* A compiler whose CPU is cpu (the native probe answers with it, from dir/cpu). With echo_args it
+ * compiles nothing: it fails with its arguments as the diagnostics (a sandboxed compiler can
+ * write nowhere the test could read); else it hands the build to the real cc. */
+static const char *cpu_compiler(fixture *f, const char *cpu, bool echo_args)
+{
+    char path[PATH_MAX], body[2 * PATH_MAX];
+    snprintf(path, sizeof path, "%s/cpu", f->dir);
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    fprintf(fp, "#define __%s__ 1\n", cpu);
+    assert_int_equal(fclose(fp), 0);
+    snprintf(body, sizeof body,
+             "case \"$1\" in --version) echo \"fake-cc 1.0\"; exit 0;; esac\n"
+             "if " IS_NATIVE_PROBE "; then cat '%s/cpu'; exit 0; fi\n" NOTE_BUILD "%s",
+             f->dir, echo_args ? "echo \" $* \"; exit 1\n" : "exec cc \"$@\"\n");
+    return write_script(f, echo_args ? "cpu-echo-cc" : "cpu-cc", body);
+}
+
+/* A new builder on f's cache with cc. */
+static void rebuild_builder(fixture *f, const char *cc)
+{
+    gt_builder_destroy(f->b);
+    f->b = NULL;
+    make_builder(f, cc, 0);
+}
+
+/* A builder on f's cache whose compiler's CPU is cpu; its build of scale_source. */
+static build build_on_cpu(fixture *f, const char *cpu, const char *options)
+{
+    rebuild_builder(f, cpu_compiler(f, cpu, false));
+    return must_build(f, scale_source, options);
+}
+
+/* Whether a build with options, by a builder like f's on a CPU, passes `option` to the compiler. */
+static bool compiler_gets(fixture *f, const char *options, const char *option)
+{
+    rebuild_builder(f, cpu_compiler(f, "cpu_a", true));
+    build r = do_build(f, scale_source, options);
+    assert_int_equal(r.rc, -ENOEXEC);
+    assert_non_null(r.diagnostics);
+    char word[128];
+    snprintf(word, sizeof word, " %s ", option);
+    bool found = strstr(r.diagnostics, word) != NULL;
+    build_free(&r);
+    return found;
+}
+
+static void builds_for_this_cpu_and_the_cpu_keys_the_cache(void **state)
+{
+    fixture *f = *state;
+    assert_true(compiler_gets(f, NULL, "-march=native"));
+    assert_non_null(strstr(gt_builder_target(f->b), "-march=native"));
+    atomic_store(&builds_seen, 0);
+    build first = build_on_cpu(f, "cpu_a", NULL);
+    build other = build_on_cpu(f, "cpu_b", NULL); /* the machine's CPU changed: a module of its own */
+    assert_false(other.cached);
+    assert_string_not_equal(other.path, first.path);
+    build back = build_on_cpu(f, "cpu_a", NULL); /* and back: the first one serves again */
+    assert_true(back.cached);
+    assert_string_equal(back.path, first.path);
+    assert_int_equal(atomic_load(&builds_seen), 2);
+    build_free(&first);
+    build_free(&other);
+    build_free(&back);
+}
+
+static void portable_builds_are_for_the_default_target_whatever_the_cpu(void **state)
+{
+    fixture *f = *state;
+    build native = build_on_cpu(f, "cpu_a", NULL);
+    f->portable = true;
+    assert_false(compiler_gets(f, NULL, "-march=native"));
+    assert_non_null(strstr(gt_builder_target(f->b), "default target"));
+    build portable = build_on_cpu(f, "cpu_a", NULL);
+    assert_false(portable.cached);
+    assert_string_not_equal(portable.path, native.path);
+    build elsewhere = build_on_cpu(f, "cpu_b", NULL); /* portable code does not depend on the CPU */
+    assert_true(elsewhere.cached);
+    assert_string_equal(elsewhere.path, portable.path);
+    build_free(&native);
+    build_free(&portable);
+    build_free(&elsewhere);
+}
+
+static void a_target_in_the_options_wins(void **state)
+{
+    fixture *f = *state;
+    assert_true(compiler_gets(f, "-march=x86-64", "-march=x86-64"));
+    assert_false(compiler_gets(f, "-march=x86-64", "-march=native"));
+    build own = build_on_cpu(f, "cpu_a", "-march=x86-64");
+    build elsewhere = build_on_cpu(f, "cpu_b", "-march=x86-64"); /* the client's target, not this CPU */
+    assert_true(elsewhere.cached);
+    assert_string_equal(elsewhere.path, own.path);
+    build_free(&own);
+    build_free(&elsewhere);
+}
+
+/* A compiler that cannot resolve -march=native makes builds portable, and says so. */
+static void a_compiler_without_native_builds_for_its_default_target(void **state)
+{
+    fixture *f = *state;
+    make_builder(f, write_script(f, "plain-cc", "case \"$1\" in --version) echo \"fake-cc 1.0\"; exit 0;; esac\n"
+                                                "if " IS_NATIVE_PROBE "; then echo 'unknown option' >&2; exit 1; fi\n"
+                                                "echo \" $* \"; exit 1\n"),
+                 0);
+    assert_non_null(strstr(gt_builder_target(f->b), "default target"));
+    assert_non_null(strstr(gt_builder_target(f->b), "exited with status 1"));
+    build r = do_build(f, scale_source, NULL);
+    assert_int_equal(r.rc, -ENOEXEC);
+    assert_non_null(r.diagnostics);
+    assert_null(strstr(r.diagnostics, "-march=native"));
+    assert_non_null(strstr(r.diagnostics, " -std=c11 "));
+    build_free(&r);
+}
+
 /* The audit's crash: a module built with -fsanitize=address made gridtuned exit when it was loaded.
  * The option is refused by name, and the daemon goes on building and loading kernels. */
 static void daemon_refuses_a_sanitizer_and_keeps_serving(void **state)
@@ -727,6 +850,20 @@ static void daemon_refuses_a_sanitizer_and_keeps_serving(void **state)
     gt_disconnect(c);
     assert_int_equal(daemon_fixture_stop(&fx), 0);
     daemon_fixture_clean_up(&fx);
+}
+
+/* gridtuned --portable-builds: its builder builds for the compiler's default target, and says so. */
+static void daemon_builds_portable_when_asked(void **state)
+{
+    (void)state;
+    daemon_fixture fx;
+    daemon_fixture_start(&fx, NULL, (const char *const[]){"--portable-builds", NULL});
+    static const char line[] = "kernel builds are for the compiler's default target (portable builds were asked for)";
+    bool said = daemon_fixture_log_has_line(&fx, line);
+    assert_int_equal(daemon_fixture_stop(&fx), 0);
+    daemon_fixture_clean_up(&fx);
+    if (!said)
+        fail_msg("the log of gridtuned --portable-builds has no line ending in \"%s\"", line);
 }
 
 int main(void)
@@ -756,7 +893,12 @@ int main(void)
         cmocka_unit_test_setup_teardown(include_of_a_private_file_is_not_quoted, setup, teardown),
         cmocka_unit_test_setup_teardown(compiler_is_confined_to_its_build_directory, setup, teardown),
         cmocka_unit_test_setup_teardown(says_what_confines_the_compiler, setup, teardown),
+        cmocka_unit_test_setup_teardown(builds_for_this_cpu_and_the_cpu_keys_the_cache, setup, teardown),
+        cmocka_unit_test_setup_teardown(portable_builds_are_for_the_default_target_whatever_the_cpu, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_target_in_the_options_wins, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_compiler_without_native_builds_for_its_default_target, setup, teardown),
         cmocka_unit_test(daemon_refuses_a_sanitizer_and_keeps_serving),
+        cmocka_unit_test(daemon_builds_portable_when_asked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

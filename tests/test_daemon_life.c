@@ -52,6 +52,8 @@
  * the process it watches was gone. */
 #define HOLD_MAX_POLLS 120000
 #define HOLD_ITEMS 2
+/* What hold stores in its work-item's element as it starts. */
+#define HOLD_RUNNING (-1)
 
 typedef struct life {
     daemon_fixture fx;
@@ -342,8 +344,9 @@ static void test_concurrent_clients(void **state)
 /* ---- a client killed during a launch ------------------------------------------------------- */
 
 /* The killed client, in a child process: waits for "go", connects, makes its buffers (every
- * page touched), queues a hold on its own pid, says "L" once gt_launch returned, and waits
- * to be killed. Exit codes say where it failed. */
+ * page touched), queues a hold on its own pid, says "L" once the hold runs (it marks its
+ * elements as it starts: the launch may wait behind the jobs that map the new buffers in),
+ * and waits to be killed. Exit codes say where it failed. */
 static void killed_client(int go, int told, const char *socket)
 {
     char byte;
@@ -366,6 +369,11 @@ static void killed_client(int go, int told, const char *socket)
     gt_event ev;
     if (gt_launch(c, k, &range, args, 3, &opts, &ev))
         _exit(5);
+    const volatile int32_t *marks = gt_buffer_data(bufs[0]);
+    for (int64_t deadline = gt_clock_ms() + DAEMON_FIXTURE_GUARD_SECONDS * 1000;
+         marks[0] != HOLD_RUNNING && marks[1] != HOLD_RUNNING; gt_clock_sleep_ms(1))
+        if (gt_clock_ms() > deadline)
+            _exit(7);
     if (write(told, "L", 1) != 1)
         _exit(6);
     for (;;)
@@ -420,7 +428,9 @@ static void test_client_killed_during_launch(void **state)
         fail_msg("the child client failed before its launch returned (wait status 0x%x)", (unsigned)status);
     }
     /* The child's launch runs, held for as long as the child lives, and its buffers are mapped. */
-    wait_status_number(c, "launches.running", 1);
+    cJSON *running = daemon_fixture_status(c);
+    assert_int_equal(daemon_fixture_status_number(running, "launches.running"), 1);
+    cJSON_Delete(running);
     assert_int_equal(daemon_fixture_memfd_count(&l->fx), KILLED_BUFFERS);
     assert_true(daemon_fixture_fd_count(&l->fx) > fds);
 

@@ -277,6 +277,9 @@ static void set_probed(report_case *c)
                                   .page_faults = 7};
     c->result.disturbed_samples = 1;
     c->result.remeasured = 1;
+    c->result.remainder_probed = true;
+    c->result.analysis_page_faults = 40;
+    c->result.remainder_page_faults = 8192;
 }
 
 static void set_probes_unavailable(report_case *c)
@@ -733,6 +736,7 @@ static void without_probes_samples_have_none(void **state)
     assert_null_at(state, "candidates.0.samples.1.probe");
     assert_bool(state, "candidates.0.samples.1.disturbed", false);
     assert_number(state, "phases.disturbed_samples", 0);
+    assert_null_at(state, "phases.page_faults");
     assert_number(state, "tuning.disturbed_share", 0.1);
 }
 
@@ -761,6 +765,8 @@ static void probed_samples_carry_figures_and_the_disturbed_one_is_unused(void **
     assert_number(state, "phases.disturbed_samples", 1);
     assert_number(state, "phases.remeasured", 1);
     assert_bool(state, "phases.steady_contention", false);
+    assert_number(state, "phases.page_faults.analysis", 40);
+    assert_number(state, "phases.page_faults.remainder", 8192);
 }
 
 int main(int argc, char **argv)

@@ -487,14 +487,20 @@ static void tenant_on_the_best(fixture *fx)
     fake_executor_tenant(&fx->fake, "group=linear,item=tiled:4x4,assign=dynamic:1", 2, 20 * fx->cfg.sample_ns);
 }
 
+/* A tuned launch of square, with probes, beside tenant_on_the_best. */
+static void tune_probed_beside_the_tenant(fixture *fx)
+{
+    fixture_init(fx, &square);
+    fake_executor_add_probes(&fx->fake, &fx->exec);
+    tenant_on_the_best(fx);
+    assert_int_equal(tune(fx, NULL), 0);
+}
+
 static void test_disturbed_samples_are_left_out_and_measured_again(void **state)
 {
     (void)state;
     fixture fx;
-    fixture_init(&fx, &square);
-    fake_executor_add_probes(&fx.fake, &fx.exec);
-    tenant_on_the_best(&fx);
-    assert_int_equal(tune(&fx, NULL), 0);
+    tune_probed_beside_the_tenant(&fx);
     assert_winner(&fx.result, "group=linear,item=tiled:4x4,assign=dynamic:1");
     assert_false(fx.result.steady_contention);
     unsigned disturbed;
@@ -524,6 +530,26 @@ static void test_one_waiting_worker_of_many_disturbs_a_sample(void **state)
     assert_int_equal(tune(&fx, NULL), 0);
     assert_true(fx.fake.disturbed > 0);
     assert_int_equal(fx.result.disturbed_samples, fx.fake.disturbed);
+    assert_launch_complete(&fx);
+    fixture_fini(&fx);
+}
+
+/* With probes, the result carries each phase's page faults: the analysis's every batch,
+   calibration and disturbed samples included, and the remainder's (one per workgroup here). */
+static void test_page_faults_of_each_phase_are_summed(void **state)
+{
+    (void)state;
+    fixture fx;
+    tune_probed_beside_the_tenant(&fx);
+    uint64_t sampled = 0;
+    for (size_t i = 0; i < fx.result.ncandidates; i++)
+        for (size_t k = 0; k < fx.result.candidates[i].nsamples; k++)
+            sampled += fx.result.candidates[i].samples[k].probe.page_faults;
+    assert_true(fx.result.remainder_probed);
+    assert_true(fx.result.groups_analysis > 0);
+    assert_int_equal(fx.result.analysis_page_faults, fx.result.groups_analysis);
+    assert_int_equal(fx.result.analysis_page_faults, sampled);
+    assert_int_equal(fx.result.remainder_page_faults, fx.result.groups_remainder);
     assert_launch_complete(&fx);
     fixture_fini(&fx);
 }
@@ -607,6 +633,7 @@ int main(void)
         cmocka_unit_test(test_corrupt_wisdom_is_survived),
         cmocka_unit_test(test_disturbed_samples_are_left_out_and_measured_again),
         cmocka_unit_test(test_without_probes_disturbed_samples_count),
+        cmocka_unit_test(test_page_faults_of_each_phase_are_summed),
         cmocka_unit_test(test_one_waiting_worker_of_many_disturbs_a_sample),
         cmocka_unit_test(test_a_tenant_on_every_sample_is_steady_contention),
     };

@@ -292,6 +292,16 @@ static bool add_decision(cJSON *root, const gt_tune_result *r)
            add_text(obj, "wisdom_note", r->wisdom_note, sizeof r->wisdom_note);
 }
 
+/* The phases' page faults, or null when no probe counted them. */
+static bool add_page_faults(cJSON *obj, const gt_report_input *in)
+{
+    const gt_tune_result *r = in->result;
+    if (!in->probes || in->probes->state != GT_PROBES_ON || !in->probes->page_faults || !r->remainder_probed)
+        return add_item(obj, "page_faults", cJSON_CreateNull());
+    cJSON *p = cJSON_AddObjectToObject(obj, "page_faults");
+    return p && add_uint(p, "analysis", r->analysis_page_faults) && add_uint(p, "remainder", r->remainder_page_faults);
+}
+
 static bool add_phases(cJSON *root, const gt_report_input *in)
 {
     const gt_tune_result *r = in->result;
@@ -303,7 +313,8 @@ static bool add_phases(cJSON *root, const gt_report_input *in)
            add_uint(obj, "analysis_ns", r->analysis_ns) && add_uint(obj, "remainder_ns", r->remainder_ns) &&
            add_uint(obj, "total_ns", r->total_ns) && add_uint(obj, "disturbed_samples", r->disturbed_samples) &&
            add_uint(obj, "remeasured", r->remeasured) && add_bool(obj, "steady_contention", r->steady_contention) &&
-           add_counter_values(obj, "remainder_counters", in->counters, r->remainder_counters);
+           add_counter_values(obj, "remainder_counters", in->counters, r->remainder_counters) &&
+           add_page_faults(obj, in);
 }
 
 cJSON *gt_report_build(const gt_report_input *in)

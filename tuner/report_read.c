@@ -24,10 +24,14 @@ static double number(const cJSON *v, double missing)
 void gt_report_read(const cJSON *r, gt_report_summary *out)
 {
     const cJSON *source = field(r, "decision", "source"), *winner = field(r, "decision", "winner");
+    const cJSON *faults = field(r, "phases", "page_faults");
     *out = (gt_report_summary){
         .decided = cJSON_IsString(source) && cJSON_IsString(winner),
         .analysis_fraction = number(field(r, "phases", "analysis_fraction"), 0),
+        .analysis_ns = number(field(r, "phases", "analysis_ns"), 0),
         .total_ns = number(field(r, "phases", "total_ns"), 0),
+        .analysis_page_faults = number(field(faults, "analysis", NULL), NAN),
+        .remainder_page_faults = number(field(faults, "remainder", NULL), NAN),
         .disturbed_samples = number(field(r, "phases", "disturbed_samples"), 0),
         .remeasured = number(field(r, "phases", "remeasured"), 0),
         .estimated_gain = number(field(r, "estimated_gain", NULL), NAN),

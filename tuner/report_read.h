@@ -21,7 +21,10 @@ typedef struct gt_report_summary {
     char winner[GT_SCHEDULE_TEXT_MAX]; /* decision.winner; "?" when missing */
     char reason[GT_REPORT_TEXT_MAX];  /* decision.reason; "?" when missing */
     double analysis_fraction;         /* phases.analysis_fraction; 0 when missing */
+    double analysis_ns;               /* phases.analysis_ns; 0 when missing */
     double total_ns;                  /* phases.total_ns; 0 when missing */
+    double analysis_page_faults;      /* phases.page_faults.analysis; NaN when missing or null */
+    double remainder_page_faults;     /* phases.page_faults.remainder; NaN when missing or null */
     double disturbed_samples;         /* phases.disturbed_samples; 0 when missing */
     double remeasured;                /* phases.remeasured; 0 when missing */
     double estimated_gain;            /* NaN when missing or null */

@@ -187,6 +187,7 @@ static int run_box(gt_sampler *s, size_t index, const uint32_t origin[3], const 
     s->any_done = true;
     s->r->groups_analysis += er.groups;
     s->r->analysis_ns += er.wall_ns;
+    s->r->analysis_page_faults += er.probed ? er.probe.page_faults : 0;
 
     gt_sample *smp = &c->samples[c->nsamples++];
     memset(smp, 0, sizeof *smp);

@@ -146,6 +146,8 @@ static int run_remainder(const gt_executor *exec, const gt_schedule *s, const ui
     r->groups_remainder = er.groups;
     r->remainder_ns = er.wall_ns;
     memcpy(r->remainder_counters, er.counters, sizeof er.counters);
+    r->remainder_probed = er.probed;
+    r->remainder_page_faults = er.probed ? er.probe.page_faults : 0;
     if (r->groups_analysis + r->groups_remainder != r->groups_total) {
         snprintf(err, errlen, "the executor ran %llu workgroups in all, the launch has %llu",
                  (unsigned long long)(r->groups_analysis + r->groups_remainder), (unsigned long long)r->groups_total);

@@ -133,6 +133,12 @@ typedef struct gt_tune_result {
     uint64_t remainder_ns;
     uint64_t total_ns;
     int64_t remainder_counters[GT_COUNTERS_MAX];
+    /* With probes (remainder_probed), the user-mode page faults the workers took in each
+       phase: the analysis's every batch (calibration and disturbed samples included) and the
+       remainder. A buffer's first launch takes its first-touch faults in them. */
+    bool remainder_probed;
+    uint64_t analysis_page_faults;
+    uint64_t remainder_page_faults;
     /* default's cost / winner's cost - 1, from the analysis samples or the wisdom entry;
        NaN when neither measured it. */
     double estimated_gain;

@@ -22,8 +22,8 @@
 
 static const char *const fixed_flags[] = {"-std=c11", "-O3", "-fPIC", "-shared"};
 #define N_FIXED_FLAGS (sizeof fixed_flags / sizeof *fixed_flags)
-/* argv: the compiler, the fixed flags, -I dir, the options, -x c - -o out, NULL */
-#define ARGV_MAX (1 + N_FIXED_FLAGS + 2 + GT_BUILD_MAX_OPTIONS + 5 + 1)
+/* argv: the compiler, the fixed flags, -march=native, -I dir, the options, -x c - -o out, NULL */
+#define ARGV_MAX (1 + N_FIXED_FLAGS + 1 + 2 + GT_BUILD_MAX_OPTIONS + 5 + 1)
 /* The module's name in the build directory, the compiler's working directory. */
 #define MODULE_FILE "kernel.so"
 
@@ -40,12 +40,16 @@ static const char *const system_exec_paths[] = {"/usr", "/bin", "/sbin", "/lib",
 
 #define KERNEL_HEADER "gridtune/kernel.h"
 /* First line of every key text; change it when the key text's layout changes. */
-#define KEY_FORMAT "gridtune kernel build 1"
+#define KEY_FORMAT "gridtune kernel build 2"
 #define CUT_NOTE "\n[diagnostics cut here: the compiler wrote more than this]\n"
 #define READ_CHUNK 16384
 #define STATUS_TEXT_MAX 64
 /* An option value that asks for this machine's CPU. */
 #define NATIVE_VALUE "=native"
+/* What builds get by default, and the options with which a client picks its own target instead. */
+#define NATIVE_MARCH "-march=native"
+static const char *const own_target_options[] = {"-march=", "-mcpu="};
+#define TARGET_NOTE_MAX 256
 
 struct gt_builder {
     char *cc;          /* the absolute path executed, also argv[0] (a ccache-style link needs it) */
@@ -55,6 +59,8 @@ struct gt_builder {
     char *include_dir; /* absolute */
     char kernel_h[GT_HASH_TEXT_MAX];
     char machine[GT_HASH_TEXT_MAX]; /* gt_machine_signature */
+    char native[GT_HASH_TEXT_MAX];  /* what -march=native resolves to, hashed; "": builds are portable */
+    char target_note[TARGET_NOTE_MAX];
     unsigned timeout_ms;
     int landlock_abi;  /* 0: no sandbox, the kernel has none */
     char *cc_real;     /* the file cc resolves to, executable in the sandbox */
@@ -174,6 +180,38 @@ static int read_identity(gt_builder *b, char *err, size_t errlen)
         return -ENOMEM;
     }
     return 0;
+}
+
+/* What -march=native means here, read once: the macros the compiler predefines with it (the ISA
+ * extensions and the CPU it tunes for), hashed. It keys the cache, so that a module built for one
+ * CPU is never loaded on another (the cache may outlive a change of the virtual machine's CPU
+ * model, or move with a home directory). Without it (portable, or a compiler that cannot say),
+ * builds are for the compiler's default target. */
+static void read_native_target(gt_builder *b, bool portable)
+{
+    b->native[0] = '\0';
+    if (portable) {
+        snprintf(b->target_note, sizeof b->target_note,
+                 "for the compiler's default target (portable builds were asked for)");
+        return;
+    }
+    char *argv[] = {b->cc, NATIVE_MARCH, "-dM", "-E", "-x", "c", "-", NULL};
+    gt_compiler_job job = {.path = b->cc, .argv = argv, .input = "", .timeout_ms = b->timeout_ms,
+                           .max_output = GT_BUILD_MAX_DIAGNOSTICS};
+    gt_compiler_result res;
+    char why[TARGET_NOTE_MAX / 2];
+    int rc = gt_compiler_run(&job, &res, why, sizeof why);
+    if (rc == 0 && exited_ok(res.status)) {
+        gt_hash_format(gt_hash_bytes(GT_HASH_SEED, res.output, res.len), b->native);
+        snprintf(b->target_note, sizeof b->target_note, "for this CPU (" NATIVE_MARCH ", target %s)", b->native);
+    } else {
+        if (rc == 0)
+            describe_status(res.status, why, sizeof why);
+        snprintf(b->target_note, sizeof b->target_note,
+                 "for the compiler's default target (%s " NATIVE_MARCH " %s)", compiler_name(b), why);
+    }
+    if (rc == 0)
+        free(res.output);
 }
 
 /* ---- the kernel header ----------------------------------------------------------------------- */
@@ -317,6 +355,8 @@ static int builder_init(gt_builder *b, const gt_build_config *cfg, char *err, si
     if (rc == 0)
         rc = read_identity(b, err, errlen);
     if (rc == 0)
+        read_native_target(b, cfg->portable);
+    if (rc == 0)
         rc = hash_kernel_header(b, cfg->include_dir, err, errlen);
     if (rc == 0)
         rc = gt_build_cache_ensure(cfg->cache_dir, err, errlen);
@@ -381,6 +421,11 @@ const char *gt_builder_confinement(const gt_builder *b)
     return b->confinement;
 }
 
+const char *gt_builder_target(const gt_builder *b)
+{
+    return b->target_note;
+}
+
 /* ---- building into the cache ----------------------------------------------------------------- */
 
 static char *with_cut_note(gt_compiler_result *res)
@@ -416,6 +461,19 @@ static int judge(const gt_builder *b, gt_compiler_result *res, const char *modul
     return -ENOEXEC;
 }
 
+/* The hash of what -march=native resolves to when this build gets it: unless builds are
+ * portable, or the client's options pick a target of their own; else NULL. */
+static const char *native_target(const gt_builder *b, const gt_build_options *o)
+{
+    if (!b->native[0])
+        return NULL;
+    for (size_t i = 0; i < o->count; i++)
+        for (size_t k = 0; k < sizeof own_target_options / sizeof *own_target_options; k++)
+            if (strncmp(o->argv[i], own_target_options[k], strlen(own_target_options[k])) == 0)
+                return NULL;
+    return b->native;
+}
+
 /* Runs the compiler in dir, which is its working directory, its TMPDIR and, in the sandbox, the
  * only place it may write; module is dir/MODULE_FILE, which the command line names relatively. */
 static int compile(const gt_builder *b, const gt_build_options *o, const char *source, const char *dir,
@@ -426,6 +484,8 @@ static int compile(const gt_builder *b, const gt_build_options *o, const char *s
     argv[argc++] = b->cc;
     for (size_t i = 0; i < N_FIXED_FLAGS; i++)
         argv[argc++] = (char *)fixed_flags[i];
+    if (native_target(b, o))
+        argv[argc++] = NATIVE_MARCH;
     argv[argc++] = "-I";
     argv[argc++] = b->include_dir;
     for (size_t i = 0; i < o->count; i++)
@@ -446,14 +506,17 @@ static int compile(const gt_builder *b, const gt_build_options *o, const char *s
 }
 
 /* The key text holds everything that makes two builds differ; its hash names the entry. Code built
- * for -march=native or -mtune=native also depends on the machine, should the cache be shared. */
+ * for -march=native (the default target, or an option's) depends on the CPU it resolves to, and
+ * an option's =native on the machine too, should the cache be shared. */
 static int make_entry(const gt_builder *b, const gt_build_options *o, const char *source, gt_build_entry *e)
 {
     char *key;
     const char *machine = strstr(o->text, NATIVE_VALUE) ? b->machine : "any";
+    const char *native = native_target(b, o);
     int n = asprintf(&key,
-                     KEY_FORMAT "\ncompiler: %s\nflags: %s\noptions: %s\nmachine: %s\nkernel.h: %s\nsource:\n%s",
-                     b->compiler, b->flags, o->text, machine, b->kernel_h, source);
+                     KEY_FORMAT "\ncompiler: %s\nflags: %s\ntarget: %s\noptions: %s\nmachine: %s\nkernel.h: %s\n"
+                                "source:\n%s",
+                     b->compiler, b->flags, native ? native : "default", o->text, machine, b->kernel_h, source);
     if (n < 0) {
         *e = (gt_build_entry){0};
         return -ENOMEM;

@@ -31,13 +31,16 @@ typedef struct gt_build_config {
     const char *cache_dir;   /* created (with missing parents, GT_BUILD_CACHE_MODE) if missing */
     const char *include_dir; /* the directory holding gridtune/kernel.h */
     unsigned timeout_ms;     /* the compiler is killed after this long; 0 = GT_BUILD_DEFAULT_TIMEOUT_MS */
+    bool portable;           /* build for the compiler's default target, not -march=native */
 } gt_build_config;
 
 typedef struct gt_builder gt_builder;
 
 /* Resolves the compiler to an absolute path, reads its identity once (the first line of
- * `cc --version`, run the way builds run, plus the path), hashes include_dir/gridtune/kernel.h
- * and creates the cache directory. The cache must belong to this user and be writable by no one
+ * `cc --version`, run the way builds run, plus the path) and, unless cfg->portable, what
+ * -march=native resolves to (the macros `cc -march=native -dM -E` predefines, hashed; a compiler
+ * that cannot say makes builds portable), hashes include_dir/gridtune/kernel.h and creates the
+ * cache directory. The cache must belong to this user and be writable by no one
  * else: modules are loaded from it. Returns 0, or with a sentence in err: -ENOENT when the
  * compiler or kernel.h cannot be found, -ENOEXEC when `cc --version` fails, -EPERM for a cache
  * others could write, another negative errno for system failures. The config is copied. */
@@ -51,11 +54,15 @@ const char *gt_builder_compiler(const gt_builder *b);
  * the daemon logs it, so that whoever enables builds knows what a client's source can read. */
 bool gt_builder_confined(const gt_builder *b);
 const char *gt_builder_confinement(const gt_builder *b);
+/* What builds are for, owned by b, to follow "kernel builds are ": this CPU (-march=native, and
+ * the hash of what it resolves to), or the compiler's default target and why. */
+const char *gt_builder_target(const gt_builder *b);
 
 /* Compiles source (NUL-terminated C, fed on stdin so diagnostics read "<stdin>:3:5: ...") with
  * extra options (NULL or "" for none; split on white space) into a module in the cache, or finds
- * it there. The command is `cc -std=c11 -O3 -fPIC -shared -I <include_dir> <options> -x c - -o
- * kernel.so`, run in a fresh directory <cache>/.tmp-* (its working directory and TMPDIR, removed
+ * it there. The command is `cc -std=c11 -O3 -fPIC -shared [-march=native] -I <include_dir>
+ * <options> -x c - -o kernel.so`, -march=native unless the builder is portable or the options
+ * hold a -march= or -mcpu= of their own (the client's target wins), run in a fresh directory <cache>/.tmp-* (its working directory and TMPDIR, removed
  * after the build) and, when gt_builder_confined, in the Landlock sandbox: an #include of any
  * other file then fails with "Permission denied" and its contents never reach the diagnostics.
  * Thread-safe: builds may run concurrently from several threads (two identical builds at once
@@ -71,8 +78,9 @@ const char *gt_builder_confinement(const gt_builder *b);
  * diagnostics may be NULL; otherwise *diagnostics is NULL except after -ENOEXEC.
  *
  * Cache layout: <cache>/<key>.so and <cache>/<key>.key, where <key> is the FNV-1a 64 hash of the
- * key text (compiler identity, fixed flags, options, kernel.h's hash, source, and the machine's
- * signature when an option asks for =native) and the .key file
+ * key text (compiler identity, fixed flags, the target: what -march=native resolves to when the
+ * build gets it, else "default", options, kernel.h's hash, source, and the machine's signature
+ * when an option asks for =native) and the .key file
  * holds that text. An entry is used only when its .key matches byte for byte, so a missing or
  * tampered .key, or a 64-bit collision, is a miss and the entry is rebuilt over (two colliding
  * sources would take turns, never be confused). Both files are written under temporary names in
