@@ -15,7 +15,7 @@
 
 static bool mode_of(const char *dir, const char *text, char *mode, size_t len)
 {
-    char path[4096];
+    char path[4096 + sizeof "/shmem_enabled"];
     snprintf(path, sizeof path, "%s/shmem_enabled", dir);
     FILE *f = fopen(path, "w");
     assert_non_null(f);
