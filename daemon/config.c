@@ -245,10 +245,10 @@ static int set_cc(gt_daemon_config *cfg, const char *arg, char *err, size_t errl
     return 0;
 }
 
-static int set_portable_builds(gt_daemon_config *cfg, const char *arg, char *err, size_t errlen)
+static int set_native_builds(gt_daemon_config *cfg, const char *arg, char *err, size_t errlen)
 {
     (void)arg, (void)err, (void)errlen;
-    cfg->portable_builds = true;
+    cfg->native_builds = true;
     return 0;
 }
 
@@ -344,9 +344,9 @@ static const flag flags[] = {
     {"cc", "PATH", set_cc, "the C compiler for kernel builds (default: $CC, else cc)"},
     {"include-dir", "DIR", set_include_dir, "where gridtune/kernel.h is for kernel builds"},
     {"build-timeout", "SECONDS", set_build_timeout, "kill a kernel build after this long (default 60)"},
-    {"portable-builds", NULL, set_portable_builds,
-     "build kernels from source for the compiler's default target instead of this CPU (-march=native, the "
-     "default unless a build's options name a -march= or -mcpu= of their own)"},
+    {"native-builds", NULL, set_native_builds,
+     "build kernels from source for this CPU (-march=native) instead of the compiler's default target, "
+     "unless a build's options name a -march= or -mcpu= of their own"},
     {"events", "LIST", set_events, "PAPI events to count, comma-separated (default: cycles, instructions, L1/L2 misses)"},
     {"budget", "FRACTION", set_budget, "share of a launch's workgroups analysis may use (default 0.1)"},
     {"strategy", "NAME", set_strategy, "analysis strategy: racing (default) or nested"},

@@ -60,7 +60,7 @@ typedef struct gt_daemon_config {
     const char *cc;
     const char *include_dir;
     unsigned build_timeout_ms;
-    bool portable_builds; /* build kernels for the compiler's default target, not -march=native */
+    bool native_builds; /* build kernels for this CPU (-march=native), not the compiler's default target */
     unsigned workers;    /* 0: every CPU this process may use */
     bool no_pin;
     bool no_probes;

@@ -852,18 +852,39 @@ static void daemon_refuses_a_sanitizer_and_keeps_serving(void **state)
     daemon_fixture_clean_up(&fx);
 }
 
-/* gridtuned --portable-builds: its builder builds for the compiler's default target, and says so. */
-static void daemon_builds_portable_when_asked(void **state)
+/* Whether the log of fx's daemon has text anywhere. */
+static bool log_mentions(const daemon_fixture *fx, const char *text)
+{
+    FILE *f = fopen(fx->log, "re");
+    assert_non_null(f);
+    char line[1024];
+    bool found = false;
+    while (!found && fgets(line, sizeof line, f))
+        found = strstr(line, text) != NULL;
+    fclose(f);
+    return found;
+}
+
+/* gridtuned builds for the compiler's default target unless --native-builds asks for this CPU,
+ * and says which. */
+static void daemon_builds_native_only_when_asked(void **state)
 {
     (void)state;
     daemon_fixture fx;
-    daemon_fixture_start(&fx, NULL, (const char *const[]){"--portable-builds", NULL});
-    static const char line[] = "kernel builds are for the compiler's default target (portable builds were asked for)";
-    bool said = daemon_fixture_log_has_line(&fx, line);
+    daemon_fixture_start(&fx, NULL, NULL);
+    static const char portable[] =
+        "kernel builds are for the compiler's default target (the default; --native-builds builds for this CPU)";
+    bool said = daemon_fixture_log_has_line(&fx, portable);
     assert_int_equal(daemon_fixture_stop(&fx), 0);
     daemon_fixture_clean_up(&fx);
     if (!said)
-        fail_msg("the log of gridtuned --portable-builds has no line ending in \"%s\"", line);
+        fail_msg("the log of gridtuned has no line ending in \"%s\"", portable);
+    daemon_fixture_start(&fx, NULL, (const char *const[]){"--native-builds", NULL});
+    bool native = log_mentions(&fx, "kernel builds are for this CPU (-march=native, target");
+    assert_int_equal(daemon_fixture_stop(&fx), 0);
+    daemon_fixture_clean_up(&fx);
+    if (!native)
+        fail_msg("the log of gridtuned --native-builds does not say its builds are for this CPU");
 }
 
 int main(void)
@@ -898,7 +919,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_target_in_the_options_wins, setup, teardown),
         cmocka_unit_test_setup_teardown(a_compiler_without_native_builds_for_its_default_target, setup, teardown),
         cmocka_unit_test(daemon_refuses_a_sanitizer_and_keeps_serving),
-        cmocka_unit_test(daemon_builds_portable_when_asked),
+        cmocka_unit_test(daemon_builds_native_only_when_asked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

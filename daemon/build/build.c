@@ -192,7 +192,7 @@ static void read_native_target(gt_builder *b, bool portable)
     b->native[0] = '\0';
     if (portable) {
         snprintf(b->target_note, sizeof b->target_note,
-                 "for the compiler's default target (portable builds were asked for)");
+                 "for the compiler's default target (the default; --native-builds builds for this CPU)");
         return;
     }
     char *argv[] = {b->cc, NATIVE_MARCH, "-dM", "-E", "-x", "c", "-", NULL};
