@@ -8,6 +8,13 @@ target_link_libraries(gt_peers_omp PUBLIC gt_seedbench gt_build_flags OpenMP::Op
 # different optimisation level (gcc vectorises only at -O3).
 target_compile_options(gt_peers_omp PRIVATE -O3)
 
+# gridtune-copy-limits: what a store loop, streaming stores, row memcpys and one memcpy reach on
+# a matrix copy, beside each other: the ceiling a copy kernel can hope for.
+add_executable(gridtune-copy-limits copy_limits.c)
+target_link_libraries(gridtune-copy-limits PRIVATE gt_peers_omp)
+target_compile_options(gridtune-copy-limits PRIVATE -O3)
+install(TARGETS gridtune-copy-limits RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+
 if(BUILD_TESTING)
   # As gt_add_test in tests/CMakeLists.txt, which is defined after this directory is read.
   add_executable(test_peers_omp ${PROJECT_SOURCE_DIR}/tests/test_peers_omp.c)

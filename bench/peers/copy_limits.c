@@ -1,0 +1,129 @@
+/* copy_limits.c: gridtune-copy-limits, what a copy of an n x n float matrix can reach on this
+ * machine, by the code that does it. copy_rows' target compares gridtune with one memcpy of the
+ * whole matrix (memcpy_probe.c); this puts the ways a kernel could copy beside it, with OpenMP
+ * threads, in interleaved rounds:
+ *   loop          a plain store loop over each row, as the OpenMP twin and the seed kernel do;
+ *   stream        the same with non-temporal (streaming) stores, which skip reading the
+ *                 destination's lines before writing them;
+ *   row memcpy    memcpy of each row span of 4 KiB (what gcc makes of a loop over restrict
+ *                 pointers), the most a row-at-a-time kernel could hand to the C library;
+ *   memcpy        one memcpy per thread of its whole share, the bandwidth probe.
+ * Usage: gridtune-copy-limits [N [ROUNDS]] (default 16384 5). Prints each way's median in ms
+ * and its share of memcpy's bandwidth. */
+#include "bench/peers/omp_twins.h"
+
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#ifdef __SSE__
+#include <immintrin.h>
+#endif
+
+enum { LOOP, STREAM, ROW_MEMCPY, MEMCPY, WAYS, MAX_ROUNDS = 64, SPAN = 1024 };
+static const char *const names[WAYS] = {"loop", "stream", "row memcpy", "memcpy"};
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+static void row_memcpy(float *restrict dst, const float *restrict src, size_t count)
+{
+    for (size_t x = 0; x < count; x++) /* gcc turns this loop into a memcpy call */
+        dst[x] = src[x];
+}
+
+static void copy(int way, float *dst, const float *src, size_t n)
+{
+    if (way == MEMCPY) {
+        gt_memcpy_probe(dst, src, n * n * sizeof *dst, (unsigned)omp_get_max_threads());
+        return;
+    }
+#pragma omp parallel for schedule(dynamic, 16)
+    for (size_t y = 0; y < n; y++) {
+        float *d = dst + y * n;
+        const float *s = src + y * n;
+        if (way == LOOP) {
+            for (size_t x = 0; x < n; x++)
+                d[x] = s[x];
+        } else if (way == STREAM) {
+#ifdef __SSE__
+            for (size_t x = 0; x < n; x += 4)
+                _mm_stream_ps(d + x, _mm_loadu_ps(s + x));
+#else
+            for (size_t x = 0; x < n; x++) /* no streaming stores here: a plain loop again */
+                d[x] = s[x];
+#endif
+        } else {
+            for (size_t x = 0; x < n; x += SPAN)
+                row_memcpy(d + x, s + x, n - x < SPAN ? n - x : SPAN);
+        }
+    }
+#ifdef __SSE__
+    _mm_sfence();
+#endif
+}
+
+static int compare(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
+        printf("usage: gridtune-copy-limits [N [ROUNDS]]\nTimes the ways an n x n float copy can be done "
+               "(store loop, streaming stores, row memcpy, whole memcpy) in interleaved rounds.\n"
+               "N is a multiple of 4 (default 16384); ROUNDS 1..%d (default 5).\n", MAX_ROUNDS);
+        return 0;
+    }
+    size_t n = argc > 1 ? strtoul(argv[1], NULL, 10) : 16384;
+    int rounds = argc > 2 ? atoi(argv[2]) : 5;
+    if (n == 0 || n % 4 || n > 65536 || rounds < 1 || rounds > MAX_ROUNDS) {
+        fprintf(stderr, "gridtune-copy-limits: N must be a multiple of 4 up to 65536 and ROUNDS 1..%d\n",
+                MAX_ROUNDS);
+        return 2;
+    }
+    size_t bytes = n * n * sizeof(float);
+    float *src, *dst;
+    if (posix_memalign((void **)&src, 2u << 20, bytes) || posix_memalign((void **)&dst, 2u << 20, bytes)) {
+        fprintf(stderr, "gridtune-copy-limits: cannot allocate 2 x %zu bytes\n", bytes);
+        return 1;
+    }
+    /* the same memory the OpenMP twins get (kernels/seedbench.c) */
+    (void)madvise(src, bytes, MADV_HUGEPAGE);
+    (void)madvise(dst, bytes, MADV_HUGEPAGE);
+    memset(src, 1, bytes);
+    memset(dst, 2, bytes);
+    double ms[WAYS][MAX_ROUNDS];
+    for (int r = -1; r < rounds; r++) /* round -1 warms up, untimed */
+        for (int w = 0; w < WAYS; w++) {
+            double t0 = now_ms();
+            copy(w, dst, src, n);
+            if (r >= 0)
+                ms[w][r] = now_ms() - t0;
+        }
+    if (memcmp(dst, src, bytes) != 0) {
+        fprintf(stderr, "gridtune-copy-limits: the copy is wrong\n");
+        return 1;
+    }
+    printf("n=%zu, %d threads, median of %d rounds (2 x %.0f MiB moved per copy)\n", n, omp_get_max_threads(),
+           rounds, (double)bytes / (1 << 20));
+    double med[WAYS];
+    for (int w = 0; w < WAYS; w++) {
+        qsort(ms[w], (size_t)rounds, sizeof ms[w][0], compare);
+        med[w] = rounds % 2 ? ms[w][rounds / 2] : (ms[w][rounds / 2 - 1] + ms[w][rounds / 2]) / 2;
+    }
+    for (int w = 0; w < WAYS; w++)
+        printf("  %-11s %8.1f ms  %5.1f GB/s  %3.0f%% of memcpy\n", names[w], med[w], 2.0 * (double)bytes / med[w] / 1e6,
+               100.0 * med[MEMCPY] / med[w]);
+    free(src);
+    free(dst);
+    return 0;
+}
