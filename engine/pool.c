@@ -339,7 +339,13 @@ int gt_pool_run(gt_pool *pool, const gt_batch *batch, gt_batch_result *result, c
     if (rc)
         return rc;
     pthread_mutex_lock(&pool->submit);
-    if (gt_assigner_init(&pool->assigner, &batch->schedule.assign, plan.nruns, pool->nworkers) != 0) {
+    /* A chunk counts workgroups, as it did before spans: the assigner hands out runs, so it
+       gets chunk / span of them (at least one). Otherwise a chunk chosen for single workgroups
+       would hand one worker a whole sample once the spans grow. */
+    gt_assign assign = batch->schedule.assign;
+    if (gt_assign_has_chunk(assign.kind))
+        assign.chunk = assign.chunk / batch->schedule.span ? assign.chunk / batch->schedule.span : 1;
+    if (gt_assigner_init(&pool->assigner, &assign, plan.nruns, pool->nworkers) != 0) {
         pthread_mutex_unlock(&pool->submit);
         gt_batch_plan_free(&plan);
         snprintf(err, errlen, "out of memory assigning %u workgroups", plan.ngroups);

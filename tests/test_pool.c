@@ -12,6 +12,7 @@
 #include "tuner/grid.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <gridtune/kernel.h>
 #include <sched.h>
@@ -190,6 +191,31 @@ static void box_then_skip_covers_launch_once(void **state)
             assert_int_equal(hits[i], 1);
     }
     free(hits);
+    gt_pool_destroy(pool);
+}
+
+/* A chunk counts workgroups whatever the span: cyclic:8 over spans of 4 deals two spans at a
+ * time, so each of two workers gets half of 32 workgroups (a chunk of 8 spans would give the
+ * first worker all of them). */
+static void chunks_count_workgroups_not_spans(void **state)
+{
+    (void)state;
+    gt_pool *pool;
+    char err[256];
+    assert_int_equal(gt_pool_create(&(gt_pool_config){.workers = 2}, &pool, err, sizeof err), 0);
+    uint32_t counts[32 * 4] = {0};
+    uint32_t *hits = counts;
+    void *args[] = {&hits};
+    const char *scheds[] = {"span=4,assign=cyclic:8", "span=8,assign=cyclic:4", "span=2,assign=cyclic:16"};
+    for (size_t s = 0; s < 3; s++) {
+        gt_batch b = {.run = gt_kernel_desc_count_items.run, .args = args, .range = range3(32 * 4, 1, 1, 4, 1, 1, 1),
+                      .schedule = schedule(scheds[s])};
+        gt_batch_result res;
+        assert_int_equal(gt_pool_run(pool, &b, &res, err, sizeof err), 0);
+        if (res.worker[0].groups != 16 || res.worker[1].groups != 16)
+            fail_msg("%s: the workers ran %" PRIu64 " and %" PRIu64 " workgroups; expected 16 each", scheds[s],
+                     res.worker[0].groups, res.worker[1].groups);
+    }
     gt_pool_destroy(pool);
 }
 
@@ -401,6 +427,7 @@ int main(void)
         cmocka_unit_test(everything_skipped_runs_nothing),
         cmocka_unit_test(item_order_reaches_the_kernel),
         cmocka_unit_test(every_item_sees_its_ids),
+        cmocka_unit_test(chunks_count_workgroups_not_spans),
         cmocka_unit_test(item_order_covers_the_span),
         cmocka_unit_test(bad_batches_are_refused),
         cmocka_unit_test(worker_count_defaults_to_usable_cpus),

@@ -3,7 +3,8 @@
  *     group=tiled:4x4,span=8,item=linear,assign=dynamic:8
  * A span of N runs N consecutive workgroups along dimension 0 as one loop over their items: the
  * group order and the assignment then order and hand out spans, not single workgroups (the
- * grid is cut into spans first, N workgroups wide, the last one of a row narrower).
+ * grid is cut into spans first, N workgroups wide, the last one of a row narrower). A chunk
+ * still counts workgroups: cyclic:C and dynamic:C hand out C / N spans at a time (at least one).
  * Parsing accepts the keys in any order and defaults omitted ones (span=1). Formatting prints
  * group, item and assign always, and span only when it is not 1, so texts written before spans
  * existed are still canonical; format(parse(text)) is canonical and parse(format(schedule))
