@@ -15,7 +15,8 @@ static int pool_executor_run(void *ctx, const gt_exec_batch *b, gt_exec_result *
     };
     memcpy(batch.box_origin, b->box_origin, sizeof batch.box_origin);
     memcpy(batch.box_extent, b->box_extent, sizeof batch.box_extent);
-    int rc = gt_pool_run(pe->pool, &batch, &pe->last, err, errlen);
+    int rc = pe->here ? gt_pool_run_here(pe->pool, &batch, &pe->last, err, errlen)
+                      : gt_pool_run(pe->pool, &batch, &pe->last, err, errlen);
     if (rc < 0)
         return rc;
     memset(r, 0, sizeof *r);
@@ -36,6 +37,7 @@ void gt_pool_executor_init(gt_pool_executor *pe, gt_pool *pool, const gt_counter
     pe->run = run;
     pe->args = args;
     pe->range = *range;
+    pe->here = false;
     *exec = (gt_executor){
         .run = pool_executor_run,
         .ctx = pe,

@@ -13,6 +13,7 @@ typedef struct gt_pool_executor {
     gt_workgroup_fn *run;
     void *const *args;
     gt_range range;
+    bool here; /* run the batches on the calling thread (gt_pool_run_here); false after init */
     gt_batch_result last; /* the pool's full result of the latest batch, per worker */
 } gt_pool_executor;
 
