@@ -31,8 +31,8 @@
  *     an object of its client (a gt_wait in progress during gt_disconnect, say). Two threads
  *     releasing the same handle at once are safe: one frees it and the other gets -EBADF;
  *   - memory reached through gt_buffer_data after the buffer's release (it is unmapped);
- *   - a child of fork() using its parent's clients, buffers or kernels (their connection's
- *     reader thread did not come with it). The child may gt_connect a client of its own: the
+ *   - a child of fork() using its parent's clients, buffers or kernels (it would share their
+ *     connection's socket with the parent). The child may gt_connect a client of its own: the
  *     handle set's lock is held across fork, so the child never inherits it taken. */
 #ifndef GRIDTUNE_GRIDTUNE_H
 #define GRIDTUNE_GRIDTUNE_H
