@@ -280,8 +280,8 @@ static int start_engine(daemon_main *m, char *err, size_t errlen)
     d->stats.wisdom_entries = gt_wisdom_count(d->wisdom);
     gt_machine_signature(d->machine, NULL, 0);
     start_builder(d);
-    if (!(d->reports = gt_report_ring_new(cfg->keep_reports)) || gt_jobq_create(d->base, "gt-launcher", &d->launcher) ||
-        gt_jobq_create(d->base, "gt-kernels", &d->kernels)) {
+    if (!(d->reports = gt_report_ring_new(cfg->keep_reports)) || gt_jobq_create(d->base, "gt-launcher", cfg->launcher_spin_us, &d->launcher) ||
+        gt_jobq_create(d->base, "gt-kernels", 0, &d->kernels)) {
         snprintf(err, errlen, "out of memory starting the job threads");
         return -ENOMEM;
     }

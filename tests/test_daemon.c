@@ -658,6 +658,62 @@ static void test_four_dimensions(void **state)
     assert_still_serving();
 }
 
+/* A launch's answer and keep_event: each bad form is refused with a sentence naming it, and a
+ * good one-trip launch on the same connection is then answered once, when it has run. */
+static void test_bad_answer_fields(void **state)
+{
+    (void)state;
+    raw_client rc;
+    raw_client_open_hello(&rc, &fx);
+    double kernel = raw_load_fill(&rc);
+    static const struct {
+        const char *fields, *needle;
+    } bad[] = {
+        {"\"answer\":\"later\"", "answer \"later\": expected queued or completed"},
+        {"\"answer\":1", "field \"answer\" is a number; expected a non-empty string"},
+        {"\"answer\":\"\"", "field \"answer\" is a string; expected a non-empty string"},
+        {"\"answer\":\"completed\",\"keep_event\":\"no\"", "\"keep_event\" must be true or false"},
+        {"\"answer\":\"completed\",\"keep_event\":0", "\"keep_event\" must be true or false"},
+        {"\"keep_event\":false", "\"keep_event\": false needs \"answer\": \"completed\""},
+        {"\"answer\":\"queued\",\"keep_event\":false", "\"keep_event\": false needs"},
+    };
+    char req[1024];
+    snprintf(req, sizeof req, "{\"type\":\"buffer_create\",\"id\":30,\"size\":256}");
+    int memfd = memfd_create("one-trip", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    assert_true(memfd >= 0);
+    assert_int_equal(ftruncate(memfd, 256), 0);
+    assert_int_equal(fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW), 0);
+    cJSON *answer = raw_client_call(&rc, req, &memfd, 1);
+    close(memfd);
+    double buffer = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(answer, "buffer"));
+    cJSON_Delete(answer);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(req, sizeof req, "{\"type\":\"launch\",\"id\":%zu,\"kernel\":%.0f,\"range\":{\"dims\":1,"
+                 "\"global\":[64],\"local\":[64]},\"args\":[{\"buffer\":%.0f},{\"i32\":1}],%s}", 10 + i, kernel, buffer,
+                 bad[i].fields);
+        cJSON *refusal = raw_client_call(&rc, req, NULL, 0);
+        assert_error_answer(refusal, GT_ERR_REQUEST, EINVAL, bad[i].needle);
+        cJSON_Delete(refusal);
+    }
+    /* the same connection goes on: a one-trip launch is answered once, when it has run, with
+       no event when none is kept */
+    for (int keep = 0; keep < 2; keep++) {
+        snprintf(req, sizeof req, "{\"type\":\"launch\",\"id\":%d,\"kernel\":%.0f,\"range\":{\"dims\":1,"
+                 "\"global\":[64],\"local\":[64]},\"args\":[{\"buffer\":%.0f},{\"i32\":1}],\"answer\":\"completed\"%s}",
+                 31 + keep, kernel, buffer, keep ? "" : ",\"keep_event\":false");
+        answer = raw_client_call(&rc, req, NULL, 0);
+        assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(answer, "type")), "result");
+        assert_int_equal(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(answer, "id")), 31 + keep);
+        assert_int_equal(cJSON_GetObjectItemCaseSensitive(answer, "event") != NULL, keep);
+        cJSON_Delete(answer);
+    }
+    answer = raw_client_call(&rc, "{\"type\":\"status\",\"id\":99}", NULL, 0); /* the next answer is its own */
+    assert_int_equal(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(answer, "id")), 99);
+    cJSON_Delete(answer);
+    raw_client_close(&rc);
+    assert_still_serving();
+}
+
 static void test_bad_schedule(void **state)
 {
     (void)state;
@@ -1109,6 +1165,7 @@ int main(void)
         cmocka_unit_test(test_global_not_multiple_of_local),
         cmocka_unit_test(test_four_dimensions),
         cmocka_unit_test(test_bad_schedule),
+        cmocka_unit_test(test_bad_answer_fields),
         cmocka_unit_test(test_memfd_without_seals),
         cmocka_unit_test(test_buffer_not_a_memfd),
         cmocka_unit_test(test_buffer_without_fd),

@@ -242,6 +242,70 @@ static void *client_main(void *arg)
 
 SETUP(concurrent_clients)
 
+/* ---- launches answered on completion --------------------------------------------------------- */
+
+SETUP(one_trip)
+
+/* gt_run returns once the launch has run (its output is there), whether it ran on the workers
+ * or, being one workgroup, on the launcher thread; and whatever the client asks next sees it
+ * done: counted by status, its report kept. Without a place for the event nothing is kept for
+ * the client to release; with one, the event serves gt_report and gt_event_release. */
+static void test_one_trip(void **state)
+{
+    life *l = *state;
+    gt_client *c = daemon_fixture_connect(&l->fx);
+    gt_kernel *k;
+    gt_buffer *b;
+    assert_int_equal(gt_kernel_load(c, GT_TEST_DAEMON_MODULE, "fill", &k), 0);
+    assert_int_equal(gt_buffer_create(c, ITEMS * sizeof(int32_t), &b), 0);
+    int32_t *data = gt_buffer_data(b);
+    const gt_range ranges[] = {{.dims = 1, .global = {ITEMS}, .local = {64}}, {.dims = 1, .global = {64}, .local = {64}}};
+    for (int32_t i = 0; i < 8; i++) {
+        const gt_range *r = &ranges[i % 2];
+        memset(data, 0xff, ITEMS * sizeof *data);
+        gt_arg args[] = {gt_arg_buffer(b), gt_arg_i32(i * 10000)};
+        if (gt_run(c, k, r, args, 2, NULL, NULL) != 0)
+            fail_msg("gt_run %d: %s", i, gt_last_error(c));
+        for (uint32_t j = 0; j < r->global[0]; j++)
+            if (data[j] != i * 10000 + (int32_t)j)
+                fail_msg("gt_run %d returned with element %u at %d; expected %d", i, j, data[j], i * 10000 + (int32_t)j);
+        cJSON *st = daemon_fixture_status(c);
+        assert_int_equal(daemon_fixture_status_number(st, "launches.succeeded"), i + 1);
+        cJSON_Delete(st);
+        char *reports = NULL;
+        assert_int_equal(gt_reports(c, 1, &reports), 0);
+        cJSON *list = cJSON_Parse(reports);
+        free(reports);
+        const cJSON *newest = cJSON_GetArrayItem(list, 0);
+        assert_int_equal(cJSON_GetArraySize(list), 1);
+        assert_int_equal(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(newest, "groups_total")),
+                         r->global[0] / 64);
+        cJSON_Delete(list);
+    }
+    gt_event ev = 0;
+    gt_arg args[] = {gt_arg_buffer(b), gt_arg_i32(7)};
+    assert_int_equal(gt_run(c, k, &ranges[0], args, 2, NULL, &ev), 0);
+    assert_true(ev > 0);
+    char *json = NULL;
+    assert_int_equal(gt_report(c, ev, &json), 0);
+    assert_non_null(strstr(json, "\"source\":\"default\""));
+    free(json);
+    assert_int_equal(gt_event_release(c, ev), 0);
+    /* a one-trip launch refused before it ran leaves no event */
+    gt_launch_options bad = gt_launch_options_default();
+    bad.schedule = "group=sideways";
+    ev = 99;
+    assert_api_error(&l->fx, c, gt_run(c, k, &ranges[0], args, 2, &bad, &ev), GT_ERR_SCHEDULE, EINVAL, "sideways");
+    assert_int_equal(ev, 0);
+    cJSON *st = daemon_fixture_status(c);
+    assert_int_equal(daemon_fixture_status_number(st, "launches.succeeded"), 9);
+    assert_int_equal(daemon_fixture_status_number(st, "launches.queued") + daemon_fixture_status_number(st, "launches.running"), 0);
+    cJSON_Delete(st);
+    gt_buffer_release(b);
+    gt_kernel_release(k);
+    gt_disconnect(c);
+}
+
 /* ---- limits, and a launch waiting on one that failed ---------------------------------------- */
 
 SETUP(system_mode)
@@ -953,6 +1017,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_concurrent_clients, setup_concurrent_clients, teardown),
+        cmocka_unit_test_setup_teardown(test_one_trip, setup_one_trip, teardown),
         cmocka_unit_test_setup_teardown(test_limits, setup_limits, teardown),
         cmocka_unit_test_setup_teardown(test_system_mode, setup_system_mode, teardown),
         cmocka_unit_test_setup_teardown(test_client_killed_during_launch, setup_client_killed_during_launch,

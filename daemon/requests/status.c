@@ -24,7 +24,7 @@ void gt_handle_reports(const gt_request *r)
     uint64_t limit;
     if (!gt_field_uint(r, r->msg, "limit", 1, 1000, true, 20, &limit))
         return;
-    const gt_report_ring *ring = r->s->d->reports;
+    gt_report_ring *ring = r->s->d->reports;
     bool all = gt_report_reader_sees_all(r->s->d->cfg->system, (unsigned)r->s->uid);
     cJSON *res = cJSON_CreateObject(), *list = cJSON_AddArrayToObject(res, "reports");
     unsigned uid;
