@@ -115,6 +115,11 @@ static void on_finished(evutil_socket_t fd, short what, void *arg)
     deliver_finished(arg);
 }
 
+void gt_jobq_deliver(gt_jobq *q)
+{
+    deliver_finished(q);
+}
+
 int gt_jobq_create(struct event_base *base, const char *name, unsigned spin_us, gt_jobq **out)
 {
     gt_jobq *q = calloc(1, sizeof *q);

@@ -24,6 +24,9 @@ typedef struct gt_jobq gt_jobq;
 int gt_jobq_create(struct event_base *base, const char *name, unsigned spin_us, gt_jobq **out);
 /* From the loop's thread. */
 void gt_jobq_push(gt_jobq *q, gt_job *job);
+/* From the loop's thread: calls done() of the jobs finished so far, now, rather than when
+ * the loop next turns. */
+void gt_jobq_deliver(gt_jobq *q);
 /* Jobs pushed and not yet handed back through done(). */
 unsigned gt_jobq_pending(const gt_jobq *q);
 /* Runs every job still queued (their run() sees whatever flag the owner set to cancel

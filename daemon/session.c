@@ -251,6 +251,9 @@ static void handle_frames(gt_session *s)
 {
     char err[256];
     bool frames_ended = false;
+    /* the launch answered early has most likely finished since: take it back now */
+    if (atomic_load(&s->early_answers) > 0)
+        gt_jobq_deliver(s->d->launcher);
     while (!atomic_load(&s->closed) && atomic_load(&s->early_answers) == 0) {
         gt_wire_frame f;
         int rc = gt_wire_next(s->reader, &f, err, sizeof err);
