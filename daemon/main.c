@@ -296,9 +296,13 @@ static int start_engine(daemon_main *m, char *err, size_t errlen)
 
 static bool output_pending(const gt_daemon *d)
 {
-    for (const gt_session *s = d->sessions; s; s = s->next)
-        if (evbuffer_get_length(s->out) > 0)
+    for (gt_session *s = d->sessions; s; s = s->next) {
+        pthread_mutex_lock(&s->out_lock); /* the launcher thread may be answering (send_now) */
+        size_t queued = evbuffer_get_length(s->out);
+        pthread_mutex_unlock(&s->out_lock);
+        if (queued > 0)
             return true;
+    }
     return false;
 }
 

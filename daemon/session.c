@@ -66,6 +66,10 @@ void gt_session_flush(gt_session *s)
 {
     if (atomic_load(&s->closed))
         return;
+    if (atomic_load(&s->out_broken)) {
+        gt_session_close(s, "out of memory queueing the rest of an answer sent in part");
+        return;
+    }
     pthread_mutex_lock(&s->out_lock);
     bool ok = flush_locked(s);
     pthread_mutex_unlock(&s->out_lock);
@@ -117,7 +121,7 @@ void gt_session_send(gt_session *s, cJSON *msg, const char *request)
 bool gt_session_send_now(gt_session *s, cJSON *msg, const char *request)
 {
     pthread_mutex_lock(&s->out_lock);
-    if (atomic_load(&s->closed)) {
+    if (atomic_load(&s->closed) || atomic_load(&s->out_broken)) {
         pthread_mutex_unlock(&s->out_lock);
         cJSON_Delete(msg);
         return false;
@@ -137,12 +141,20 @@ bool gt_session_send_now(gt_session *s, cJSON *msg, const char *request)
             /* a failed write leaves the frame for the loop, whose own write then fails */
             wrote = n > 0 ? (size_t)n : 0;
         }
-        /* what the socket did not take waits in the queue, written by the loop's thread */
+        /* what the socket did not take waits in the queue, written by the loop's thread; the
+           room is reserved first, so that the queue never holds a part of the frame alone */
         size_t head = wrote < sizeof header ? sizeof header - wrote : 0;
         size_t body = wrote > sizeof header ? wrote - sizeof header : 0;
         if (head + len - body > 0) {
-            sent = (head == 0 || evbuffer_add(s->out, header + sizeof header - head, head) == 0) &&
-                   evbuffer_add(s->out, text + body, len - body) == 0;
+            bool queued = evbuffer_expand(s->out, head + len - body) == 0 &&
+                          (head == 0 || evbuffer_add(s->out, header + sizeof header - head, head) == 0) &&
+                          evbuffer_add(s->out, text + body, len - body) == 0;
+            /* Once a byte of the frame is out, sending it again would follow a cut frame:
+               it counts as sent, and the loop closes the session (gt_session_flush). */
+            if (!queued && wrote > 0)
+                atomic_store(&s->out_broken, true);
+            else if (!queued)
+                sent = false;
             event_add(s->write_ev, NULL); /* libevent's pthreads support makes this safe here */
         }
     }
@@ -244,17 +256,23 @@ static void handle_frame(gt_session *s, gt_wire_frame *f)
     free(f->json);
 }
 
+/* Whether the session waits for a launch answered early to be taken back (session.h). */
+static bool paused(gt_session *s)
+{
+    return atomic_load(&s->early_answers) > 0;
+}
+
 /* Handles the whole frames received, in order, unless a launch of the session was answered
- * before the loop took its job back: then they wait for gt_session_resume. The caller holds
- * a reference. */
+ * before the loop took its job back: then they wait for gt_session_resume, and the socket is
+ * not read meanwhile. What the client sends then stays in the kernel's socket buffer, which
+ * holds the client back, instead of in the reader, where it would count against the budgets
+ * all clients share (--max-partial-bytes, the descriptors sent ahead). The caller holds a
+ * reference. */
 static void handle_frames(gt_session *s)
 {
     char err[256];
     bool frames_ended = false;
-    /* the launch answered early has most likely finished since: take it back now */
-    if (atomic_load(&s->early_answers) > 0)
-        gt_jobq_deliver(s->d->launcher);
-    while (!atomic_load(&s->closed) && atomic_load(&s->early_answers) == 0) {
+    while (!atomic_load(&s->closed) && !paused(s)) {
         gt_wire_frame f;
         int rc = gt_wire_next(s->reader, &f, err, sizeof err);
         if (rc == 0)
@@ -267,39 +285,67 @@ static void handle_frames(gt_session *s)
         handle_frame(s, &f);
     }
     watch_partial_frame(s, frames_ended);
+    if (!atomic_load(&s->closed) && paused(s)) {
+        event_del(s->read_ev);
+        event_del(s->frame_timer); /* a frame that is not read cannot be finished meanwhile */
+    }
+}
+
+/* The client will send nothing more: the whole frames it sent first are handled (once the
+ * session is no longer paused), and only an unfinished frame left after them is an error. */
+static void end_of_stream(gt_session *s)
+{
+    s->ended = true;
+    handle_frames(s);
+    if (atomic_load(&s->closed) || paused(s))
+        return; /* gt_session_resume comes back here */
+    if (gt_wire_pending(s->reader) > 0)
+        frame_error(s, GT_ERR_FRAME, EPROTO, "the connection ended in the middle of a frame", true);
+    else
+        gt_session_close(s, "the client disconnected");
 }
 
 static void on_readable(evutil_socket_t fd, short what, void *arg)
 {
     (void)what;
     gt_session *s = arg;
-    long n = gt_wire_read(s->reader, fd);
-    if (n == -EAGAIN)
-        return;
     /* Answering may fail to write and close the session, which frees it unless someone
        else holds it: hold it until this callback is done with it. */
     gt_session_ref(s);
-    if (n == 0) {
-        if (gt_wire_pending(s->reader) > 0)
-            frame_error(s, GT_ERR_FRAME, EPROTO, "the connection ended in the middle of a frame", true);
-        else
-            gt_session_close(s, "the client disconnected");
-    } else if (n < 0 && n != -EMFILE) {
-        gt_session_close(s, strerror((int)-n));
-    } else if (n == -EMFILE) {
+    /* the launch answered early has most likely finished since: take it back now (which
+       resumes the session) rather than read on */
+    if (paused(s))
+        gt_jobq_deliver(s->d->launcher);
+    if (atomic_load(&s->closed) || paused(s)) {
+        if (!atomic_load(&s->closed))
+            event_del(s->read_ev);
+        gt_session_unref(s);
+        return;
+    }
+    long n = gt_wire_read(s->reader, fd);
+    if (n == 0)
+        end_of_stream(s);
+    else if (n == -EMFILE)
         frame_error(s, GT_ERR_FRAME, EMFILE, "too many file descriptors arrived before the frames that carry them",
                     true);
-    }
-    handle_frames(s);
+    else if (n < 0 && n != -EAGAIN)
+        gt_session_close(s, strerror((int)-n));
+    else if (n > 0)
+        handle_frames(s);
     gt_session_unref(s);
 }
 
 void gt_session_resume(gt_session *s)
 {
-    if (atomic_load(&s->early_answers) > 0 || atomic_load(&s->closed))
+    if (paused(s) || atomic_load(&s->closed))
         return;
     gt_session_ref(s);
-    handle_frames(s);
+    if (s->ended) {
+        end_of_stream(s);
+    } else {
+        event_add(s->read_ev, NULL);
+        handle_frames(s);
+    }
     gt_session_unref(s);
 }
 

@@ -45,10 +45,13 @@ struct gt_session {
        (gt_session_send_now) take turns */
     pthread_mutex_t out_lock;
     /* Launches answered from the launcher thread that the loop has not yet taken back
-       (requests/launches.c). Until it has, the session's later requests wait unread in the
-       reader, so that each sees its earlier launches done: counted, reported, released. */
+       (requests/launches.c). Until it has, the session's later requests wait, and its socket is
+       not read, so that each sees its earlier launches done: counted, reported, released. */
     atomic_uint early_answers;
     gt_wire_reader *reader;
+    bool ended; /* the client shut its side: nothing more to read */
+    /* A frame went out in part and its rest could not be queued: the loop closes the session */
+    atomic_bool out_broken;
     bool greeted;
     atomic_bool closed;
     unsigned refs; /* the daemon's list, and every job of this session not yet done */
@@ -79,10 +82,13 @@ uint64_t gt_session_new_id(gt_session *s);
 void gt_session_send(gt_session *s, cJSON *msg, const char *request);
 /* The same from any thread that holds a reference to s: the frame is written at once when
  * nothing is queued before it (what the socket does not take is queued for the loop to write),
- * so that an answer need not wait for the loop's thread. Never closes s. false when s is
- * closed, or without memory; msg is taken either way. */
+ * so that an answer need not wait for the loop's thread. Never closes s. false when nothing of
+ * the frame was sent: s is closed, or no memory. Once part of it was written, a lack of memory
+ * for the rest marks s for the loop to close, and counts as sent (sending it again would follow
+ * a cut frame). msg is taken either way. */
 bool gt_session_send_now(gt_session *s, cJSON *msg, const char *request);
-/* Handles the requests that waited for early_answers to come back to 0; from the loop's thread. */
+/* Handles the requests that waited for early_answers to come back to 0, and reads the socket
+ * again (or acts on the end of the stream seen before); from the loop's thread. */
 void gt_session_resume(gt_session *s);
 /* Writes what is queued now, as far as the socket takes it (used at shutdown). */
 void gt_session_flush(gt_session *s);

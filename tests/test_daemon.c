@@ -245,16 +245,7 @@ static void api_close(api_client *a)
 /* Loads fill on a raw connection (request id 2); its kernel id. */
 static double raw_load_fill(raw_client *rc)
 {
-    char req[PATH_MAX + 128];
-    snprintf(req, sizeof req, "{\"type\":\"kernel_load\",\"id\":2,\"path\":\"%s\",\"name\":\"fill\"}",
-             GT_TEST_DAEMON_MODULE);
-    cJSON *answer = raw_client_call(rc, req, NULL, 0);
-    const cJSON *kernel = cJSON_GetObjectItemCaseSensitive(answer, "kernel");
-    if (!cJSON_IsNumber(kernel))
-        fail_msg("kernel_load of fill was not answered with a kernel id");
-    double id = kernel->valuedouble;
-    cJSON_Delete(answer);
-    return id;
+    return raw_client_load(rc, 2, GT_TEST_DAEMON_MODULE, "fill");
 }
 
 /* ---- broken frames: the daemon answers once and closes ------------------------------------ */
@@ -678,15 +669,8 @@ static void test_bad_answer_fields(void **state)
         {"\"answer\":\"queued\",\"keep_event\":false", "\"keep_event\": false needs"},
     };
     char req[1024];
-    snprintf(req, sizeof req, "{\"type\":\"buffer_create\",\"id\":30,\"size\":256}");
-    int memfd = memfd_create("one-trip", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-    assert_true(memfd >= 0);
-    assert_int_equal(ftruncate(memfd, 256), 0);
-    assert_int_equal(fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW), 0);
-    cJSON *answer = raw_client_call(&rc, req, &memfd, 1);
-    close(memfd);
-    double buffer = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(answer, "buffer"));
-    cJSON_Delete(answer);
+    double buffer = raw_client_buffer(&rc, 30, 256);
+    cJSON *answer;
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         snprintf(req, sizeof req, "{\"type\":\"launch\",\"id\":%zu,\"kernel\":%.0f,\"range\":{\"dims\":1,"
                  "\"global\":[64],\"local\":[64]},\"args\":[{\"buffer\":%.0f},{\"i32\":1}],%s}", 10 + i, kernel, buffer,
