@@ -46,3 +46,11 @@ void gt_pool_executor_init(gt_pool_executor *pe, gt_pool *pool, const gt_counter
         .probes = probes,
     };
 }
+
+void gt_pool_executor_run_here(gt_pool_executor *pe, gt_executor *exec)
+{
+    pe->here = true;
+    exec->workers = 1;
+    exec->counters = NULL;
+    exec->probes = NULL;
+}

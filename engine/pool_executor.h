@@ -23,5 +23,9 @@ typedef struct gt_pool_executor {
 void gt_pool_executor_init(gt_pool_executor *pe, gt_pool *pool, const gt_counters *counters,
                            const gt_probe_status *probes, gt_workgroup_fn *run, void *const *args,
                            const gt_range *range, gt_executor *exec);
+/* Makes exec run its batches on the calling thread (gt_pool_run_here) and tell the tuner what
+ * runs them there: one worker, no counters (a metric that needs them falls back to time) and
+ * no probes. So the decision is keyed, and the report written, for one worker. */
+void gt_pool_executor_run_here(gt_pool_executor *pe, gt_executor *exec);
 
 #endif

@@ -413,6 +413,48 @@ static void test_paused_end(void **state)
     }
 }
 
+SETUP(inline_report)
+
+/* A launch of one workgroup runs on the launcher thread alone, so its report says one worker
+ * and no counters, and a metric that needs counters falls back to time; a larger launch runs
+ * on the daemon's two workers and says so. (The inline launch was reported with two.) */
+static void test_inline_report(void **state)
+{
+    life *l = *state;
+    gt_kernel *k;
+    gt_buffer *b;
+    gt_client *c = connect_with_fill(l, &k, &b);
+    gt_arg args[] = {gt_arg_buffer(b), gt_arg_i32(1)};
+    const gt_range small = {.dims = 1, .global = {64}, .local = {64}}, large = {.dims = 1, .global = {ITEMS}, .local = {64}};
+    gt_launch_options opts = gt_launch_options_default();
+    opts.metric = "l1";
+    const struct {
+        const gt_range *range;
+        double workers;
+    } cases[] = {{&small, 1}, {&large, 2}};
+    for (int i = 0; i < 2; i++) {
+        gt_event ev = 0;
+        if (gt_run(c, k, cases[i].range, args, 2, &opts, &ev) != 0)
+            fail_msg("gt_run %d: %s", i, gt_last_error(c));
+        char *json = NULL;
+        assert_int_equal(gt_report(c, ev, &json), 0);
+        cJSON *report = cJSON_Parse(json);
+        free(json);
+        assert_int_equal(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(report, "workers")), cases[i].workers);
+        if (i == 0) {
+            const cJSON *metric = cJSON_GetObjectItemCaseSensitive(report, "metric");
+            assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(metric, "used")), "time");
+            assert_non_null(strstr(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(metric, "note")),
+                                   "which is not counted here"));
+        }
+        cJSON_Delete(report);
+        assert_int_equal(gt_event_release(c, ev), 0);
+    }
+    gt_buffer_release(b);
+    gt_kernel_release(k);
+    gt_disconnect(c);
+}
+
 /* ---- limits, and a launch waiting on one that failed ---------------------------------------- */
 
 SETUP(system_mode)
@@ -1127,6 +1169,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_one_trip, setup_one_trip, teardown),
         cmocka_unit_test_setup_teardown(test_paused_reading, setup_paused_reading, teardown),
         cmocka_unit_test_setup_teardown(test_paused_end, setup_paused_end, teardown),
+        cmocka_unit_test_setup_teardown(test_inline_report, setup_inline_report, teardown),
         cmocka_unit_test_setup_teardown(test_limits, setup_limits, teardown),
         cmocka_unit_test_setup_teardown(test_system_mode, setup_system_mode, teardown),
         cmocka_unit_test_setup_teardown(test_client_killed_during_launch, setup_client_killed_during_launch,

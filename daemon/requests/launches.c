@@ -90,12 +90,11 @@ static bool cancelled(launch_job *j)
     return false;
 }
 
-/* Takes res. */
-static gt_launch_report *keep_report(launch_job *j, const gt_tune_launch *tl, gt_tune_result *res, int64_t started)
+/* Takes res. The report names the workers, counters and probes of the executor that ran it. */
+static gt_launch_report *keep_report(launch_job *j, const gt_executor *exec, const gt_tune_launch *tl,
+                                     gt_tune_result *res, int64_t started)
 {
-    gt_daemon *d = j->s->d;
-    return gt_launch_report_new(&j->cfg, tl, res, d->counters ? gt_counters_status(d->counters) : NULL,
-                                &d->probe_status, gt_pool_workers(d->pool), j->report_id, started);
+    return gt_launch_report_new(&j->cfg, tl, res, exec->counters, exec->probes, exec->workers, j->report_id, started);
 }
 
 static void save_wisdom(gt_daemon *d)
@@ -137,8 +136,10 @@ static void launch_run(gt_job *job)
     gt_pool_executor_init(&j->pe, d->pool, d->counters, &d->probe_status, j->kernel->desc->run, j->slots, &j->range, &exec);
     /* A launch this small costs less than waking the workers would: it runs here, on the
        launcher thread, never on the loop's. A kernel that does not return stalls the launcher
-       as it would stall it waiting for the workers, while the loop goes on serving. */
-    j->pe.here = gt_range_group_count(&j->range) <= d->cfg->inline_groups;
+       as it would stall it waiting for the workers, while the loop goes on serving. It is
+       tuned, keyed in the wisdom and reported as what runs it: one worker, no counters. */
+    if (gt_range_group_count(&j->range) <= d->cfg->inline_groups)
+        gt_pool_executor_run_here(&j->pe, &exec);
     gt_tune_launch tl = {.kernel = j->kernel->desc->name, .kernel_hash = j->kernel->hash, .machine = d->machine,
                          .range = j->range};
     gt_tune_result res;
@@ -155,7 +156,7 @@ static void launch_run(gt_job *job)
     if (rc == 0) {
         if (res.groups_analysis > 0) /* analysis decided, also when it kept the default */
             save_wisdom(d);
-        j->ev->report = keep_report(j, &tl, &res, started);
+        j->ev->report = keep_report(j, &exec, &tl, &res, started);
         if (!j->ev->report)
             gt_log_warn("launch %" PRIu64 ": out of memory keeping its report", j->report_id);
     } else {
