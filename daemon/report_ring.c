@@ -46,7 +46,7 @@ void gt_report_ring_add(gt_report_ring *r, uint64_t id, unsigned uid, gt_launch_
         r->count++;
 }
 
-const char *gt_report_ring_get(gt_report_ring *r, size_t index, uint64_t *id, unsigned *uid)
+gt_launch_report *gt_report_ring_get(gt_report_ring *r, size_t index, uint64_t *id, unsigned *uid)
 {
     if (index >= r->count)
         return NULL;
@@ -55,18 +55,16 @@ const char *gt_report_ring_get(gt_report_ring *r, size_t index, uint64_t *id, un
         *id = r->slots[slot].id;
     if (uid)
         *uid = r->slots[slot].uid;
-    return gt_launch_report_text(r->slots[slot].report);
+    return r->slots[slot].report;
 }
 
-const char *gt_report_ring_find(gt_report_ring *r, uint64_t id, unsigned *uid)
+gt_launch_report *gt_report_ring_find(gt_report_ring *r, uint64_t id, unsigned *uid)
 {
     for (size_t i = 0; i < r->count; i++) {
-        size_t slot = (r->next + r->capacity - 1 - i) % r->capacity;
-        if (r->slots[slot].id == id) {
-            if (uid)
-                *uid = r->slots[slot].uid;
-            return gt_launch_report_text(r->slots[slot].report);
-        }
+        uint64_t found;
+        gt_launch_report *report = gt_report_ring_get(r, i, &found, uid);
+        if (found == id)
+            return report;
     }
     return NULL;
 }
