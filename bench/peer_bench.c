@@ -5,8 +5,9 @@
  * schedule static, dynamic and guided, each at its best chunk of a small geometric series (the
  * peer is tuned too), the OpenCL C twins through pocl, and for the two matrix copies a memcpy of
  * the same bytes, the bandwidth limit. Then the overhead of one launch: an empty kernel's round
- * trip through gridtuned and through pocl, and a raw Unix-socket ping-pong of the same frame
- * sizes, the floor.
+ * trip through gridtuned (in one trip with gt_run, and in two requests with gt_launch +
+ * gt_wait) and through pocl, and under each gridtuned path its floor, a raw Unix-socket
+ * ping-pong of the same frame sizes.
  *
  * Method:
  * - One seed case per benchmark: its buffers are the peers' buffers and the reference side of
@@ -63,6 +64,7 @@ typedef struct peer_options {
     const gt_seed_bench *benches[GT_BENCH_MAX_BENCHES];
     unsigned chunks[MAX_CHUNKS], nchunks;
     unsigned overhead_reps;
+    bool only_overhead; /* --only-overhead: no seed benchmarks */
     bool pocl;
     uint32_t group[2]; /* --group: workgroup shape for gridtune and pocl; 0: the seeds' own */
 } peer_options;
@@ -81,10 +83,23 @@ typedef struct peer_result {
     unsigned wisdom_misses;
 } peer_result;
 
+/* The overhead figures: gridtuned's two paths, pocl, and the floor under each path. */
+enum overhead_figure { OV_ONE_TRIP, OV_TWO_REQUESTS, OV_POCL, OV_FLOOR_ONE_TRIP, OV_FLOOR_TWO_REQUESTS, NOVERHEAD };
+
+static const struct {
+    const char *label, *key;
+} overhead_figures[NOVERHEAD] = {
+    {"gridtuned one trip (gt_run)", "gridtuned_one_trip"},
+    {"gridtuned two requests (gt_launch + gt_wait)", "gridtuned_two_requests"},
+    {"pocl (enqueue + clFinish)", "pocl"},
+    {"raw socket ping-pong, one-trip frames", "pingpong_one_trip"},
+    {"raw socket ping-pong, two-request frames", "pingpong_two_requests"},
+};
+
 typedef struct overhead {
-    bool ran_gridtuned, ran_pocl, ran_pingpong;
-    gt_bench_times gridtuned, pocl, pingpong;
-    size_t frames[GT_RT_FRAMES];
+    bool ran[NOVERHEAD];
+    gt_bench_times t[NOVERHEAD];
+    gt_rt_frames frames[GT_RT_PATHS];
     char pocl_why[TEXT_MAX];
 } overhead;
 
@@ -116,6 +131,7 @@ static void usage(FILE *out)
     fprintf(out,
             "      --chunks LIST     OpenMP chunk sizes tried in the warm-up round (default " DEFAULT_CHUNKS ")\n"
             "      --overhead-reps N round trips timed for each overhead figure (default %d)\n"
+            "      --only-overhead   measure only the launch overhead, no seed benchmark\n"
             "      --no-pocl         leave pocl out\n"
             "      --group WxH       workgroup shape for gridtune and pocl instead of the seeds' 16x16\n"
             "                        (16 in 1-D); W and H must divide the size; 1-D benchmarks use W\n"
@@ -148,7 +164,7 @@ static int parse_chunks(peer_options *o, const char *text)
     return 0;
 }
 
-enum { OPT_CHUNKS = 256, OPT_OVERHEAD_REPS, OPT_NO_POCL, OPT_GROUP };
+enum { OPT_CHUNKS = 256, OPT_OVERHEAD_REPS, OPT_ONLY_OVERHEAD, OPT_NO_POCL, OPT_GROUP };
 
 /* --group WxH: each side 1 to MAX_GROUP_ITEMS, and so is their product. */
 #define MAX_GROUP_ITEMS 4096
@@ -186,6 +202,9 @@ static int flag(int c, const char *arg, void *ctx)
             return -1;
         o->overhead_reps = v;
         return 0;
+    case OPT_ONLY_OVERHEAD:
+        o->only_overhead = true;
+        return 0;
     case OPT_NO_POCL:
         o->pocl = false;
         return 0;
@@ -200,6 +219,7 @@ static int parse(int argc, char **argv, peer_options *o)
 {
     static const struct option own[] = {{"chunks", required_argument, 0, OPT_CHUNKS},
                                         {"overhead-reps", required_argument, 0, OPT_OVERHEAD_REPS},
+                                        {"only-overhead", no_argument, 0, OPT_ONLY_OVERHEAD},
                                         {"no-pocl", no_argument, 0, OPT_NO_POCL},
                                         {"group", required_argument, 0, OPT_GROUP},
                                         {0}};
@@ -209,7 +229,11 @@ static int parse(int argc, char **argv, peer_options *o)
     int rc = gt_bench_cli_parse(&cli, argc, argv, &o->flags, o);
     if (rc)
         return rc > 0 ? 0 : 2;
-    if (gt_bench_operands(argc, argv, o->flags.size, NULL, o->benches, &o->nbenches) != 0)
+    if (o->only_overhead && optind < argc) {
+        say("--only-overhead runs no benchmark, but %s was named", argv[optind]);
+        return 2;
+    }
+    if (!o->only_overhead && gt_bench_operands(argc, argv, o->flags.size, NULL, o->benches, &o->nbenches) != 0)
         return 2;
     return -1;
 }
@@ -416,8 +440,8 @@ static int learn_frame_sizes(gt_private_daemon *d, overhead *ov)
     if (gt_private_daemon_start(gt_private_daemon_program(), 0, true, NULL, d, &c) != 0)
         return -1;
     int rc = build_empty(c, &k);
-    if (rc == 0)
-        rc = gt_rt_gridtuned(c, k, 3, ns);
+    for (int path = 0; rc == 0 && path < GT_RT_PATHS; path++)
+        rc = gt_rt_gridtuned(c, k, (gt_rt_path)path, 3, ns);
     gt_kernel_release(k);
     gt_disconnect(c);
     if (gt_private_daemon_stop(d) != 0)
@@ -425,14 +449,16 @@ static int learn_frame_sizes(gt_private_daemon *d, overhead *ov)
     return rc ? rc : gt_rt_frame_sizes(d->trace, ov->frames);
 }
 
-/* One block of round trips of overhead figure which (0 gridtuned, 1 pocl, 2 the ping-pong). */
-static int overhead_block(const peer_run *pc, const overhead *ov, gt_kernel *k, unsigned which, gt_bench_times *b)
+/* One block of round trips of one overhead figure. */
+static int overhead_block(const peer_run *pc, const overhead *ov, gt_kernel *k, enum overhead_figure which,
+                          gt_bench_times *b)
 {
     char err[512];
-    if (which == 0)
-        return gt_rt_gridtuned(pc->c, k, b->n, b->ns);
-    if (which == 2)
-        return gt_rt_pingpong(ov->frames, b->n, b->ns);
+    if (which == OV_ONE_TRIP || which == OV_TWO_REQUESTS)
+        return gt_rt_gridtuned(pc->c, k, which == OV_ONE_TRIP ? GT_RT_ONE_TRIP : GT_RT_TWO_REQUESTS, b->n, b->ns);
+    if (which == OV_FLOOR_ONE_TRIP || which == OV_FLOOR_TWO_REQUESTS)
+        return gt_rt_pingpong(&ov->frames[which == OV_FLOOR_ONE_TRIP ? GT_RT_ONE_TRIP : GT_RT_TWO_REQUESTS], b->n,
+                              b->ns);
     if (gt_ocl_empty_roundtrip(pc->ocl, b->n, b->ns, err, sizeof err) != 0) {
         say("pocl's empty launch: %s", err);
         return -1;
@@ -440,7 +466,7 @@ static int overhead_block(const peer_run *pc, const overhead *ov, gt_kernel *k, 
     return 0;
 }
 
-/* The three overhead figures side by side: OVERHEAD_BLOCKS rounds, each running a block of
+/* The overhead figures side by side: OVERHEAD_BLOCKS rounds, each running a block of
  * reps / OVERHEAD_BLOCKS round trips of every figure in a rotating order; a block's median is
  * one sample of its figure. */
 static int measure_overhead(const peer_run *pc, overhead *ov)
@@ -449,25 +475,24 @@ static int measure_overhead(const peer_run *pc, overhead *ov)
     if (build_empty(pc->c, &k) != 0)
         return -1;
     unsigned block = pc->o->overhead_reps >= OVERHEAD_BLOCKS ? pc->o->overhead_reps / OVERHEAD_BLOCKS : 1;
-    gt_bench_times *t[3] = {&ov->gridtuned, &ov->pocl, &ov->pingpong};
-    ov->ran_gridtuned = ov->ran_pingpong = true;
-    ov->ran_pocl = pc->ocl != NULL;
+    for (int i = 0; i < NOVERHEAD; i++)
+        ov->ran[i] = i != OV_POCL || pc->ocl != NULL;
     snprintf(ov->pocl_why, sizeof ov->pocl_why, "%s", pc->ocl ? "" : pc->pocl_why);
     int rc = 0;
     for (unsigned round = 0; rc == 0 && round < OVERHEAD_BLOCKS; round++)
-        for (unsigned j = 0; rc == 0 && j < 3; j++) {
-            unsigned which = (round + j) % 3;
+        for (unsigned j = 0; rc == 0 && j < NOVERHEAD; j++) {
+            enum overhead_figure which = (round + j) % NOVERHEAD;
             gt_bench_times b = {.n = block};
-            if (which == 1 && !ov->ran_pocl)
+            if (!ov->ran[which])
                 continue;
             if ((rc = overhead_block(pc, ov, k, which, &b)) == 0) {
                 gt_bench_times_summarise(&b);
-                t[which]->ns[t[which]->n++] = b.median_ns;
+                ov->t[which].ns[ov->t[which].n++] = b.median_ns;
             }
         }
-    for (int i = 0; i < 3; i++)
-        if (t[i]->n)
-            gt_bench_times_summarise(t[i]);
+    for (int i = 0; i < NOVERHEAD; i++)
+        if (ov->t[i].n)
+            gt_bench_times_summarise(&ov->t[i]);
     gt_kernel_release(k);
     return rc;
 }
@@ -542,17 +567,35 @@ static void print_tables(const peer_options *o, const peer_result *r, unsigned n
         }
 }
 
+static void print_frames(const gt_rt_frames *f)
+{
+    printf("   frames of");
+    for (unsigned i = 0; i < f->n; i += 2)
+        printf("%s %zu/%zu", i ? " and" : "", f->size[i], f->size[i + 1]);
+    printf(" bytes");
+}
+
 static void print_overhead(const overhead *ov)
 {
-    printf("\nlaunch round trip of an empty kernel, medians of %u blocks' medians, us\n", ov->gridtuned.n);
-    printf("  gridtuned (gt_launch + gt_wait)   %8.1f\n", (double)ov->gridtuned.median_ns / 1e3);
-    if (ov->ran_pocl)
-        printf("  pocl (enqueue + clFinish)          %8.1f\n", (double)ov->pocl.median_ns / 1e3);
-    else
-        printf("  pocl                               -  (%s)\n", ov->pocl_why);
-    printf("  raw socket ping-pong (the floor)   %8.1f   frames of %zu/%zu and %zu/%zu bytes\n",
-           (double)ov->pingpong.median_ns / 1e3, ov->frames[0], ov->frames[1], ov->frames[2], ov->frames[3]);
-    printf("  gridtuned / floor: %.2fx\n", ratio(ov->gridtuned.median_ns, ov->pingpong.median_ns));
+    printf("\nlaunch round trip of an empty kernel, medians of %u blocks' medians, us\n", ov->t[OV_ONE_TRIP].n);
+    for (int i = 0; i < NOVERHEAD; i++) {
+        if (!ov->ran[i]) {
+            printf("  %-46s        -  (%s)\n", overhead_figures[i].label, ov->pocl_why);
+            continue;
+        }
+        printf("  %-46s %8.1f", overhead_figures[i].label, (double)ov->t[i].median_ns / 1e3);
+        if (i == OV_FLOOR_ONE_TRIP || i == OV_FLOOR_TWO_REQUESTS)
+            print_frames(&ov->frames[i == OV_FLOOR_ONE_TRIP ? GT_RT_ONE_TRIP : GT_RT_TWO_REQUESTS]);
+        printf("\n");
+    }
+    const gt_bench_times *t = ov->t;
+    printf("  one trip / its floor: %.2fx   two requests / their floor: %.2fx\n",
+           ratio(t[OV_ONE_TRIP].median_ns, t[OV_FLOOR_ONE_TRIP].median_ns),
+           ratio(t[OV_TWO_REQUESTS].median_ns, t[OV_FLOOR_TWO_REQUESTS].median_ns));
+    if (ov->ran[OV_POCL])
+        printf("  one trip / pocl: %.2fx   two requests / pocl: %.2fx\n",
+               ratio(t[OV_ONE_TRIP].median_ns, t[OV_POCL].median_ns),
+               ratio(t[OV_TWO_REQUESTS].median_ns, t[OV_POCL].median_ns));
 }
 
 static cJSON *bench_json(const peer_result *p)
@@ -593,16 +636,23 @@ static cJSON *bench_json(const peer_result *p)
 static cJSON *overhead_json(const overhead *ov)
 {
     cJSON *o = cJSON_CreateObject();
-    gt_bench_times_json(cJSON_AddObjectToObject(o, "gridtuned"), &ov->gridtuned);
-    if (ov->ran_pocl)
-        gt_bench_times_json(cJSON_AddObjectToObject(o, "pocl"), &ov->pocl);
-    else
+    for (int i = 0; i < NOVERHEAD; i++)
+        if (ov->ran[i])
+            gt_bench_times_json(cJSON_AddObjectToObject(o, overhead_figures[i].key), &ov->t[i]);
+    if (!ov->ran[OV_POCL])
         cJSON_AddStringToObject(o, "pocl_unavailable", ov->pocl_why);
-    gt_bench_times_json(cJSON_AddObjectToObject(o, "pingpong"), &ov->pingpong);
-    cJSON *frames = cJSON_AddArrayToObject(o, "frame_bytes");
-    for (int i = 0; i < GT_RT_FRAMES; i++)
-        cJSON_AddItemToArray(frames, cJSON_CreateNumber((double)ov->frames[i]));
-    cJSON_AddNumberToObject(o, "gridtuned_over_pingpong", ratio(ov->gridtuned.median_ns, ov->pingpong.median_ns));
+    static const char *const frame_keys[GT_RT_PATHS] = {"frame_bytes_one_trip", "frame_bytes_two_requests"};
+    for (int p = 0; p < GT_RT_PATHS; p++) {
+        cJSON *frames = cJSON_AddArrayToObject(o, frame_keys[p]);
+        for (unsigned i = 0; i < ov->frames[p].n; i++)
+            cJSON_AddItemToArray(frames, cJSON_CreateNumber((double)ov->frames[p].size[i]));
+    }
+    const gt_bench_times *t = ov->t;
+    cJSON_AddNumberToObject(o, "one_trip_over_pingpong", ratio(t[OV_ONE_TRIP].median_ns, t[OV_FLOOR_ONE_TRIP].median_ns));
+    cJSON_AddNumberToObject(o, "two_requests_over_pingpong",
+                            ratio(t[OV_TWO_REQUESTS].median_ns, t[OV_FLOOR_TWO_REQUESTS].median_ns));
+    if (ov->ran[OV_POCL])
+        cJSON_AddNumberToObject(o, "one_trip_over_pocl", ratio(t[OV_ONE_TRIP].median_ns, t[OV_POCL].median_ns));
     cJSON_AddStringToObject(o, "method", "times are medians of blocks of round trips, each block's own median one sample");
     return o;
 }
@@ -663,7 +713,8 @@ int main(int argc, char **argv)
     if (rc == 0)
         rc = measure_overhead(&pc, &ov);
     if (rc == 0) {
-        print_tables(&o, results, done);
+        if (done)
+            print_tables(&o, results, done);
         print_overhead(&ov);
         if (o.flags.json)
             rc = write_json(&o, &pc, results, done, &ov);

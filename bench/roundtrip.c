@@ -7,6 +7,7 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,23 +19,31 @@
 
 const char gt_rt_empty_source[] = "#include <gridtune/kernel.h>\nGT_KERNEL(empty)\n{\n}\n";
 
-int gt_rt_gridtuned(gt_client *c, gt_kernel *k, unsigned reps, uint64_t *ns)
+/* One empty launch the way path says; the event to release after the clock stops in *ev (0: none). */
+static int empty_launch(gt_client *c, gt_kernel *k, gt_rt_path path, gt_event *ev)
 {
-    gt_range one = {.dims = 1, .global = {1}, .local = {1}};
+    static const gt_range one = {.dims = 1, .global = {1}, .local = {1}};
     gt_launch_options opts = gt_launch_options_default();
     opts.tuning = GT_TUNING_OFF;
+    *ev = 0;
+    if (path == GT_RT_ONE_TRIP)
+        return gt_run(c, k, &one, NULL, 0, &opts, NULL);
+    int rc = gt_launch(c, k, &one, NULL, 0, &opts, ev);
+    return rc ? rc : gt_wait(c, *ev);
+}
+
+int gt_rt_gridtuned(gt_client *c, gt_kernel *k, gt_rt_path path, unsigned reps, uint64_t *ns)
+{
     for (unsigned i = 0; i < reps; i++) {
         gt_event ev;
         uint64_t t0 = gt_clock_ns();
-        int rc = gt_launch(c, k, &one, NULL, 0, &opts, &ev);
-        if (rc == 0)
-            rc = gt_wait(c, ev);
+        int rc = empty_launch(c, k, path, &ev);
         ns[i] = gt_clock_ns() - t0;
         if (rc != 0) {
             say("empty launch %u: %s", i, gt_last_error(c));
             return -1;
         }
-        if (gt_event_release(c, ev) != 0) {
+        if (ev && gt_event_release(c, ev) != 0) {
             say("releasing empty launch %u: %s", i, gt_last_error(c));
             return -1;
         }
@@ -51,48 +60,64 @@ static size_t wire_size(const cJSON *msg)
     return n;
 }
 
-/* Which of the four frames a trace line is: -1 for none. */
-static int frame_index(const cJSON *line)
+/* Where a trace line goes among the paths' frames: *path and *index, or false for neither.
+ * one_trip_id is the id of the latest launch request answered on completion, which tells its
+ * answer from a two-request launch's. */
+static bool frame_place(const cJSON *line, double *one_trip_id, gt_rt_path *path, unsigned *index)
 {
     const char *dir = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(line, "dir"));
     const cJSON *msg = cJSON_GetObjectItemCaseSensitive(line, "msg");
-    const char *type = dir && strcmp(dir, "in") == 0
-                           ? cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(msg, "type"))
-                           : cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(line, "request"));
-    if (!dir || !type)
-        return -1;
-    int out = strcmp(dir, "out") == 0;
-    if (strcmp(type, "launch") == 0)
-        return out;
-    if (strcmp(type, "wait") == 0)
-        return 2 + out;
-    return -1;
+    const cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
+    bool in = dir && strcmp(dir, "in") == 0;
+    const char *type = in ? cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(msg, "type"))
+                          : cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(line, "request"));
+    if (!dir || !type || !cJSON_IsNumber(id))
+        return false;
+    const char *answer = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(msg, "answer"));
+    if (strcmp(type, "launch") == 0) {
+        if (in && answer && strcmp(answer, "completed") == 0)
+            *one_trip_id = id->valuedouble;
+        *path = id->valuedouble == *one_trip_id ? GT_RT_ONE_TRIP : GT_RT_TWO_REQUESTS;
+        *index = !in;
+        return true;
+    }
+    if (strcmp(type, "wait") == 0) {
+        *path = GT_RT_TWO_REQUESTS;
+        *index = 2 + !in;
+        return true;
+    }
+    return false;
 }
 
-int gt_rt_frame_sizes(const char *trace, size_t sizes[GT_RT_FRAMES])
+int gt_rt_frame_sizes(const char *trace, gt_rt_frames frames[GT_RT_PATHS])
 {
     FILE *f = fopen(trace, "re");
     if (!f) {
         say("cannot read the trace %s: %s", trace, strerror(errno));
         return -1;
     }
-    memset(sizes, 0, GT_RT_FRAMES * sizeof sizes[0]);
+    frames[GT_RT_ONE_TRIP] = (gt_rt_frames){.n = 2};
+    frames[GT_RT_TWO_REQUESTS] = (gt_rt_frames){.n = 4};
     char *text = NULL;
     size_t cap = 0;
+    double one_trip_id = -1;
     while (getline(&text, &cap, f) > 0) {
         cJSON *line = cJSON_Parse(text);
-        int i = frame_index(line);
-        if (i >= 0)
-            sizes[i] = wire_size(cJSON_GetObjectItemCaseSensitive(line, "msg"));
+        gt_rt_path path;
+        unsigned i;
+        if (frame_place(line, &one_trip_id, &path, &i))
+            frames[path].size[i] = wire_size(cJSON_GetObjectItemCaseSensitive(line, "msg"));
         cJSON_Delete(line);
     }
     free(text);
     fclose(f);
-    for (int i = 0; i < GT_RT_FRAMES; i++)
-        if (!sizes[i]) {
-            say("the trace %s has no launch and wait exchange", trace);
-            return -1;
-        }
+    for (int p = 0; p < GT_RT_PATHS; p++)
+        for (unsigned i = 0; i < frames[p].n; i++)
+            if (!frames[p].size[i]) {
+                say("the trace %s lacks a frame of the %s exchange", trace,
+                    p == GT_RT_ONE_TRIP ? "one-trip launch" : "launch and wait");
+                return -1;
+            }
     return 0;
 }
 
@@ -111,19 +136,19 @@ static int move_bytes(int fd, char *buf, size_t n, int writing)
 }
 
 /* The child's side: answer each request with the frame that follows it, until end of file. */
-static void echo_main(int fd, const size_t sizes[GT_RT_FRAMES], char *buf)
+static void echo_main(int fd, const gt_rt_frames *f, char *buf)
 {
     for (;;)
-        for (int i = 0; i < GT_RT_FRAMES; i += 2)
-            if (move_bytes(fd, buf, sizes[i], 0) || move_bytes(fd, buf, sizes[i + 1], 1))
+        for (unsigned i = 0; i < f->n; i += 2)
+            if (move_bytes(fd, buf, f->size[i], 0) || move_bytes(fd, buf, f->size[i + 1], 1))
                 _exit(0);
 }
 
-int gt_rt_pingpong(const size_t sizes[GT_RT_FRAMES], unsigned reps, uint64_t *ns)
+int gt_rt_pingpong(const gt_rt_frames *f, unsigned reps, uint64_t *ns)
 {
     size_t most = 0;
-    for (int i = 0; i < GT_RT_FRAMES; i++)
-        most = sizes[i] > most ? sizes[i] : most;
+    for (unsigned i = 0; i < f->n; i++)
+        most = f->size[i] > most ? f->size[i] : most;
     char *buf = calloc(1, most);
     int sv[2];
     if (!buf || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
@@ -134,14 +159,14 @@ int gt_rt_pingpong(const size_t sizes[GT_RT_FRAMES], unsigned reps, uint64_t *ns
     pid_t child = fork();
     if (child == 0) {
         close(sv[0]);
-        echo_main(sv[1], sizes, buf);
+        echo_main(sv[1], f, buf);
     }
     close(sv[1]);
     int rc = child < 0 ? -1 : 0;
     for (unsigned r = 0; rc == 0 && r < reps; r++) {
         uint64_t t0 = gt_clock_ns();
-        for (int i = 0; rc == 0 && i < GT_RT_FRAMES; i += 2)
-            rc = move_bytes(sv[0], buf, sizes[i], 1) || move_bytes(sv[0], buf, sizes[i + 1], 0) ? -1 : 0;
+        for (unsigned i = 0; rc == 0 && i < f->n; i += 2)
+            rc = move_bytes(sv[0], buf, f->size[i], 1) || move_bytes(sv[0], buf, f->size[i + 1], 0) ? -1 : 0;
         ns[r] = gt_clock_ns() - t0;
     }
     if (rc != 0)

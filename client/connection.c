@@ -1,8 +1,10 @@
 /* connection.c: the socket to gridtuned (connection.h). Each call puts a pending entry with
- * its own condition variable on the handle's list, sends its frame under the send lock and
- * sleeps; the handle's reader thread reads every frame and wakes the entry whose id it
- * answers. When the stream ends or breaks, every entry is woken and the handle is marked
- * lost, so no call can wait for an answer that will never come. */
+ * its own condition variable on the handle's list and sends its frame under the send lock.
+ * Then one waiting call at a time reads the socket for all of them (a leader): it hands each
+ * answer to the entry whose id it carries and wakes it, and when its own answer has come it
+ * wakes another waiting call to read on. So an answer reaches its caller without a hop
+ * through another thread. When the stream ends or breaks, every entry is woken and the handle
+ * is marked lost, so no call can wait for an answer that will never come. */
 #include "connection.h"
 
 #include "last_error.h"
@@ -11,7 +13,6 @@
 #include "protocol/protocol.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,7 +82,8 @@ int gt_conn_init(gt_client *c)
 }
 
 /* Marks the connection lost (the first cause is the one kept), wakes every waiting call and
- * shuts the socket, which ends the reader thread if it is not the caller. c->lock is held. */
+ * shuts the socket, which ends the read of the call that reads, if it is not the caller.
+ * c->lock is held. */
 static void lose_locked(gt_client *c, int rc, const char *why)
 {
     if (!c->lost) {
@@ -159,32 +161,29 @@ static void dispatch(gt_client *c, gt_wire_frame *f)
     cJSON_Delete(msg); /* an answer to no call in flight is dropped */
 }
 
-static void *reader_main(void *arg)
+/* One read from the socket, and every whole frame it completed handed to its call; called by
+ * the one call that reads (c->reading), without c->lock. */
+static void read_once(gt_client *c)
 {
-    gt_client *c = arg;
     char err[WIRE_SENTENCE];
-    for (;;) {
-        long n = gt_wire_read(c->wire, c->fd);
-        if (n == 0) {
-            lose(c, -EPIPE,
-                 gt_wire_pending(c->wire) ? "gridtuned closed it in the middle of a frame" : "gridtuned closed it");
-            return NULL;
-        }
-        if (n < 0) {
-            snprintf(err, sizeof err, "reading from the socket failed: %s", strerror((int)-n));
-            lose(c, (int)n, err);
-            return NULL;
-        }
-        gt_wire_frame f;
-        int rc;
-        while ((rc = gt_wire_next(c->wire, &f, err, sizeof err)) == 1)
-            dispatch(c, &f);
-        if (rc < 0) {
-            char why[WIRE_SENTENCE + 64];
-            snprintf(why, sizeof why, "gridtuned sent a broken frame: %s", err);
-            lose(c, rc, why);
-            return NULL;
-        }
+    long n = gt_wire_read(c->wire, c->fd);
+    if (n == 0) {
+        lose(c, -EPIPE, gt_wire_pending(c->wire) ? "gridtuned closed it in the middle of a frame" : "gridtuned closed it");
+        return;
+    }
+    if (n < 0) {
+        snprintf(err, sizeof err, "reading from the socket failed: %s", strerror((int)-n));
+        lose(c, (int)n, err);
+        return;
+    }
+    gt_wire_frame f;
+    int rc;
+    while ((rc = gt_wire_next(c->wire, &f, err, sizeof err)) == 1)
+        dispatch(c, &f);
+    if (rc < 0) {
+        char why[WIRE_SENTENCE + 64];
+        snprintf(why, sizeof why, "gridtuned sent a broken frame: %s", err);
+        lose(c, rc, why);
     }
 }
 
@@ -194,28 +193,14 @@ int gt_conn_start(gt_client *c, int fd)
     c->wire = gt_wire_reader_new(GT_DEFAULT_MAX_FRAME);
     if (!c->wire)
         return gt_fail(c, -ENOMEM, "no memory for the reader of the connection to gridtuned");
-    /* the reader thread takes no signals: the application's handlers run on its own threads */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    int rc = pthread_create(&c->reader, NULL, reader_main, c);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (rc)
-        return gt_fail(c, -rc, "cannot start the thread that reads gridtuned's answers: %s", strerror(rc));
-    c->reader_running = true;
     return 0;
 }
 
 void gt_conn_free(gt_client *c)
 {
     if (c->fd >= 0)
-        shutdown(c->fd, SHUT_RDWR); /* the reader sees the end of the stream and returns */
-    if (c->reader_running)
-        pthread_join(c->reader, NULL);
-    if (c->fd >= 0)
         close(c->fd);
     c->fd = -1;
-    c->reader_running = false;
     gt_wire_reader_free(c->wire);
     c->wire = NULL;
     free(c->lost_why);
@@ -308,9 +293,24 @@ int gt_conn_call(gt_client *c, cJSON *request, const int *fds, unsigned nfds, cJ
     cJSON_Delete(request);
 
     pthread_mutex_lock(&c->lock);
-    while (!p.done)
-        pthread_cond_wait(&p.cond, &c->lock);
+    while (!p.done) {
+        if (c->reading) {
+            pthread_cond_wait(&p.cond, &c->lock);
+            continue;
+        }
+        c->reading = true;
+        pthread_mutex_unlock(&c->lock);
+        read_once(c);
+        pthread_mutex_lock(&c->lock);
+        c->reading = false;
+    }
     unlink_pending(c, &p);
+    /* The reading passes to a call still waiting, if this one had it (a spare wake-up else). */
+    for (gt_pending *q = c->pending; q && !c->reading; q = q->next)
+        if (!q->done) {
+            pthread_cond_signal(&q->cond);
+            break;
+        }
     if (!p.reply)
         rc = c->lost ? fail_lost_locked(c) : gt_fail(c, -ENOMEM, "no memory for a %s request", type);
     pthread_mutex_unlock(&c->lock);

@@ -1,6 +1,7 @@
 /* connection.h: a client's socket to gridtuned. Requests get ids and are sent one frame at a
- * time; a reader thread per handle hands each reply to the call waiting for that id, so
- * replies may come in any order and one thread may wait on a launch while others go on. */
+ * time; one waiting call at a time reads the socket and hands each reply to the call waiting
+ * for that id, so replies may come in any order and one thread may wait on a launch while
+ * others go on. */
 #ifndef GT_CLIENT_CONNECTION_H
 #define GT_CLIENT_CONNECTION_H
 
@@ -15,10 +16,9 @@ int gt_conn_dial(const char *path, int *fd, char *err, size_t errlen);
 
 /* The connection part of a new handle: locks, no socket yet. 0 or a negative errno. */
 int gt_conn_init(gt_client *c);
-/* Takes fd over and starts the reader thread; 0, or a negative errno with a sentence on c. */
+/* Takes fd over; 0, or a negative errno with a sentence on c. */
 int gt_conn_start(gt_client *c, int fd);
-/* Ends the reader thread, closes the socket and frees what gt_conn_init made. No call may be
- * in flight. */
+/* Closes the socket and frees what gt_conn_init made. No call may be in flight. */
 void gt_conn_free(gt_client *c);
 
 /* Sends request (taken over, whatever happens) with nfds descriptors (the caller keeps and

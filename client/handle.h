@@ -1,7 +1,7 @@
 /* handle.h: the structs behind libgridtune's opaque types, shared by the library's files.
  * A client owns the buffers and kernels made through it (kept in lists, so that gt_disconnect
- * can free what the application left), its socket with the reader thread that hands replies
- * to waiting calls (connection.c), and the per-thread error sentences (last_error.c). Every
+ * can free what the application left), its socket, which the waiting calls take turns to read,
+ * handing each reply to its call (connection.c), and the per-thread error sentences (last_error.c). Every
  * handle is also in the process-wide set of live handles (handle_registry.h) from before it is
  * handed out until just before it is freed; nothing here may be read before that check. */
 #ifndef GT_CLIENT_HANDLE_H
@@ -32,17 +32,16 @@ struct gt_kernel {
     gt_kernel *prev, *next;
 };
 
-/* One request in flight, on its caller's stack; the reader thread fills in the reply. */
+/* One request in flight, on its caller's stack; the call that reads fills in the reply. */
 typedef struct gt_pending gt_pending;
 
 struct gt_client {
     int fd; /* -1 until connected */
-    gt_wire_reader *wire;
-    pthread_t reader;
-    bool reader_running;
+    gt_wire_reader *wire;      /* used by the call that reads (reading) only */
     pthread_mutex_t send_lock; /* one frame at a time on the socket */
 
     pthread_mutex_t lock; /* guards everything from here to the error table */
+    bool reading;         /* a waiting call reads the socket for all (connection.c) */
     uint64_t next_id;
     gt_pending *pending;
     int lost;       /* 0, or the negative errno the connection was lost with */

@@ -97,7 +97,7 @@ static void take_out(size_t hole)
 
 /* A fork() while another thread holds the lock would leave the child's copy locked for ever:
  * the lock is taken around fork, so the child may gt_connect anew (it must not use its
- * parent's clients, whose reader threads did not come with it). */
+ * parent's clients, whose socket it would share with the parent). */
 static void lock_for_fork(void)
 {
     pthread_mutex_lock(&registry_lock);

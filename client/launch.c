@@ -1,7 +1,7 @@
-/* launch.c: launches and their events (gt_launch, gt_wait, gt_report, gt_event_release) and
- * the small value constructors of the API. The daemon answers wait and report only once
- * the launch has completed, so those calls block in the connection until then, while other
- * threads go on using the handle. */
+/* launch.c: launches and their events (gt_launch, gt_run, gt_wait, gt_report,
+ * gt_event_release) and the small value constructors of the API. The daemon answers wait,
+ * report and gt_run's launch only once the launch has completed, so those calls block in the
+ * connection until then, while other threads go on using the handle. */
 #include "connection.h"
 #include "encode.h"
 #include "handle.h"
@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <string.h>
 
 gt_arg gt_arg_buffer(gt_buffer *b) { return (gt_arg){.kind = GT_ARG_BUFFER, .value.buffer = b}; }
 gt_arg gt_arg_i32(int32_t v) { return (gt_arg){.kind = GT_ARG_I32, .value.i32 = v}; }
@@ -49,39 +50,46 @@ static launch_handles look_up(const gt_client *c, const gt_kernel *k, const gt_a
     return h;
 }
 
-static int check_launch(gt_client *c, const gt_kernel *k, const gt_range *range, const gt_arg *args, unsigned nargs,
-                        gt_event *out)
+/* fn is the public function; out may be NULL only for gt_run. */
+static int check_launch(const char *fn, gt_client *c, const gt_kernel *k, const gt_range *range, const gt_arg *args,
+                        unsigned nargs, gt_event *out)
 {
     if (out)
         *out = 0;
     launch_handles h = look_up(c, k, args, nargs);
     if (c && !h.client_live)
-        return gt_fail_dead(NULL, "gt_launch", c, GT_HANDLE_CLIENT);
-    if (!c || !out)
-        return gt_fail(c, -EINVAL, "gt_launch needs a handle and a place for the event (got NULL)");
+        return gt_fail_dead(NULL, fn, c, GT_HANDLE_CLIENT);
+    if (!c)
+        return gt_fail(c, -EINVAL, "%s needs a handle (got NULL)", fn);
+    if (!out && strcmp(fn, "gt_launch") == 0)
+        return gt_fail(c, -EINVAL, "gt_launch needs a place for the event (got NULL)");
     if (!k)
-        return gt_fail(c, -EINVAL, "gt_launch was given no kernel (NULL)");
+        return gt_fail(c, -EINVAL, "%s was given no kernel (NULL)", fn);
     if (!h.kernel_owner)
-        return gt_fail_dead(c, "gt_launch", k, GT_HANDLE_KERNEL);
+        return gt_fail_dead(c, fn, k, GT_HANDLE_KERNEL);
     if (h.kernel_owner != c)
         return gt_fail(c, -EINVAL,
                        "the kernel belongs to another gridtune handle; a launch takes only its own handle's kernels");
     if (!range)
-        return gt_fail(c, -EINVAL, "gt_launch was given no range (NULL)");
+        return gt_fail(c, -EINVAL, "%s was given no range (NULL)", fn);
     if (h.dead_buffer < nargs)
-        return gt_fail(c, -EBADF, "gt_launch: argument %u, the buffer %p, was already released, or its client "
-                       "disconnected", h.dead_buffer, (void *)args[h.dead_buffer].value.buffer);
+        return gt_fail(c, -EBADF, "%s: argument %u, the buffer %p, was already released, or its client "
+                       "disconnected", fn, h.dead_buffer, (void *)args[h.dead_buffer].value.buffer);
     return 0;
 }
 
-int gt_launch(gt_client *c, gt_kernel *k, const gt_range *range, const gt_arg *args, unsigned nargs,
-              const gt_launch_options *opts, gt_event *out)
+/* The launch request; for gt_run (completed) answered when the launch has run, and with the
+ * event kept only when the caller wants it (out). */
+static int launch_call(const char *fn, gt_client *c, gt_kernel *k, const gt_range *range, const gt_arg *args,
+                       unsigned nargs, const gt_launch_options *opts, bool completed, gt_event *out)
 {
-    int rc = check_launch(c, k, range, args, nargs, out);
+    int rc = check_launch(fn, c, k, range, args, nargs, out);
     if (rc)
         return rc;
     cJSON *req = gt_msg_request("launch");
-    if (!req || gt_msg_add_id(req, "kernel", k->id)) {
+    if (!req || gt_msg_add_id(req, "kernel", k->id) ||
+        (completed && (!cJSON_AddStringToObject(req, "answer", "completed") ||
+                       (!out && !cJSON_AddFalseToObject(req, "keep_event"))))) {
         cJSON_Delete(req);
         return gt_fail(c, -ENOMEM, "no memory for a launch request");
     }
@@ -95,8 +103,8 @@ int gt_launch(gt_client *c, gt_kernel *k, const gt_range *range, const gt_arg *a
         return rc;
     }
     cJSON *result;
-    rc = gt_conn_call(c, req, NULL, 0, &result);
-    if (rc)
+    rc = gt_conn_call(c, req, NULL, 0, out ? &result : NULL);
+    if (rc || !out)
         return rc;
     uint64_t ev;
     rc = gt_msg_result_id(c, result, "launch", "event", &ev);
@@ -104,6 +112,18 @@ int gt_launch(gt_client *c, gt_kernel *k, const gt_range *range, const gt_arg *a
     if (!rc)
         *out = ev;
     return rc;
+}
+
+int gt_launch(gt_client *c, gt_kernel *k, const gt_range *range, const gt_arg *args, unsigned nargs,
+              const gt_launch_options *opts, gt_event *out)
+{
+    return launch_call("gt_launch", c, k, range, args, nargs, opts, false, out);
+}
+
+int gt_run(gt_client *c, gt_kernel *k, const gt_range *range, const gt_arg *args, unsigned nargs,
+           const gt_launch_options *opts, gt_event *out)
+{
+    return launch_call("gt_run", c, k, range, args, nargs, opts, true, out);
 }
 
 /* Sends a `type` request naming one event for the public function fn and waits for its

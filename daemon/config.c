@@ -55,7 +55,7 @@ static int parse_unsigned(const char *text, unsigned long long max, unsigned lon
     static int fn(gt_daemon_config *cfg, const char *arg, char *err, size_t errlen)               \
     {                                                                                             \
         unsigned long long v;                                                                     \
-        if (parse_unsigned(arg, max, &v, suffixes) || v < (lo)) {                                 \
+        if (parse_unsigned(arg, max, &v, suffixes) || v + 1 < (lo) + 1ull) { /* lo may be 0 */     \
             snprintf(err, errlen, "%s \"%s\": expected %s from %llu to %llu", what, arg,          \
                      (suffixes) ? "a byte count (suffix K, M, G or T allowed)" : "an integer",    \
                      (unsigned long long)(lo), (unsigned long long)(max));                       \
@@ -66,6 +66,8 @@ static int parse_unsigned(const char *text, unsigned long long max, unsigned lon
     }
 
 NUMBER_FLAG(set_workers, workers, 1, 256, false, "--workers")
+NUMBER_FLAG(set_inline_groups, inline_groups, 0, 1u << 16, false, "--inline-groups")
+NUMBER_FLAG(set_launcher_spin, launcher_spin_us, 0, 100000, false, "--launcher-spin")
 NUMBER_FLAG(set_max_frame, limits.max_frame, 1024, 1u << 30, true, "--max-frame")
 NUMBER_FLAG(set_max_buffers, limits.max_buffers, 1, 1u << 20, false, "--max-buffers")
 NUMBER_FLAG(set_max_buffer_bytes, limits.max_buffer_bytes, 1, 1ull << 50, true, "--max-buffer-bytes")
@@ -328,6 +330,12 @@ static const flag flags[] = {
     {"foreground", NULL, set_foreground, "stay attached to the terminal; log to stderr (for systemd)"},
     {"workers", "N", set_workers, "worker threads (default: every CPU the daemon may run on)"},
     {"no-pin", NULL, set_no_pin, "leave worker threads unpinned"},
+    {"inline-groups", "N", set_inline_groups,
+     "a launch of at most N workgroups runs on the launcher thread without waking the workers, which costs "
+     "more than such a launch's work (default 1; 0: every launch wakes them)"},
+    {"launcher-spin", "MICROSECONDS", set_launcher_spin,
+     "after a launch the launcher thread polls this long for the next one before it sleeps, so that a client "
+     "launching in a loop does not pay for waking it (default 50; 0: it sleeps at once)"},
     {"no-probes", NULL, set_no_probes, "do not load the eBPF probes that watch the workers (on by default where permitted)"},
     {"no-populate", NULL, set_no_populate,
      "leave a new buffer's pages to its first launch, instead of mapping them in before any launch runs"},
@@ -424,6 +432,8 @@ static void defaults(gt_daemon_config *cfg)
         .build_timeout_ms = 60,
         .keep_reports = GT_DEFAULT_KEEP_REPORTS,
         .stop_grace_s = GT_DEFAULT_STOP_GRACE,
+        .inline_groups = GT_DEFAULT_INLINE_GROUPS,
+        .launcher_spin_us = GT_DEFAULT_LAUNCHER_SPIN,
         .limits = {.max_frame = GT_DEFAULT_MAX_FRAME,
                    .max_buffers = GT_DEFAULT_MAX_BUFFERS,
                    .max_buffer_bytes = GT_DEFAULT_MAX_BUFFER_BYTES,

@@ -23,6 +23,8 @@
 #define GT_DEFAULT_FRAME_TIMEOUT 30           /* seconds from a frame's first byte to its last */
 #define GT_DEFAULT_MAX_PARTIAL (64u << 20)    /* bytes of partly received frames, all clients */
 #define GT_DEFAULT_STOP_GRACE 10              /* seconds SIGTERM waits for the running launch */
+#define GT_DEFAULT_INLINE_GROUPS 1            /* workgroups a launch may have to run without the workers */
+#define GT_DEFAULT_LAUNCHER_SPIN 50           /* microseconds the launcher polls for the next launch */
 
 typedef struct gt_limits {
     size_t max_frame;
@@ -63,6 +65,8 @@ typedef struct gt_daemon_config {
     bool native_builds; /* build kernels for this CPU (-march=native), not the compiler's default target */
     unsigned workers;    /* 0: every CPU this process may use */
     bool no_pin;
+    unsigned inline_groups; /* launches of at most this many workgroups skip the workers */
+    unsigned launcher_spin_us; /* the launcher polls this long for the next launch before sleeping */
     bool no_probes;
     bool no_populate;    /* leave new buffers' pages to be faulted in by their first launch */
     char *events[GT_COUNTERS_MAX];

@@ -31,6 +31,7 @@ typedef struct gt_stats {
     uint64_t wisdom_hits;
     uint64_t errors; /* error replies sent */
     unsigned clients;
+    unsigned populating; /* buffers whose populate job has not come back (loop thread only) */
     uint64_t clients_refused; /* connections over --max-clients or --max-user-clients */
     size_t wisdom_entries;
 } gt_stats;

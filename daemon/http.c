@@ -140,12 +140,14 @@ static void serve_report(struct gt_http *h, struct evhttp_request *req, const ht
 {
     unsigned long id;
     unsigned owner = 0;
-    const char *json = parse_count(id_text, ULONG_MAX, &id) ? gt_report_ring_find(h->d->reports, id, &owner) : NULL;
-    if (!json || !may_read(p, owner)) {
+    gt_launch_report *kept = parse_count(id_text, ULONG_MAX, &id) ? gt_report_ring_find(h->d->reports, id, &owner)
+                                                                 : NULL;
+    if (!kept || !may_read(p, owner)) {
         send_error(req, 404, "Not Found", "no such report (it may be older than --keep-reports)");
         return;
     }
-    struct evbuffer *body = evbuffer_new();
+    const char *json = gt_launch_report_text(kept);
+    struct evbuffer *body = json ? evbuffer_new() : NULL;
     if (body && evbuffer_add_printf(body, "%s\n", json) >= 0)
         send_text(req, 200, "OK", "application/json", body);
     else
@@ -168,12 +170,13 @@ static void serve_reports(struct gt_http *h, struct evhttp_request *req, const h
         }
     }
     cJSON *list = cJSON_CreateArray();
-    const char *json;
+    gt_launch_report *kept;
     unsigned owner;
-    for (size_t i = 0, n = 0; list && n < limit && (json = gt_report_ring_get(h->d->reports, i, NULL, &owner)); i++) {
+    for (size_t i = 0, n = 0; list && n < limit && (kept = gt_report_ring_get(h->d->reports, i, NULL, &owner)); i++) {
         if (!may_read(p, owner))
             continue;
-        cJSON_AddItemToArray(list, cJSON_Parse(json));
+        const char *json = gt_launch_report_text(kept);
+        cJSON_AddItemToArray(list, json ? cJSON_Parse(json) : NULL);
         n++;
     }
     send_json(req, list);

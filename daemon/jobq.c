@@ -1,11 +1,17 @@
 /* jobq.c: one thread, a FIFO in, a FIFO out (jobq.h). The finished jobs reach the loop
  * through one libevent event made active from the queue's thread; libevent's pthreads
- * support (evthread_use_pthreads, called once by gridtuned) makes that safe. */
+ * support (evthread_use_pthreads, called once by gridtuned) makes that safe. Waking a thread
+ * that sleeps on another CPU costs tens of microseconds on a virtual machine, more than a
+ * small launch: so the thread polls a while for the next job before it sleeps, and the loop
+ * signals it only when it sleeps. */
 #include "jobq.h"
+
+#include "tuner/clock.h"
 
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
 typedef struct job_list {
@@ -18,6 +24,9 @@ struct gt_jobq {
     pthread_cond_t wake;
     job_list todo, finished;
     bool stop;
+    bool sleeping;          /* the thread waits on wake: a push must signal it */
+    atomic_uint pushed;     /* jobs pushed in all, polled without the lock */
+    uint64_t spin_ns;
     unsigned pending; /* loop's thread only */
     struct event *finished_ev;
 };
@@ -39,13 +48,38 @@ static gt_job *list_take_all(job_list *l)
     return all;
 }
 
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ volatile("yield");
+#endif
+}
+
+/* Polls for a push for q->spin_ns; q->lock is held on entry and return, not while polling. */
+static void spin(gt_jobq *q)
+{
+    unsigned seen = atomic_load_explicit(&q->pushed, memory_order_relaxed);
+    pthread_mutex_unlock(&q->lock);
+    uint64_t until = gt_clock_ns() + q->spin_ns;
+    while (atomic_load_explicit(&q->pushed, memory_order_relaxed) == seen && gt_clock_ns() < until)
+        cpu_relax();
+    pthread_mutex_lock(&q->lock);
+}
+
 static void *jobq_thread(void *arg)
 {
     gt_jobq *q = arg;
     pthread_mutex_lock(&q->lock);
     for (;;) {
-        while (!q->todo.head && !q->stop)
+        if (!q->todo.head && !q->stop && q->spin_ns)
+            spin(q);
+        while (!q->todo.head && !q->stop) {
+            q->sleeping = true;
             pthread_cond_wait(&q->wake, &q->lock);
+            q->sleeping = false;
+        }
         gt_job *job = q->todo.head;
         if (!job)
             break;
@@ -81,11 +115,17 @@ static void on_finished(evutil_socket_t fd, short what, void *arg)
     deliver_finished(arg);
 }
 
-int gt_jobq_create(struct event_base *base, const char *name, gt_jobq **out)
+void gt_jobq_deliver(gt_jobq *q)
+{
+    deliver_finished(q);
+}
+
+int gt_jobq_create(struct event_base *base, const char *name, unsigned spin_us, gt_jobq **out)
 {
     gt_jobq *q = calloc(1, sizeof *q);
     if (!q)
         return -ENOMEM;
+    q->spin_ns = (uint64_t)spin_us * 1000;
     pthread_mutex_init(&q->lock, NULL);
     pthread_cond_init(&q->wake, NULL);
     q->finished_ev = event_new(base, -1, 0, on_finished, q);
@@ -112,8 +152,12 @@ void gt_jobq_push(gt_jobq *q, gt_job *job)
     q->pending++;
     pthread_mutex_lock(&q->lock);
     list_push(&q->todo, job);
-    pthread_cond_signal(&q->wake);
+    atomic_fetch_add_explicit(&q->pushed, 1, memory_order_relaxed);
+    bool sleeping = q->sleeping;
     pthread_mutex_unlock(&q->lock);
+    /* after the unlock, so that the thread does not wake only to wait for the lock */
+    if (sleeping)
+        pthread_cond_signal(&q->wake);
 }
 
 unsigned gt_jobq_pending(const gt_jobq *q)

@@ -18,10 +18,15 @@ struct gt_job {
 
 typedef struct gt_jobq gt_jobq;
 
-/* Starts the thread (with every signal blocked). Returns 0 or a negative errno. */
-int gt_jobq_create(struct event_base *base, const char *name, gt_jobq **out);
+/* Starts the thread (with every signal blocked). After a job the thread polls for the next
+ * one for spin_us microseconds before it sleeps (0: it sleeps at once), so that a job pushed
+ * meanwhile starts without the cost of waking the thread. Returns 0 or a negative errno. */
+int gt_jobq_create(struct event_base *base, const char *name, unsigned spin_us, gt_jobq **out);
 /* From the loop's thread. */
 void gt_jobq_push(gt_jobq *q, gt_job *job);
+/* From the loop's thread: calls done() of the jobs finished so far, now, rather than when
+ * the loop next turns. */
+void gt_jobq_deliver(gt_jobq *q);
 /* Jobs pushed and not yet handed back through done(). */
 unsigned gt_jobq_pending(const gt_jobq *q);
 /* Runs every job still queued (their run() sees whatever flag the owner set to cancel

@@ -296,8 +296,8 @@ static int start_engine(daemon_main *m, char *err, size_t errlen)
     d->stats.wisdom_entries = gt_wisdom_count(d->wisdom);
     gt_machine_signature(d->machine, NULL, 0);
     start_builder(d);
-    if (!(d->reports = gt_report_ring_new(cfg->keep_reports)) || gt_jobq_create(d->base, "gt-launcher", &d->launcher) ||
-        gt_jobq_create(d->base, "gt-kernels", &d->kernels)) {
+    if (!(d->reports = gt_report_ring_new(cfg->keep_reports)) || gt_jobq_create(d->base, "gt-launcher", cfg->launcher_spin_us, &d->launcher) ||
+        gt_jobq_create(d->base, "gt-kernels", 0, &d->kernels)) {
         snprintf(err, errlen, "out of memory starting the job threads");
         return -ENOMEM;
     }
@@ -312,9 +312,13 @@ static int start_engine(daemon_main *m, char *err, size_t errlen)
 
 static bool output_pending(const gt_daemon *d)
 {
-    for (const gt_session *s = d->sessions; s; s = s->next)
-        if (evbuffer_get_length(s->out) > 0)
+    for (gt_session *s = d->sessions; s; s = s->next) {
+        pthread_mutex_lock(&s->out_lock); /* the launcher thread may be answering (send_now) */
+        size_t queued = evbuffer_get_length(s->out);
+        pthread_mutex_unlock(&s->out_lock);
+        if (queued > 0)
             return true;
+    }
     return false;
 }
 

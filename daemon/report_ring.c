@@ -1,9 +1,7 @@
-/* report_ring.c: a fixed ring of report texts (report_ring.h). */
+/* report_ring.c: a fixed ring of launch reports (report_ring.h). */
 #include "report_ring.h"
 
-#include <errno.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 struct gt_report_ring {
@@ -11,7 +9,7 @@ struct gt_report_ring {
     struct {
         uint64_t id;
         unsigned uid;
-        char *json;
+        gt_launch_report *report;
     } *slots;
 };
 
@@ -32,27 +30,23 @@ void gt_report_ring_free(gt_report_ring *r)
     if (!r)
         return;
     for (size_t i = 0; i < r->capacity; i++)
-        free(r->slots[i].json);
+        gt_launch_report_unref(r->slots[i].report);
     free(r->slots);
     free(r);
 }
 
-int gt_report_ring_add(gt_report_ring *r, uint64_t id, unsigned uid, const char *json)
+void gt_report_ring_add(gt_report_ring *r, uint64_t id, unsigned uid, gt_launch_report *report)
 {
-    char *copy = strdup(json);
-    if (!copy)
-        return -ENOMEM;
-    free(r->slots[r->next].json);
+    gt_launch_report_unref(r->slots[r->next].report);
     r->slots[r->next].id = id;
     r->slots[r->next].uid = uid;
-    r->slots[r->next].json = copy;
+    r->slots[r->next].report = gt_launch_report_ref(report);
     r->next = (r->next + 1) % r->capacity;
     if (r->count < r->capacity)
         r->count++;
-    return 0;
 }
 
-const char *gt_report_ring_get(const gt_report_ring *r, size_t index, uint64_t *id, unsigned *uid)
+gt_launch_report *gt_report_ring_get(gt_report_ring *r, size_t index, uint64_t *id, unsigned *uid)
 {
     if (index >= r->count)
         return NULL;
@@ -61,16 +55,16 @@ const char *gt_report_ring_get(const gt_report_ring *r, size_t index, uint64_t *
         *id = r->slots[slot].id;
     if (uid)
         *uid = r->slots[slot].uid;
-    return r->slots[slot].json;
+    return r->slots[slot].report;
 }
 
-const char *gt_report_ring_find(const gt_report_ring *r, uint64_t id, unsigned *uid)
+gt_launch_report *gt_report_ring_find(gt_report_ring *r, uint64_t id, unsigned *uid)
 {
     for (size_t i = 0; i < r->count; i++) {
-        uint64_t got;
-        const char *json = gt_report_ring_get(r, i, &got, uid);
-        if (got == id)
-            return json;
+        uint64_t found;
+        gt_launch_report *report = gt_report_ring_get(r, i, &found, uid);
+        if (found == id)
+            return report;
     }
     return NULL;
 }

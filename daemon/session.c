@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 /* One line of --trace: a frame received ("in", with "fds" when descriptors came with it) or
@@ -43,23 +44,51 @@ static void trace(gt_session *s, const char *dir, const char *request, const cJS
     cJSON_Delete(line);
 }
 
-void gt_session_flush(gt_session *s)
+/* Writes what is queued as far as the socket takes it, and watches for room for the rest.
+ * s->out_lock is held. Returns false when the write failed: the caller closes the session. */
+static bool flush_locked(gt_session *s)
 {
-    if (atomic_load(&s->closed))
-        return;
     while (evbuffer_get_length(s->out) > 0) {
         int n = evbuffer_write(s->out, s->fd);
         if (n < 0 && (errno == EAGAIN || errno == EINTR))
             break;
-        if (n <= 0) {
-            gt_session_close(s, "the client stopped reading (write failed)");
-            return;
-        }
+        if (n <= 0)
+            return false;
     }
     if (evbuffer_get_length(s->out) > 0)
         event_add(s->write_ev, NULL);
     else
         event_del(s->write_ev);
+    return true;
+}
+
+void gt_session_flush(gt_session *s)
+{
+    if (atomic_load(&s->closed))
+        return;
+    if (atomic_load(&s->out_broken)) {
+        gt_session_close(s, "out of memory queueing the rest of an answer sent in part");
+        return;
+    }
+    pthread_mutex_lock(&s->out_lock);
+    bool ok = flush_locked(s);
+    pthread_mutex_unlock(&s->out_lock);
+    if (!ok)
+        gt_session_close(s, "the client stopped reading (write failed)");
+}
+
+/* msg's frame (msg is taken), traced; NULL without memory. */
+static char *frame_text(gt_session *s, cJSON *msg, const char *request, size_t *len)
+{
+    trace(s, "out", request, msg, 0);
+    char *text = cJSON_PrintUnformatted(msg);
+    cJSON_Delete(msg);
+    *len = text ? strlen(text) : 0;
+    if (text && *len > UINT32_MAX) {
+        free(text);
+        return NULL;
+    }
+    return text;
 }
 
 void gt_session_send(gt_session *s, cJSON *msg, const char *request)
@@ -68,28 +97,70 @@ void gt_session_send(gt_session *s, cJSON *msg, const char *request)
         cJSON_Delete(msg);
         return;
     }
-    trace(s, "out", request, msg, 0);
-    char *text = cJSON_PrintUnformatted(msg);
-    cJSON_Delete(msg);
     unsigned char header[GT_WIRE_HEADER];
-    size_t len = text ? strlen(text) : 0;
-    if (!text || len > UINT32_MAX) {
-        free(text);
-        gt_session_close(s, "out of memory writing an answer");
-        return;
-    }
-    gt_wire_header((uint32_t)len, 0, header);
-    if (evbuffer_add(s->out, header, sizeof header) != 0 || evbuffer_add(s->out, text, len) != 0) {
-        free(text);
-        gt_session_close(s, "out of memory queueing an answer");
-        return;
-    }
+    const char *why = NULL;
+    pthread_mutex_lock(&s->out_lock);
+    size_t len;
+    char *text = frame_text(s, msg, request, &len);
+    if (text)
+        gt_wire_header((uint32_t)len, 0, header);
+    if (!text)
+        why = "out of memory writing an answer";
+    else if (evbuffer_add(s->out, header, sizeof header) != 0 || evbuffer_add(s->out, text, len) != 0)
+        why = "out of memory queueing an answer";
+    else if (evbuffer_get_length(s->out) > s->d->cfg->limits.max_output)
+        why = "more answers piled up than --max-output allows; the client is not reading";
+    else if (!flush_locked(s))
+        why = "the client stopped reading (write failed)";
+    pthread_mutex_unlock(&s->out_lock);
     free(text);
-    if (evbuffer_get_length(s->out) > s->d->cfg->limits.max_output) {
-        gt_session_close(s, "more answers piled up than --max-output allows; the client is not reading");
-        return;
+    if (why)
+        gt_session_close(s, why);
+}
+
+bool gt_session_send_now(gt_session *s, cJSON *msg, const char *request)
+{
+    pthread_mutex_lock(&s->out_lock);
+    if (atomic_load(&s->closed) || atomic_load(&s->out_broken)) {
+        pthread_mutex_unlock(&s->out_lock);
+        cJSON_Delete(msg);
+        return false;
     }
-    gt_session_flush(s);
+    size_t len;
+    char *text = frame_text(s, msg, request, &len);
+    bool sent = text != NULL;
+    if (sent) {
+        unsigned char header[GT_WIRE_HEADER];
+        gt_wire_header((uint32_t)len, 0, header);
+        size_t wrote = 0;
+        if (evbuffer_get_length(s->out) == 0) { /* nothing queued goes before it */
+            struct iovec iov[2] = {{header, sizeof header}, {text, len}};
+            ssize_t n;
+            while ((n = writev(s->fd, iov, 2)) < 0 && errno == EINTR)
+                ;
+            /* a failed write leaves the frame for the loop, whose own write then fails */
+            wrote = n > 0 ? (size_t)n : 0;
+        }
+        /* what the socket did not take waits in the queue, written by the loop's thread; the
+           room is reserved first, so that the queue never holds a part of the frame alone */
+        size_t head = wrote < sizeof header ? sizeof header - wrote : 0;
+        size_t body = wrote > sizeof header ? wrote - sizeof header : 0;
+        if (head + len - body > 0) {
+            bool queued = evbuffer_expand(s->out, head + len - body) == 0 &&
+                          (head == 0 || evbuffer_add(s->out, header + sizeof header - head, head) == 0) &&
+                          evbuffer_add(s->out, text + body, len - body) == 0;
+            /* Once a byte of the frame is out, sending it again would follow a cut frame:
+               it counts as sent, and the loop closes the session (gt_session_flush). */
+            if (!queued && wrote > 0)
+                atomic_store(&s->out_broken, true);
+            else if (!queued)
+                sent = false;
+            event_add(s->write_ev, NULL); /* libevent's pthreads support makes this safe here */
+        }
+    }
+    pthread_mutex_unlock(&s->out_lock);
+    free(text);
+    return sent;
 }
 
 static void on_writable(evutil_socket_t fd, short what, void *arg)
@@ -185,30 +256,23 @@ static void handle_frame(gt_session *s, gt_wire_frame *f)
     free(f->json);
 }
 
-static void on_readable(evutil_socket_t fd, short what, void *arg)
+/* Whether the session waits for a launch answered early to be taken back (session.h). */
+static bool paused(gt_session *s)
 {
-    (void)what;
-    gt_session *s = arg;
+    return atomic_load(&s->early_answers) > 0;
+}
+
+/* Handles the whole frames received, in order, unless a launch of the session was answered
+ * before the loop took its job back: then they wait for gt_session_resume, and the socket is
+ * not read meanwhile. What the client sends then stays in the kernel's socket buffer, which
+ * holds the client back, instead of in the reader, where it would count against the budgets
+ * all clients share (--max-partial-bytes, the descriptors sent ahead). The caller holds a
+ * reference. */
+static void handle_frames(gt_session *s)
+{
     char err[256];
-    long n = gt_wire_read(s->reader, fd);
-    if (n == -EAGAIN)
-        return;
-    /* Answering may fail to write and close the session, which frees it unless someone
-       else holds it: hold it until this callback is done with it. */
-    gt_session_ref(s);
-    if (n == 0) {
-        if (gt_wire_pending(s->reader) > 0)
-            frame_error(s, GT_ERR_FRAME, EPROTO, "the connection ended in the middle of a frame", true);
-        else
-            gt_session_close(s, "the client disconnected");
-    } else if (n < 0 && n != -EMFILE) {
-        gt_session_close(s, strerror((int)-n));
-    } else if (n == -EMFILE) {
-        frame_error(s, GT_ERR_FRAME, EMFILE, "too many file descriptors arrived before the frames that carry them",
-                    true);
-    }
     bool frames_ended = false;
-    while (!atomic_load(&s->closed)) {
+    while (!atomic_load(&s->closed) && !paused(s)) {
         gt_wire_frame f;
         int rc = gt_wire_next(s->reader, &f, err, sizeof err);
         if (rc == 0)
@@ -221,6 +285,67 @@ static void on_readable(evutil_socket_t fd, short what, void *arg)
         handle_frame(s, &f);
     }
     watch_partial_frame(s, frames_ended);
+    if (!atomic_load(&s->closed) && paused(s)) {
+        event_del(s->read_ev);
+        event_del(s->frame_timer); /* a frame that is not read cannot be finished meanwhile */
+    }
+}
+
+/* The client will send nothing more: the whole frames it sent first are handled (once the
+ * session is no longer paused), and only an unfinished frame left after them is an error. */
+static void end_of_stream(gt_session *s)
+{
+    s->ended = true;
+    handle_frames(s);
+    if (atomic_load(&s->closed) || paused(s))
+        return; /* gt_session_resume comes back here */
+    if (gt_wire_pending(s->reader) > 0)
+        frame_error(s, GT_ERR_FRAME, EPROTO, "the connection ended in the middle of a frame", true);
+    else
+        gt_session_close(s, "the client disconnected");
+}
+
+static void on_readable(evutil_socket_t fd, short what, void *arg)
+{
+    (void)what;
+    gt_session *s = arg;
+    /* Answering may fail to write and close the session, which frees it unless someone
+       else holds it: hold it until this callback is done with it. */
+    gt_session_ref(s);
+    /* the launch answered early has most likely finished since: take it back now (which
+       resumes the session) rather than read on */
+    if (paused(s))
+        gt_jobq_deliver(s->d->launcher);
+    if (atomic_load(&s->closed) || paused(s)) {
+        if (!atomic_load(&s->closed))
+            event_del(s->read_ev);
+        gt_session_unref(s);
+        return;
+    }
+    long n = gt_wire_read(s->reader, fd);
+    if (n == 0)
+        end_of_stream(s);
+    else if (n == -EMFILE)
+        frame_error(s, GT_ERR_FRAME, EMFILE, "too many file descriptors arrived before the frames that carry them",
+                    true);
+    else if (n < 0 && n != -EAGAIN)
+        gt_session_close(s, strerror((int)-n));
+    else if (n > 0)
+        handle_frames(s);
+    gt_session_unref(s);
+}
+
+void gt_session_resume(gt_session *s)
+{
+    if (paused(s) || atomic_load(&s->closed))
+        return;
+    gt_session_ref(s);
+    if (s->ended) {
+        end_of_stream(s);
+    } else {
+        event_add(s->read_ev, NULL);
+        handle_frames(s);
+    }
     gt_session_unref(s);
 }
 
@@ -245,6 +370,7 @@ gt_session *gt_session_open(gt_daemon *d, int fd, uid_t uid, pid_t pid)
         return NULL;
     }
     *s = (gt_session){.d = d, .serial = ++d->next_session, .fd = fd, .uid = uid, .pid = pid, .refs = 1, .next_id = 1};
+    pthread_mutex_init(&s->out_lock, NULL);
     s->out = evbuffer_new();
     s->reader = gt_wire_reader_new(d->cfg->limits.max_frame);
     s->read_ev = event_new(d->base, fd, EV_READ | EV_PERSIST, on_readable, s);
@@ -306,10 +432,13 @@ void gt_session_close(gt_session *s, const char *reason)
     else
         gt_log_info("client %d: session closed: %s", (int)s->pid, reason);
     event_del(s->read_ev);
-    event_del(s->write_ev);
     event_del(s->frame_timer);
+    pthread_mutex_lock(&s->out_lock); /* a job's thread may be writing an answer */
+    event_del(s->write_ev);
     close(s->fd);
     s->fd = -1;
+    evbuffer_drain(s->out, evbuffer_get_length(s->out));
+    pthread_mutex_unlock(&s->out_lock);
     release_objects(s);
     s->d->partial_bytes -= s->partial_counted;
     s->partial_counted = 0;
@@ -318,7 +447,6 @@ void gt_session_close(gt_session *s, const char *reason)
     /* A job may hold the session past this point: what it buffered goes now, not then. */
     gt_wire_reader_free(s->reader); /* closes the descriptors sent ahead of their frames */
     s->reader = NULL;
-    evbuffer_drain(s->out, evbuffer_get_length(s->out));
     if (s->lingering)
         s->d->refused_lingering--;
     s->lingering = false;
@@ -357,6 +485,7 @@ void gt_session_unref(gt_session *s)
     gt_wire_reader_free(s->reader);
     if (s->fd >= 0)
         close(s->fd);
+    pthread_mutex_destroy(&s->out_lock);
     free(s);
 }
 

@@ -3,7 +3,8 @@
  * also in the middle of a launch: queued launches see `closed` and are cancelled, a running
  * one finishes, and the references its job holds keep its buffers mapped until then.
  * Replies are queued and written as the socket accepts them, so a client that does not read
- * never blocks the daemon; one that lets too much pile up is dropped. */
+ * never blocks the daemon; one that lets too much pile up is dropped. Everything here is the
+ * loop thread's, except that a launch job may write its answer from the launcher thread. */
 #ifndef GT_SESSION_H
 #define GT_SESSION_H
 
@@ -13,6 +14,7 @@
 #include "protocol/wire.h"
 
 #include <cjson/cJSON.h>
+#include <pthread.h>
 #include <event2/buffer.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -39,7 +41,17 @@ struct gt_session {
     int refusal_errno;
     bool lingering;            /* refused, and counted in d->refused_lingering */
     struct evbuffer *out;
+    /* out and writes to fd: the loop's thread and a job answering from its own thread
+       (gt_session_send_now) take turns */
+    pthread_mutex_t out_lock;
+    /* Launches answered from the launcher thread that the loop has not yet taken back
+       (requests/launches.c). Until it has, the session's later requests wait, and its socket is
+       not read, so that each sees its earlier launches done: counted, reported, released. */
+    atomic_uint early_answers;
     gt_wire_reader *reader;
+    bool ended; /* the client shut its side: nothing more to read */
+    /* A frame went out in part and its rest could not be queued: the loop closes the session */
+    atomic_bool out_broken;
     bool greeted;
     atomic_bool closed;
     unsigned refs; /* the daemon's list, and every job of this session not yet done */
@@ -68,6 +80,16 @@ uint64_t gt_session_new_id(gt_session *s);
 /* Queues a frame holding msg (type and id already set) and takes msg. request names the
  * request it answers, for the trace. */
 void gt_session_send(gt_session *s, cJSON *msg, const char *request);
+/* The same from any thread that holds a reference to s: the frame is written at once when
+ * nothing is queued before it (what the socket does not take is queued for the loop to write),
+ * so that an answer need not wait for the loop's thread. Never closes s. false when nothing of
+ * the frame was sent: s is closed, or no memory. Once part of it was written, a lack of memory
+ * for the rest marks s for the loop to close, and counts as sent (sending it again would follow
+ * a cut frame). msg is taken either way. */
+bool gt_session_send_now(gt_session *s, cJSON *msg, const char *request);
+/* Handles the requests that waited for early_answers to come back to 0, and reads the socket
+ * again (or acts on the end of the stream seen before); from the loop's thread. */
+void gt_session_resume(gt_session *s);
 /* Writes what is queued now, as far as the socket takes it (used at shutdown). */
 void gt_session_flush(gt_session *s);
 

@@ -3,6 +3,7 @@
  * condition variable between batches: an idle daemon costs no CPU. A batch is posted under the
  * pool's mutex (which also publishes the plan to the workers), every worker pulls runs of
  * positions (each a span of workgroups) from the assigner until it is dry, and the last one to finish wakes the caller.
+ * A batch too small to pay for waking them runs on the calling thread alone (gt_pool_run_here).
  * Each worker owns a counters slot and reads it once before and once after its share. With
  * probes, each worker is watched in the probe slot of its index, and the submitter reads every
  * worker's probe figures just before posting a batch and just after its last worker is done. */
@@ -17,6 +18,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +28,7 @@ typedef struct worker {
     gt_pool *pool;
     unsigned index;
     int cpu; /* -1: unpinned */
+    bool caller; /* not a worker: the thread of gt_pool_run_here, which has no counters slot */
     pthread_t thread;
     int attach_rc; /* gt_counters_thread_attach's result, read by gt_pool_create */
     bool watched;  /* the probes count this thread */
@@ -75,8 +78,9 @@ static void run_share(gt_pool *pool, worker *w)
     uint64_t groups = 0;
     uint32_t begin, end;
     int64_t before[GT_COUNTERS_MAX] = {0}, after[GT_COUNTERS_MAX] = {0};
-    if (pool->counters)
-        gt_counters_thread_read(pool->counters, w->index, before);
+    gt_counters *counters = w->caller ? NULL : pool->counters;
+    if (counters)
+        gt_counters_thread_read(counters, w->index, before);
     while (gt_assigner_next(&pool->assigner, w->index, &begin, &end)) {
         for (uint32_t p = begin; p < end; p++) {
             uint32_t c[3];
@@ -90,9 +94,9 @@ static void run_share(gt_pool *pool, worker *w)
         }
     }
     w->stats = (gt_worker_stats){.elapsed_ns = gt_clock_ns() - pool->start_ns, .groups = groups};
-    if (pool->counters) {
-        gt_counters_thread_read(pool->counters, w->index, after);
-        for (unsigned i = 0; i < gt_counters_status(pool->counters)->nused; i++)
+    if (counters) {
+        gt_counters_thread_read(counters, w->index, after);
+        for (unsigned i = 0; i < gt_counters_status(counters)->nused; i++)
             w->stats.counters[i] = after[i] - before[i];
     }
 }
@@ -332,28 +336,10 @@ static void collect(const gt_pool *pool, gt_batch_result *res)
     }
 }
 
-int gt_pool_run(gt_pool *pool, const gt_batch *batch, gt_batch_result *result, char *err, size_t errlen)
+/* Posts the batch to the workers and waits for the last one. pool->submit is held. */
+static void run_on_workers(gt_pool *pool, gt_batch_result *result)
 {
-    gt_batch_plan plan;
-    int rc = gt_batch_plan_build(batch, &plan, err, errlen);
-    if (rc)
-        return rc;
-    pthread_mutex_lock(&pool->submit);
-    /* A chunk counts workgroups, as it did before spans: the assigner hands out runs, so it
-       gets chunk / span of them (at least one). Otherwise a chunk chosen for single workgroups
-       would hand one worker a whole sample once the spans grow. */
-    gt_assign assign = batch->schedule.assign;
-    if (gt_assign_has_chunk(assign.kind))
-        assign.chunk = assign.chunk / batch->schedule.span ? assign.chunk / batch->schedule.span : 1;
-    if (gt_assigner_init(&pool->assigner, &assign, plan.nruns, pool->nworkers) != 0) {
-        pthread_mutex_unlock(&pool->submit);
-        gt_batch_plan_free(&plan);
-        snprintf(err, errlen, "out of memory assigning %u workgroups", plan.ngroups);
-        return -ENOMEM;
-    }
     pthread_mutex_lock(&pool->lock);
-    pool->batch = batch;
-    pool->plan = plan;
     pool->running = pool->nworkers;
     pool->generation++;
     probes_before(pool);
@@ -367,8 +353,63 @@ int gt_pool_run(gt_pool *pool, const gt_batch *batch, gt_batch_result *result, c
     }
     pool->batch = NULL;
     pthread_mutex_unlock(&pool->lock);
+}
+
+/* The caller runs the same worker loop the workers do (run_share), as the only worker and with
+ * no counters slot. pool->submit is held, so no worker reads the pool's batch meanwhile. */
+static void run_on_caller(gt_pool *pool, gt_batch_result *result)
+{
+    worker caller = {.pool = pool, .index = 0, .cpu = -1, .caller = true};
+    pool->start_ns = gt_clock_ns();
+    run_share(pool, &caller);
+    if (result) {
+        memset(result, 0, offsetof(gt_batch_result, worker));
+        result->wall_ns = gt_clock_ns() - pool->start_ns;
+        result->groups = caller.stats.groups;
+        result->workers = 1;
+        result->worker[0] = caller.stats;
+    }
+    pool->batch = NULL;
+}
+
+static int run_batch(gt_pool *pool, const gt_batch *batch, gt_batch_result *result, bool here, char *err,
+                     size_t errlen)
+{
+    gt_batch_plan plan;
+    int rc = gt_batch_plan_build(batch, &plan, err, errlen);
+    if (rc)
+        return rc;
+    pthread_mutex_lock(&pool->submit);
+    /* A chunk counts workgroups, as it did before spans: the assigner hands out runs, so it
+       gets chunk / span of them (at least one). Otherwise a chunk chosen for single workgroups
+       would hand one worker a whole sample once the spans grow. */
+    gt_assign assign = batch->schedule.assign;
+    if (gt_assign_has_chunk(assign.kind))
+        assign.chunk = assign.chunk / batch->schedule.span ? assign.chunk / batch->schedule.span : 1;
+    if (gt_assigner_init(&pool->assigner, &assign, plan.nruns, here ? 1 : pool->nworkers) != 0) {
+        pthread_mutex_unlock(&pool->submit);
+        gt_batch_plan_free(&plan);
+        snprintf(err, errlen, "out of memory assigning %u workgroups", plan.ngroups);
+        return -ENOMEM;
+    }
+    pool->batch = batch; /* published to the workers by pool->lock, taken before they are woken */
+    pool->plan = plan;
+    if (here)
+        run_on_caller(pool, result);
+    else
+        run_on_workers(pool, result);
     gt_assigner_destroy(&pool->assigner);
     pthread_mutex_unlock(&pool->submit);
     gt_batch_plan_free(&plan);
     return 0;
+}
+
+int gt_pool_run(gt_pool *pool, const gt_batch *batch, gt_batch_result *result, char *err, size_t errlen)
+{
+    return run_batch(pool, batch, result, false, err, errlen);
+}
+
+int gt_pool_run_here(gt_pool *pool, const gt_batch *batch, gt_batch_result *result, char *err, size_t errlen)
+{
+    return run_batch(pool, batch, result, true, err, errlen);
 }

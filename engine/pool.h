@@ -92,5 +92,10 @@ typedef struct gt_batch_result {
  * caller's, and must stay valid until this returns. Returns 0, or -EINVAL (bad range, box or schedule) or
  * -ENOMEM, with a sentence in err; nothing runs then. result may be NULL. */
 int gt_pool_run(gt_pool *pool, const gt_batch *batch, gt_batch_result *result, char *err, size_t errlen);
+/* The same on the calling thread, without waking the workers: for a batch so small that waking
+ * them would cost more than its work. It waits for a gt_pool_run in progress, and none starts
+ * until it returns. The result has one worker, no counters (the caller has no counters slot:
+ * ncounters 0) and no probe figures (probed false). */
+int gt_pool_run_here(gt_pool *pool, const gt_batch *batch, gt_batch_result *result, char *err, size_t errlen);
 
 #endif

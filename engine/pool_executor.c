@@ -16,7 +16,8 @@ static int pool_executor_run(void *ctx, const gt_exec_batch *b, gt_exec_result *
     };
     memcpy(batch.box_origin, b->box_origin, sizeof batch.box_origin);
     memcpy(batch.box_extent, b->box_extent, sizeof batch.box_extent);
-    int rc = gt_pool_run(pe->pool, &batch, &pe->last, err, errlen);
+    int rc = pe->here ? gt_pool_run_here(pe->pool, &batch, &pe->last, err, errlen)
+                      : gt_pool_run(pe->pool, &batch, &pe->last, err, errlen);
     if (rc < 0)
         return rc;
     memset(r, 0, sizeof *r);
@@ -37,6 +38,7 @@ void gt_pool_executor_init(gt_pool_executor *pe, gt_pool *pool, const gt_counter
     pe->kernel = kernel;
     pe->args = args;
     pe->range = *range;
+    pe->here = false;
     *exec = (gt_executor){
         .run = pool_executor_run,
         .ctx = pe,
@@ -44,4 +46,12 @@ void gt_pool_executor_init(gt_pool_executor *pe, gt_pool *pool, const gt_counter
         .counters = counters ? gt_counters_status(counters) : NULL,
         .probes = probes,
     };
+}
+
+void gt_pool_executor_run_here(gt_pool_executor *pe, gt_executor *exec)
+{
+    pe->here = true;
+    exec->workers = 1;
+    exec->counters = NULL;
+    exec->probes = NULL;
 }

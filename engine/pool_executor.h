@@ -13,6 +13,7 @@ typedef struct gt_pool_executor {
     const gt_kernel_desc *kernel;
     void *const *args;
     gt_range range;
+    bool here; /* run the batches on the calling thread (gt_pool_run_here); false after init */
     gt_batch_result last; /* the pool's full result of the latest batch, per worker */
 } gt_pool_executor;
 
@@ -22,5 +23,9 @@ typedef struct gt_pool_executor {
 void gt_pool_executor_init(gt_pool_executor *pe, gt_pool *pool, const gt_counters *counters,
                            const gt_probe_status *probes, const gt_kernel_desc *kernel, void *const *args,
                            const gt_range *range, gt_executor *exec);
+/* Makes exec run its batches on the calling thread (gt_pool_run_here) and tell the tuner what
+ * runs them there: one worker, no counters (a metric that needs them falls back to time) and
+ * no probes. So the decision is keyed, and the report written, for one worker. */
+void gt_pool_executor_run_here(gt_pool_executor *pe, gt_executor *exec);
 
 #endif

@@ -857,6 +857,32 @@ static void test_launch_defaults_send_only_what_differs(void **state)
     gt_disconnect(c);
 }
 
+/* gt_run asks for the answer on completion, and for no event when it has nowhere to put one. */
+static void test_run_asks_for_the_answer_on_completion(void **state)
+{
+    fake *f = *state;
+    gt_client *c = connect_ok(f, NULL);
+    gt_kernel *k = load_ok(c);
+    gt_range range = {.dims = 1, .global = {64}, .local = {64}};
+    gt_event ev = 0;
+    assert_int_equal(gt_run(c, k, &range, NULL, 0, NULL, &ev), 0);
+    assert_int_equal(ev, EVENT_ID);
+    assert_int_equal(gt_run(c, k, &range, NULL, 0, NULL, NULL), 0);
+    assert_int_equal(gt_run(NULL, k, &range, NULL, 0, NULL, NULL), -EINVAL);
+    assert_int_equal(gt_run(c, NULL, &range, NULL, 0, NULL, NULL), -EINVAL);
+    assert_non_null(strstr(gt_last_error(c), "gt_run was given no kernel"));
+
+    const cJSON *kept = fake_request(f, "launch", 0, NULL), *forgotten = fake_request(f, "launch", 1, NULL);
+    assert_string_equal(field_string(kept, "answer"), "completed");
+    assert_null(cJSON_GetObjectItemCaseSensitive(kept, "keep_event"));
+    assert_string_equal(field_string(forgotten, "answer"), "completed");
+    assert_true(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(forgotten, "keep_event")));
+    assert_null(fake_request(f, "launch", 2, NULL));
+    assert_null(fake_request(f, "wait", 0, NULL));
+    gt_kernel_release(k);
+    gt_disconnect(c);
+}
+
 static void test_launch_refuses_bad_calls_locally(void **state)
 {
     fake *f = *state;
@@ -1487,6 +1513,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_kernel_build, setup, teardown),
         cmocka_unit_test_setup_teardown(test_launch_encodes_everything, setup, teardown),
         cmocka_unit_test_setup_teardown(test_launch_defaults_send_only_what_differs, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_run_asks_for_the_answer_on_completion, setup, teardown),
         cmocka_unit_test_setup_teardown(test_launch_refuses_bad_calls_locally, setup, teardown),
         cmocka_unit_test_setup_teardown(test_report_status_and_reports_are_json, setup, teardown),
         cmocka_unit_test_setup_teardown(test_daemon_wisdom_import_and_clear, setup, teardown),

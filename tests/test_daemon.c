@@ -245,16 +245,7 @@ static void api_close(api_client *a)
 /* Loads fill on a raw connection (request id 2); its kernel id. */
 static double raw_load_fill(raw_client *rc)
 {
-    char req[PATH_MAX + 128];
-    snprintf(req, sizeof req, "{\"type\":\"kernel_load\",\"id\":2,\"path\":\"%s\",\"name\":\"fill\"}",
-             GT_TEST_DAEMON_MODULE);
-    cJSON *answer = raw_client_call(rc, req, NULL, 0);
-    const cJSON *kernel = cJSON_GetObjectItemCaseSensitive(answer, "kernel");
-    if (!cJSON_IsNumber(kernel))
-        fail_msg("kernel_load of fill was not answered with a kernel id");
-    double id = kernel->valuedouble;
-    cJSON_Delete(answer);
-    return id;
+    return raw_client_load(rc, 2, GT_TEST_DAEMON_MODULE, "fill");
 }
 
 /* ---- broken frames: the daemon answers once and closes ------------------------------------ */
@@ -654,6 +645,55 @@ static void test_four_dimensions(void **state)
     assert_error_answer(answer, GT_ERR_RANGE, EINVAL, "dims 4: expected 1, 2 or 3");
     cJSON_Delete(answer);
     assert_connection_goes_on(&rc);
+    raw_client_close(&rc);
+    assert_still_serving();
+}
+
+/* A launch's answer and keep_event: each bad form is refused with a sentence naming it, and a
+ * good one-trip launch on the same connection is then answered once, when it has run. */
+static void test_bad_answer_fields(void **state)
+{
+    (void)state;
+    raw_client rc;
+    raw_client_open_hello(&rc, &fx);
+    double kernel = raw_load_fill(&rc);
+    static const struct {
+        const char *fields, *needle;
+    } bad[] = {
+        {"\"answer\":\"later\"", "answer \"later\": expected queued or completed"},
+        {"\"answer\":1", "field \"answer\" is a number; expected a non-empty string"},
+        {"\"answer\":\"\"", "field \"answer\" is a string; expected a non-empty string"},
+        {"\"answer\":\"completed\",\"keep_event\":\"no\"", "\"keep_event\" must be true or false"},
+        {"\"answer\":\"completed\",\"keep_event\":0", "\"keep_event\" must be true or false"},
+        {"\"keep_event\":false", "\"keep_event\": false needs \"answer\": \"completed\""},
+        {"\"answer\":\"queued\",\"keep_event\":false", "\"keep_event\": false needs"},
+    };
+    char req[1024];
+    double buffer = raw_client_buffer(&rc, 30, 256);
+    cJSON *answer;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(req, sizeof req, "{\"type\":\"launch\",\"id\":%zu,\"kernel\":%.0f,\"range\":{\"dims\":1,"
+                 "\"global\":[64],\"local\":[64]},\"args\":[{\"buffer\":%.0f},{\"i32\":1}],%s}", 10 + i, kernel, buffer,
+                 bad[i].fields);
+        cJSON *refusal = raw_client_call(&rc, req, NULL, 0);
+        assert_error_answer(refusal, GT_ERR_REQUEST, EINVAL, bad[i].needle);
+        cJSON_Delete(refusal);
+    }
+    /* the same connection goes on: a one-trip launch is answered once, when it has run, with
+       no event when none is kept */
+    for (int keep = 0; keep < 2; keep++) {
+        snprintf(req, sizeof req, "{\"type\":\"launch\",\"id\":%d,\"kernel\":%.0f,\"range\":{\"dims\":1,"
+                 "\"global\":[64],\"local\":[64]},\"args\":[{\"buffer\":%.0f},{\"i32\":1}],\"answer\":\"completed\"%s}",
+                 31 + keep, kernel, buffer, keep ? "" : ",\"keep_event\":false");
+        answer = raw_client_call(&rc, req, NULL, 0);
+        assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(answer, "type")), "result");
+        assert_int_equal(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(answer, "id")), 31 + keep);
+        assert_int_equal(cJSON_GetObjectItemCaseSensitive(answer, "event") != NULL, keep);
+        cJSON_Delete(answer);
+    }
+    answer = raw_client_call(&rc, "{\"type\":\"status\",\"id\":99}", NULL, 0); /* the next answer is its own */
+    assert_int_equal(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(answer, "id")), 99);
+    cJSON_Delete(answer);
     raw_client_close(&rc);
     assert_still_serving();
 }
@@ -1109,6 +1149,7 @@ int main(void)
         cmocka_unit_test(test_global_not_multiple_of_local),
         cmocka_unit_test(test_four_dimensions),
         cmocka_unit_test(test_bad_schedule),
+        cmocka_unit_test(test_bad_answer_fields),
         cmocka_unit_test(test_memfd_without_seals),
         cmocka_unit_test(test_buffer_not_a_memfd),
         cmocka_unit_test(test_buffer_without_fd),

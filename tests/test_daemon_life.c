@@ -29,6 +29,7 @@
 #include <string.h>
 #include <poll.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -87,6 +88,7 @@ static const struct {
     {"runaway_stop", {"--stop-grace", "1"}},
     {"frame_deadline", {"--frame-timeout", "1"}},
     {"partial_bytes", {"--max-partial-bytes", "64K"}},
+    {"paused_reading", {"--max-partial-bytes", "64K"}},
     {"user_clients", {"--max-user-clients", "2"}},
     {"total_clients", {"--max-clients", "2", "--max-user-clients", "5"}},
     {"user_buffers", {"--max-user-buffers", "2"}},
@@ -243,6 +245,217 @@ static void *client_main(void *arg)
 }
 
 SETUP(concurrent_clients)
+
+/* ---- launches answered on completion --------------------------------------------------------- */
+
+/* A client of l's daemon with fill loaded and a buffer of ITEMS int32s for it. */
+static gt_client *connect_with_fill(life *l, gt_kernel **k, gt_buffer **b)
+{
+    gt_client *c = daemon_fixture_connect(&l->fx);
+    assert_int_equal(gt_kernel_load(c, GT_TEST_DAEMON_MODULE, "fill", k), 0);
+    assert_int_equal(gt_buffer_create(c, ITEMS * sizeof(int32_t), b), 0);
+    return c;
+}
+
+SETUP(one_trip)
+
+/* gt_run returns once the launch has run (its output is there), whether it ran on the workers
+ * or, being one workgroup, on the launcher thread; and whatever the client asks next sees it
+ * done: counted by status, its report kept. Without a place for the event nothing is kept for
+ * the client to release; with one, the event serves gt_report and gt_event_release. */
+static void test_one_trip(void **state)
+{
+    life *l = *state;
+    gt_kernel *k;
+    gt_buffer *b;
+    gt_client *c = connect_with_fill(l, &k, &b);
+    int32_t *data = gt_buffer_data(b);
+    const gt_range ranges[] = {{.dims = 1, .global = {ITEMS}, .local = {64}}, {.dims = 1, .global = {64}, .local = {64}}};
+    for (int32_t i = 0; i < 8; i++) {
+        const gt_range *r = &ranges[i % 2];
+        memset(data, 0xff, ITEMS * sizeof *data);
+        gt_arg args[] = {gt_arg_buffer(b), gt_arg_i32(i * 10000)};
+        if (gt_run(c, k, r, args, 2, NULL, NULL) != 0)
+            fail_msg("gt_run %d: %s", i, gt_last_error(c));
+        for (uint32_t j = 0; j < r->global[0]; j++)
+            if (data[j] != i * 10000 + (int32_t)j)
+                fail_msg("gt_run %d returned with element %u at %d; expected %d", i, j, data[j], i * 10000 + (int32_t)j);
+        cJSON *st = daemon_fixture_status(c);
+        assert_int_equal(daemon_fixture_status_number(st, "launches.succeeded"), i + 1);
+        cJSON_Delete(st);
+        char *reports = NULL;
+        assert_int_equal(gt_reports(c, 1, &reports), 0);
+        cJSON *list = cJSON_Parse(reports);
+        free(reports);
+        const cJSON *newest = cJSON_GetArrayItem(list, 0);
+        assert_int_equal(cJSON_GetArraySize(list), 1);
+        assert_int_equal(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(newest, "groups_total")),
+                         r->global[0] / 64);
+        cJSON_Delete(list);
+    }
+    gt_event ev = 0;
+    gt_arg args[] = {gt_arg_buffer(b), gt_arg_i32(7)};
+    assert_int_equal(gt_run(c, k, &ranges[0], args, 2, NULL, &ev), 0);
+    assert_true(ev > 0);
+    char *json = NULL;
+    assert_int_equal(gt_report(c, ev, &json), 0);
+    assert_non_null(strstr(json, "\"source\":\"default\""));
+    free(json);
+    assert_int_equal(gt_event_release(c, ev), 0);
+    /* a one-trip launch refused before it ran leaves no event */
+    gt_launch_options bad = gt_launch_options_default();
+    bad.schedule = "group=sideways";
+    ev = 99;
+    assert_api_error(&l->fx, c, gt_run(c, k, &ranges[0], args, 2, &bad, &ev), GT_ERR_SCHEDULE, EINVAL, "sideways");
+    assert_int_equal(ev, 0);
+    cJSON *st = daemon_fixture_status(c);
+    assert_int_equal(daemon_fixture_status_number(st, "launches.succeeded"), 9);
+    assert_int_equal(daemon_fixture_status_number(st, "launches.queued") + daemon_fixture_status_number(st, "launches.running"), 0);
+    cJSON_Delete(st);
+    gt_buffer_release(b);
+    gt_kernel_release(k);
+    gt_disconnect(c);
+}
+
+/* A raw connection with fill and a buffer for it, for one-trip launches that keep no event. */
+#define ONE_TRIP_MAX_GROUPS 4096
+
+typedef struct one_trip_client {
+    raw_client rc;
+    double kernel, buffer;
+} one_trip_client;
+
+static void one_trip_open(one_trip_client *o, const daemon_fixture *fx)
+{
+    raw_client_open_hello(&o->rc, fx);
+    o->kernel = raw_client_load(&o->rc, 2, GT_TEST_DAEMON_MODULE, "fill");
+    o->buffer = raw_client_buffer(&o->rc, 3, ONE_TRIP_MAX_GROUPS * 64 * sizeof(int32_t));
+}
+
+/* Sends a one-trip launch of `groups` workgroups as request id and reads its answer, which
+ * must be its result. A range new to the daemon is analysed, and the decision saved to the
+ * wisdom file after the answer went out: the session then waits for the loop the longest. */
+static void one_trip_launch(one_trip_client *o, unsigned id, unsigned groups)
+{
+    char req[512];
+    assert_true(groups <= ONE_TRIP_MAX_GROUPS);
+    snprintf(req, sizeof req, "{\"type\":\"launch\",\"id\":%u,\"kernel\":%.0f,\"range\":{\"dims\":1,\"global\":[%u],"
+             "\"local\":[64]},\"args\":[{\"buffer\":%.0f},{\"i32\":1}],\"answer\":\"completed\",\"keep_event\":false}",
+             id, o->kernel, groups * 64, o->buffer);
+    cJSON *answer = raw_client_call(&o->rc, req, NULL, 0);
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(answer, "type")), "result");
+    assert_int_equal(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(answer, "id")), id);
+    cJSON_Delete(answer);
+}
+
+static void expect_result(raw_client *rc, unsigned id)
+{
+    cJSON *answer = raw_client_read(rc);
+    if (!answer)
+        fail_msg("gridtuned closed the connection instead of answering request %u", id);
+    const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(answer, "type"));
+    if (strcmp(type, "result") != 0 || cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(answer, "id")) != id) {
+        char *text = cJSON_PrintUnformatted(answer);
+        fail_msg("expected the result of request %u, got %s", id, text);
+    }
+    cJSON_Delete(answer);
+}
+
+#define PAUSED_ROUNDS 30
+#define PAUSED_FRAMES 4
+#define PAUSED_FRAME 20000
+
+SETUP(paused_reading)
+
+/* Right after each one-trip answer, while the session may still wait for the loop to take
+ * that launch back, the client sends 80,000 bytes of whole status frames (white space after
+ * the JSON): more than --max-partial-bytes 64K together, each well under it. The daemon does
+ * not read a paused session, so the frames wait in the socket and never count as partly
+ * received: every one is answered. (It read on, held them all, and dropped the client.) */
+static void test_paused_reading(void **state)
+{
+    life *l = *state;
+    one_trip_client o;
+    one_trip_open(&o, &l->fx);
+    static char frames[PAUSED_FRAMES][GT_WIRE_HEADER + PAUSED_FRAME];
+    for (unsigned round = 0; round < PAUSED_ROUNDS; round++) {
+        unsigned first = 10 + round * (PAUSED_FRAMES + 1);
+        for (unsigned i = 0; i < PAUSED_FRAMES; i++) {
+            memset(frames[i], ' ', sizeof frames[i]);
+            gt_wire_header(PAUSED_FRAME, 0, (unsigned char *)frames[i]);
+            int n = snprintf(frames[i] + GT_WIRE_HEADER, PAUSED_FRAME, "{\"type\":\"status\",\"id\":%u}", first + 1 + i);
+            frames[i][GT_WIRE_HEADER + n] = ' ';
+        }
+        one_trip_launch(&o, first, 2048 + round);
+        raw_client_send_bytes(&o.rc, frames, sizeof frames);
+        for (unsigned i = 0; i < PAUSED_FRAMES; i++)
+            expect_result(&o.rc, first + 1 + i);
+    }
+    raw_client_close(&o.rc);
+}
+
+SETUP(paused_end)
+
+/* A client gets a one-trip answer, sends a status request and shuts its side. The request it
+ * sent whole is answered before the daemon closes, whether or not the session was still
+ * waiting for that launch to be taken back when the end of the stream came. (It was answered
+ * with a frame error: "the connection ended in the middle of a frame".) */
+static void test_paused_end(void **state)
+{
+    life *l = *state;
+    for (unsigned round = 0; round < 20; round++) {
+        one_trip_client o;
+        one_trip_open(&o, &l->fx);
+        one_trip_launch(&o, 10, 2048 + round);
+        raw_client_send(&o.rc, "{\"type\":\"status\",\"id\":11}", NULL, 0);
+        assert_int_equal(shutdown(o.rc.fd, SHUT_WR), 0);
+        expect_result(&o.rc, 11);
+        raw_client_expect_closed(&o.rc);
+        raw_client_close(&o.rc);
+    }
+}
+
+SETUP(inline_report)
+
+/* A launch of one workgroup runs on the launcher thread alone, so its report says one worker
+ * and no counters, and a metric that needs counters falls back to time; a larger launch runs
+ * on the daemon's two workers and says so. (The inline launch was reported with two.) */
+static void test_inline_report(void **state)
+{
+    life *l = *state;
+    gt_kernel *k;
+    gt_buffer *b;
+    gt_client *c = connect_with_fill(l, &k, &b);
+    gt_arg args[] = {gt_arg_buffer(b), gt_arg_i32(1)};
+    const gt_range small = {.dims = 1, .global = {64}, .local = {64}}, large = {.dims = 1, .global = {ITEMS}, .local = {64}};
+    gt_launch_options opts = gt_launch_options_default();
+    opts.metric = "l1";
+    const struct {
+        const gt_range *range;
+        double workers;
+    } cases[] = {{&small, 1}, {&large, 2}};
+    for (int i = 0; i < 2; i++) {
+        gt_event ev = 0;
+        if (gt_run(c, k, cases[i].range, args, 2, &opts, &ev) != 0)
+            fail_msg("gt_run %d: %s", i, gt_last_error(c));
+        char *json = NULL;
+        assert_int_equal(gt_report(c, ev, &json), 0);
+        cJSON *report = cJSON_Parse(json);
+        free(json);
+        assert_int_equal(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(report, "workers")), cases[i].workers);
+        if (i == 0) {
+            const cJSON *metric = cJSON_GetObjectItemCaseSensitive(report, "metric");
+            assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(metric, "used")), "time");
+            assert_non_null(strstr(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(metric, "note")),
+                                   "which is not counted here"));
+        }
+        cJSON_Delete(report);
+        assert_int_equal(gt_event_release(c, ev), 0);
+    }
+    gt_buffer_release(b);
+    gt_kernel_release(k);
+    gt_disconnect(c);
+}
 
 /* ---- limits, and a launch waiting on one that failed ---------------------------------------- */
 
@@ -963,6 +1176,10 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_concurrent_clients, setup_concurrent_clients, teardown),
+        cmocka_unit_test_setup_teardown(test_one_trip, setup_one_trip, teardown),
+        cmocka_unit_test_setup_teardown(test_paused_reading, setup_paused_reading, teardown),
+        cmocka_unit_test_setup_teardown(test_paused_end, setup_paused_end, teardown),
+        cmocka_unit_test_setup_teardown(test_inline_report, setup_inline_report, teardown),
         cmocka_unit_test_setup_teardown(test_limits, setup_limits, teardown),
         cmocka_unit_test_setup_teardown(test_system_mode, setup_system_mode, teardown),
         cmocka_unit_test_setup_teardown(test_client_killed_during_launch, setup_client_killed_during_launch,

@@ -1,7 +1,8 @@
 /* test_pool.c: the worker pool runs every workgroup of a batch exactly once, under every
- * assignment policy, span and worker count; boxes and skip bitmaps select subsets; item orders
- * reach the kernel, within a workgroup and across a span; every item sees its own ids; bad
- * batches are refused with a sentence. */
+ * assignment policy, span and worker count, and so does the calling thread alone
+ * (gt_pool_run_here); boxes and skip bitmaps select subsets; item orders reach the kernel,
+ * within a workgroup and across a span; every item sees its own ids; bad batches are refused
+ * with a sentence. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -18,12 +19,20 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Counts how often each work-item runs, by global linear id. */
 GT_KERNEL(count_items, uint32_t *, hits)
 {
     size_t id = gt_global_id(0) + gt_global_size(0) * (gt_global_id(1) + gt_global_size(1) * gt_global_id(2));
     __atomic_fetch_add(&hits[id], 1, __ATOMIC_RELAXED);
+}
+
+/* Records the thread every workgroup ran on. */
+GT_KERNEL(note_thread, uint64_t *, tids)
+{
+    size_t g = gt_group_id(0) + gt_num_groups(0) * (gt_group_id(1) + gt_num_groups(1) * gt_group_id(2));
+    tids[g] = (uint64_t)gettid();
 }
 
 /* Records the local linear ids of workgroup 0's items in the order they run. */
@@ -115,6 +124,45 @@ static void exactly_once_every_policy_and_worker_count(void **state)
                 }
         gt_pool_destroy(pool);
     }
+}
+
+/* gt_pool_run_here: every workgroup once, all on the calling thread, whatever the policy; the
+ * result has one worker and no counters. */
+static void run_here_runs_every_group_once_on_the_caller(void **state)
+{
+    (void)state;
+    const char *assigns[] = {"block", "cyclic:3", "dynamic:5", "stealing"};
+    gt_range r = range3(66, 51, 1, 2, 3, 1, 2); /* a 33 x 17 grid */
+    size_t n = range_items(&r), groups = gt_range_group_count(&r);
+    gt_pool *pool;
+    char err[256];
+    assert_int_equal(gt_pool_create(&(gt_pool_config){.workers = 2}, &pool, err, sizeof err), 0);
+    for (size_t a = 0; a < 4; a++) {
+        char text[GT_SCHEDULE_TEXT_MAX];
+        snprintf(text, sizeof text, "group=hilbert,item=zigzag,assign=%s", assigns[a]);
+        uint32_t *hits = calloc(n, sizeof *hits);
+        uint64_t *tids = calloc(groups, sizeof *tids);
+        void *count_args[] = {&hits}, *note_args[] = {&tids};
+        gt_batch count = {.run = gt_kernel_desc_count_items.run, .args = count_args, .range = r, .schedule = schedule(text)};
+        gt_batch note = {.run = gt_kernel_desc_note_thread.run, .args = note_args, .range = r, .schedule = schedule(text)};
+        gt_batch_result res;
+        memset(&res, 0xff, sizeof res);
+        assert_int_equal(gt_pool_run_here(pool, &count, &res, err, sizeof err), 0);
+        for (size_t i = 0; i < n; i++)
+            if (hits[i] != 1)
+                fail_msg("%s on the caller: work-item %zu ran %u times", text, i, hits[i]);
+        assert_int_equal(res.groups, groups);
+        assert_int_equal(res.workers, 1);
+        assert_int_equal(res.worker[0].groups, groups);
+        assert_int_equal(res.ncounters, 0);
+        assert_false(res.probed);
+        assert_int_equal(gt_pool_run_here(pool, &note, NULL, err, sizeof err), 0);
+        for (size_t g = 0; g < groups; g++)
+            assert_int_equal(tids[g], (uint64_t)gettid());
+        free(hits);
+        free(tids);
+    }
+    gt_pool_destroy(pool);
 }
 
 static void exactly_once_in_one_and_three_dimensions(void **state)
@@ -423,6 +471,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(exactly_once_every_policy_and_worker_count),
         cmocka_unit_test(exactly_once_in_one_and_three_dimensions),
+        cmocka_unit_test(run_here_runs_every_group_once_on_the_caller),
         cmocka_unit_test(box_then_skip_covers_launch_once),
         cmocka_unit_test(everything_skipped_runs_nothing),
         cmocka_unit_test(item_order_reaches_the_kernel),

@@ -36,6 +36,7 @@ static void populate_done(gt_job *job)
 {
     populate_job *j = (populate_job *)job;
     static bool warned;
+    j->d->stats.populating--;
     if (j->rc && !warned) {
         warned = true;
         gt_log_warn("cannot map new buffers' pages in ahead of their launches (%s%s); their first launch takes "
@@ -52,6 +53,7 @@ static void queue_populate(gt_daemon *d, gt_shm *b)
     if (!j)
         return;
     *j = (populate_job){.job = {.run = populate_run, .done = populate_done}, .d = d, .b = gt_shm_ref(b)};
+    d->stats.populating++;
     gt_jobq_push(d->launcher, &j->job);
 }
 

@@ -24,7 +24,7 @@ static const struct handler {
     {"kernel_load", gt_handle_kernel_load, 0, "path name"},
     {"kernel_build", gt_handle_kernel_build, 0, "source name options"},
     {"kernel_release", gt_handle_kernel_release, 0, "kernel"},
-    {"launch", gt_handle_launch, 0, "kernel range args options wait"},
+    {"launch", gt_handle_launch, 0, "kernel range args options wait answer keep_event"},
     {"wait", gt_handle_wait, 0, "event"},
     {"report", gt_handle_report, 0, "event"},
     {"event_release", gt_handle_event_release, 0, "event"},

@@ -223,6 +223,30 @@ bool gt_check_bounds(const gt_request *r, const gt_module *m, const gt_kernel_de
     return true;
 }
 
+bool gt_parse_answer(const gt_request *r, const cJSON *msg, gt_launch_answer *out)
+{
+    const char *answer;
+    const cJSON *keep = cJSON_GetObjectItemCaseSensitive(msg, "keep_event");
+    if (!gt_field_string(r, msg, "answer", true, false, &answer))
+        return false;
+    if (answer && strcmp(answer, "queued") != 0 && strcmp(answer, "completed") != 0) {
+        gt_request_fail(r, GT_ERR_REQUEST, EINVAL, "launch: answer \"%s\": expected queued or completed", answer);
+        return false;
+    }
+    if (keep && !cJSON_IsBool(keep)) {
+        gt_request_fail(r, GT_ERR_REQUEST, EINVAL, "launch: field \"keep_event\" must be true or false");
+        return false;
+    }
+    out->on_completion = answer && strcmp(answer, "completed") == 0;
+    out->keep_event = !cJSON_IsFalse(keep);
+    if (!out->keep_event && !out->on_completion) {
+        gt_request_fail(r, GT_ERR_REQUEST, EINVAL, "launch: \"keep_event\": false needs \"answer\": \"completed\"; "
+                        "a launch answered when queued is waited for through its event");
+        return false;
+    }
+    return true;
+}
+
 bool gt_parse_options(const gt_request *r, const cJSON *v, gt_tune_config *cfg)
 {
     if (!v)

@@ -21,6 +21,16 @@ bool gt_parse_args(const gt_request *r, const cJSON *v, const gt_kernel_desc *de
  * for desc (GT_REQUIRE) over range, the buffers' sizes and the scalars. */
 bool gt_check_bounds(const gt_request *r, const gt_module *m, const gt_kernel_desc *desc, const gt_range *range,
                      const gt_arg_value *args, gt_shm *const *bufs, unsigned nargs);
+/* When a launch is answered, from the request's "answer" and "keep_event". */
+typedef struct gt_launch_answer {
+    bool on_completion; /* "answer": "completed": the result (or the launch's error) comes when it has
+                           run; else ("queued", the default) as soon as it is queued */
+    bool keep_event;    /* "keep_event" (default true): the daemon keeps the event for wait, report and
+                           event_release; false (only with "completed") forgets it once answered */
+} gt_launch_answer;
+
+/* answer and keep_event of the launch request msg (both optional). */
+bool gt_parse_answer(const gt_request *r, const cJSON *msg, gt_launch_answer *out);
 /* options: schedule, tuning, budget, metric, applied over cfg (the daemon's defaults). */
 bool gt_parse_options(const gt_request *r, const cJSON *v, gt_tune_config *cfg);
 

@@ -5,11 +5,12 @@
 #include "dispatch.h"
 #include "launch_parse.h"
 
+#include "daemon/launch_report.h"
 #include "daemon/loaded_kernel.h"
 #include "daemon/log.h"
 #include "engine/pool_executor.h"
 #include "tuner/clock.h"
-#include "tuner/report.h"
+#include "tuner/grid.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -31,6 +32,9 @@ typedef struct launch_job {
     gt_tune_config cfg;
     gt_launch_event *waits[GT_MAX_WAIT];
     unsigned nwaits;
+    gt_launch_answer answer;
+    uint64_t answer_request; /* the launch request's id, when answered on completion */
+    bool answered_early;     /* answer_early counted it in the session's early_answers */
     uint64_t report_id;
     /* Filled by run(). */
     gt_pool_executor pe;
@@ -45,7 +49,7 @@ void gt_launch_event_unref(gt_launch_event *ev)
 {
     if (!ev || --ev->refs > 0)
         return;
-    free(ev->report);
+    gt_launch_report_unref(ev->report);
     free(ev->waiters);
     free(ev);
 }
@@ -86,18 +90,11 @@ static bool cancelled(launch_job *j)
     return false;
 }
 
-static char *build_report(launch_job *j, const gt_tune_launch *tl, const gt_tune_result *res, int64_t started)
+/* Takes res. The report names the workers, counters and probes of the executor that ran it. */
+static gt_launch_report *keep_report(launch_job *j, const gt_executor *exec, const gt_tune_launch *tl,
+                                     gt_tune_result *res, int64_t started)
 {
-    gt_daemon *d = j->s->d;
-    char id[24];
-    snprintf(id, sizeof id, "%" PRIu64, j->report_id);
-    gt_report_input in = {.config = &j->cfg, .launch = tl, .result = res,
-                          .counters = d->counters ? gt_counters_status(d->counters) : NULL,
-                          .probes = &d->probe_status, .workers = gt_pool_workers(d->pool), .id = id, .started = started};
-    cJSON *report = gt_report_build(&in);
-    char *text = report ? cJSON_PrintUnformatted(report) : NULL;
-    cJSON_Delete(report);
-    return text;
+    return gt_launch_report_new(&j->cfg, tl, res, exec->counters, exec->probes, exec->workers, j->report_id, started);
 }
 
 static void save_wisdom(gt_daemon *d)
@@ -105,6 +102,26 @@ static void save_wisdom(gt_daemon *d)
     char err[512];
     if (gt_wisdom_save(d->wisdom, err, sizeof err) != 0)
         gt_log_warn("the wisdom could not be saved: %s", err);
+}
+
+/* A launch that asked to be answered on completion, and succeeded, is answered now, from
+ * the launcher thread, without waiting for the loop's thread to wake up. Until launch_done has taken the job back, the session's later requests wait
+ * (session.h, early_answers). A failure is answered by launch_done. */
+static void answer_early(launch_job *j)
+{
+    gt_launch_event *ev = j->ev;
+    if (!j->answer.on_completion || atomic_exchange(&ev->launch_answered, true))
+        return;
+    cJSON *res = cJSON_CreateObject();
+    if (res && ev->kept && !cJSON_AddNumberToObject(res, "event", (double)ev->id)) {
+        cJSON_Delete(res);
+        res = NULL;
+    }
+    cJSON *msg = res ? gt_result_message(j->answer_request, res) : NULL;
+    j->answered_early = true;
+    atomic_fetch_add(&j->s->early_answers, 1); /* before the client can have the answer */
+    if (!msg || !gt_session_send_now(j->s, msg, "launch"))
+        atomic_store(&ev->launch_answered, false); /* launch_done answers, or says why not */
 }
 
 static void launch_run(gt_job *job)
@@ -119,6 +136,12 @@ static void launch_run(gt_job *job)
     if (j->kernel->desc->flags & GT_KERNEL_NO_SPANS)
         j->cfg.space.axes &= ~(1u << GT_AXIS_SPAN);
     gt_pool_executor_init(&j->pe, d->pool, d->counters, &d->probe_status, j->kernel->desc, j->slots, &j->range, &exec);
+    /* A launch this small costs less than waking the workers would: it runs here, on the
+       launcher thread, never on the loop's. A kernel that does not return stalls the launcher
+       as it would stall it waiting for the workers, while the loop goes on serving. It is
+       tuned, keyed in the wisdom and reported as what runs it: one worker, no counters. */
+    if (gt_range_group_count(&j->range) <= d->cfg->inline_groups)
+        gt_pool_executor_run_here(&j->pe, &exec);
     gt_tune_launch tl = {.kernel = j->kernel->desc->name, .kernel_hash = j->kernel->hash, .machine = d->machine,
                          .range = j->range};
     gt_tune_result res;
@@ -130,12 +153,14 @@ static void launch_run(gt_job *job)
     j->groups_analysis = res.groups_analysis;
     j->disturbed_samples = res.disturbed_samples;
     j->source = res.source;
+    if (rc == 0)
+        answer_early(j);
     if (rc == 0) {
         if (res.groups_analysis > 0) /* analysis decided, also when it kept the default */
             save_wisdom(d);
-        j->ev->report = build_report(j, &tl, &res, started);
+        j->ev->report = keep_report(j, &exec, &tl, &res, started);
         if (!j->ev->report)
-            gt_log_warn("launch %" PRIu64 ": out of memory building its report", j->report_id);
+            gt_log_warn("launch %" PRIu64 ": out of memory keeping its report", j->report_id);
     } else {
         fail(j, GT_ERR_LAUNCH, -rc, "launch %" PRIu64 " of %s failed: %s", j->ev->id, j->kernel->desc->name, err);
     }
@@ -148,16 +173,21 @@ static void launch_run(gt_job *job)
 
 static void answer(gt_session *s, gt_launch_event *ev, const gt_launch_waiter *w)
 {
+    if (strcmp(w->type, "launch") == 0 && atomic_exchange(&ev->launch_answered, true))
+        return;
     if (atomic_load(&ev->outcome) < 0) {
         gt_reply_error(s, w->request, w->type, ev->code, ev->errnum, ev->message);
         return;
     }
     cJSON *res = cJSON_CreateObject();
     bool ok = res != NULL;
-    if (strcmp(w->type, "wait") == 0) {
-        ok = ok && cJSON_AddNumberToObject(res, "event", (double)ev->id);
+    if (strcmp(w->type, "wait") == 0 || strcmp(w->type, "launch") == 0) {
+        /* a launch answered on completion names its event only when the daemon keeps it */
+        if (strcmp(w->type, "wait") == 0 || ev->kept)
+            ok = ok && cJSON_AddNumberToObject(res, "event", (double)ev->id);
     } else {
-        cJSON *report = ev->report ? cJSON_Parse(ev->report) : NULL;
+        const char *text = ev->report ? gt_launch_report_text(ev->report) : NULL;
+        cJSON *report = text ? cJSON_Parse(text) : NULL;
         ok = ok && report && cJSON_AddItemToObject(res, "report", report);
         if (!ok)
             cJSON_Delete(report);
@@ -165,7 +195,7 @@ static void answer(gt_session *s, gt_launch_event *ev, const gt_launch_waiter *w
     if (!ok) {
         cJSON_Delete(res);
         gt_reply_error(s, w->request, w->type, GT_ERR_INTERNAL, ENOMEM,
-                       ev->report || strcmp(w->type, "wait") == 0 ? "gridtuned ran out of memory answering"
+                       ev->report || strcmp(w->type, "report") != 0 ? "gridtuned ran out of memory answering"
                                                                    : "the launch ran, but its report could not be built");
         return;
     }
@@ -207,15 +237,27 @@ static void launch_done(gt_job *job)
     gt_launch_event *ev = j->ev;
     ev->done = true;
     count(s->d, j);
-    if (ev->report && gt_report_ring_add(s->d->reports, j->report_id, (unsigned)s->uid, ev->report) != 0)
-        gt_log_warn("launch %" PRIu64 ": out of memory keeping its report", j->report_id);
-    if (atomic_load(&ev->outcome) < 0)
+    if (ev->report)
+        gt_report_ring_add(s->d->reports, j->report_id, (unsigned)s->uid, ev->report);
+    if (atomic_load(&ev->outcome) < 0) {
         gt_log_info("client %d: %s", (int)s->pid, ev->message);
+        if (j->answer.on_completion)
+            ev->kept = false;
+    }
     for (size_t i = 0; i < ev->nwaiters; i++)
         answer(s, ev, &ev->waiters[i]);
     ev->nwaiters = 0;
+    /* A launch answered on completion whose event is not kept, or whose answer was its error
+       (which cannot name the event), leaves nothing for the client to release. */
+    if (!ev->kept && gt_idtable_remove(&s->events, ev->id))
+        gt_launch_event_unref(ev);
     s->inflight--;
+    bool resume = j->answered_early && atomic_fetch_sub(&s->early_answers, 1) == 1;
+    gt_session_ref(s);
     launch_free(j);
+    if (resume)
+        gt_session_resume(s);
+    gt_session_unref(s);
 }
 
 void gt_launch_abandon_waiters(gt_session *s, const char *message)
@@ -224,13 +266,29 @@ void gt_launch_abandon_waiters(gt_session *s, const char *message)
     for (size_t i = 0; i < s->events.count && !atomic_load(&s->closed); i++) {
         gt_launch_event *ev = s->events.entries[i].ptr;
         for (size_t k = 0; !ev->done && k < ev->nwaiters; k++)
-            gt_reply_error(s, ev->waiters[k].request, ev->waiters[k].type, GT_ERR_CANCELLED, ECANCELED, message);
+            if (strcmp(ev->waiters[k].type, "launch") != 0 || !atomic_exchange(&ev->launch_answered, true))
+                gt_reply_error(s, ev->waiters[k].request, ev->waiters[k].type, GT_ERR_CANCELLED, ECANCELED, message);
         ev->nwaiters = 0;
     }
     gt_session_unref(s);
 }
 
 /* ---- the requests ----------------------------------------------------------------------- */
+
+/* Request r is answered when ev completes. 0, or -ENOMEM. */
+static int add_waiter(gt_launch_event *ev, const gt_request *r)
+{
+    if (ev->nwaiters == ev->capwaiters) {
+        size_t cap = ev->capwaiters ? ev->capwaiters * 2 : 4;
+        gt_launch_waiter *more = realloc(ev->waiters, cap * sizeof *more);
+        if (!more)
+            return -ENOMEM;
+        ev->waiters = more;
+        ev->capwaiters = cap;
+    }
+    ev->waiters[ev->nwaiters++] = (gt_launch_waiter){.request = r->id, .type = r->type};
+    return 0;
+}
 
 /* Forgets the oldest completed events beyond the limit, so a client that never releases its
  * events does not grow without bound. */
@@ -290,7 +348,8 @@ static bool parse_launch(const gt_request *r, launch_job *j)
         !gt_field_typed(r, r->msg, "args", cJSON_Array, "an array of arguments", &args) ||
         !gt_parse_args(r, args, k->desc, j->args, j->bufs, &j->nargs) ||
         !gt_check_bounds(r, k->module, k->desc, &j->range, j->args, j->bufs, j->nargs) ||
-        !gt_parse_options(r, cJSON_GetObjectItemCaseSensitive(r->msg, "options"), &j->cfg) || !parse_waits(r, j))
+        !gt_parse_options(r, cJSON_GetObjectItemCaseSensitive(r->msg, "options"), &j->cfg) ||
+        !gt_parse_answer(r, r->msg, &j->answer) || !parse_waits(r, j))
         return false;
     for (unsigned i = 0; i < j->nargs; i++)
         if (j->bufs[i])
@@ -328,8 +387,13 @@ void gt_handle_launch(const gt_request *r)
     trim_events(s);
     ev->id = gt_session_new_id(s);
     ev->refs = 2; /* the session's table's and the job's */
-    cJSON *res = cJSON_CreateObject();
-    if (!res || !cJSON_AddNumberToObject(res, "event", (double)ev->id) || gt_idtable_add(&s->events, ev->id, ev) != 0) {
+    /* Until it is done the event stays in the table even when it will not be kept, so that
+       shutdown answers its waiter like any other (gt_launch_abandon_waiters). */
+    ev->kept = j->answer.keep_event;
+    cJSON *res = j->answer.on_completion ? NULL : cJSON_CreateObject();
+    bool ready = j->answer.on_completion ? add_waiter(ev, r) == 0
+                                         : res && cJSON_AddNumberToObject(res, "event", (double)ev->id);
+    if (!ready || gt_idtable_add(&s->events, ev->id, ev) != 0) {
         cJSON_Delete(res);
         ev->refs = 1;
         j->ev = ev;
@@ -339,12 +403,14 @@ void gt_handle_launch(const gt_request *r)
         return;
     }
     j->job = (gt_job){.run = launch_run, .done = launch_done};
+    j->answer_request = r->id;
     j->s = gt_session_ref(s);
     j->ev = ev;
     j->report_id = ++d->next_launch;
     s->inflight++;
     d->stats.launches++;
-    gt_request_reply(r, res);
+    if (res)
+        gt_request_reply(r, res);
     gt_jobq_push(d->launcher, &j->job);
 }
 
@@ -366,22 +432,12 @@ static void handle_waiter(const gt_request *r)
     gt_launch_event *ev = find_event(r);
     if (!ev)
         return;
-    gt_launch_waiter w = {.request = r->id, .type = r->type};
     if (ev->done) {
-        answer(r->s, ev, &w);
+        answer(r->s, ev, &(gt_launch_waiter){.request = r->id, .type = r->type});
         return;
     }
-    if (ev->nwaiters == ev->capwaiters) {
-        size_t cap = ev->capwaiters ? ev->capwaiters * 2 : 4;
-        gt_launch_waiter *more = realloc(ev->waiters, cap * sizeof *more);
-        if (!more) {
-            gt_request_fail(r, GT_ERR_INTERNAL, ENOMEM, "gridtuned ran out of memory");
-            return;
-        }
-        ev->waiters = more;
-        ev->capwaiters = cap;
-    }
-    ev->waiters[ev->nwaiters++] = w;
+    if (add_waiter(ev, r) != 0)
+        gt_request_fail(r, GT_ERR_INTERNAL, ENOMEM, "gridtuned ran out of memory");
 }
 
 void gt_handle_wait(const gt_request *r)

@@ -15,7 +15,7 @@ static bool add_header(cJSON *msg, const char *type, uint64_t id)
            (id ? cJSON_AddNumberToObject(msg, "id", (double)id) != NULL : cJSON_AddNullToObject(msg, "id") != NULL);
 }
 
-void gt_reply_result(gt_session *s, uint64_t id, const char *type, cJSON *result)
+cJSON *gt_result_message(uint64_t id, cJSON *result)
 {
     if (!result)
         result = cJSON_CreateObject();
@@ -24,14 +24,23 @@ void gt_reply_result(gt_session *s, uint64_t id, const char *type, cJSON *result
     if (!msg || !result || !add_header(msg, "result", id)) {
         cJSON_Delete(msg);
         cJSON_Delete(result);
-        gt_reply_error(s, id, type, GT_ERR_INTERNAL, ENOMEM, "gridtuned ran out of memory building the answer");
-        return;
+        return NULL;
     }
     while (result->child) {
         cJSON *item = cJSON_DetachItemViaPointer(result, result->child);
         cJSON_AddItemToObject(msg, item->string, item);
     }
     cJSON_Delete(result);
+    return msg;
+}
+
+void gt_reply_result(gt_session *s, uint64_t id, const char *type, cJSON *result)
+{
+    cJSON *msg = gt_result_message(id, result);
+    if (!msg) {
+        gt_reply_error(s, id, type, GT_ERR_INTERNAL, ENOMEM, "gridtuned ran out of memory building the answer");
+        return;
+    }
     gt_session_send(s, msg, type);
 }
 

@@ -28,6 +28,9 @@ void gt_request_fail(const gt_request *r, const char *code, int errnum, const ch
 /* The same, to a request answered later (wait, report), known by session, id and type. */
 void gt_reply_error(gt_session *s, uint64_t id, const char *type, const char *code, int errnum, const char *message);
 void gt_reply_result(gt_session *s, uint64_t id, const char *type, cJSON *result);
+/* The result message answering request id, around result's fields (result is taken; NULL:
+ * none); NULL without memory. Touches no session: any thread may build one. */
+cJSON *gt_result_message(uint64_t id, cJSON *result);
 
 /* An object id: an integer from 1 to 2^53-1. */
 bool gt_field_id(const gt_request *r, const cJSON *obj, const char *key, uint64_t *out);

@@ -24,15 +24,16 @@ void gt_handle_reports(const gt_request *r)
     uint64_t limit;
     if (!gt_field_uint(r, r->msg, "limit", 1, 1000, true, 20, &limit))
         return;
-    const gt_report_ring *ring = r->s->d->reports;
+    gt_report_ring *ring = r->s->d->reports;
     bool all = gt_report_reader_sees_all(r->s->d->cfg->system, (unsigned)r->s->uid);
     cJSON *res = cJSON_CreateObject(), *list = cJSON_AddArrayToObject(res, "reports");
     unsigned uid;
-    const char *json;
-    for (size_t i = 0, n = 0; list && n < limit && (json = gt_report_ring_get(ring, i, NULL, &uid)); i++) {
+    gt_launch_report *kept;
+    for (size_t i = 0, n = 0; list && n < limit && (kept = gt_report_ring_get(ring, i, NULL, &uid)); i++) {
         if (!all && uid != (unsigned)r->s->uid)
             continue;
-        cJSON *report = cJSON_Parse(json);
+        const char *json = gt_launch_report_text(kept);
+        cJSON *report = json ? cJSON_Parse(json) : NULL;
         if (!report || !cJSON_AddItemToArray(list, report)) {
             cJSON_Delete(report);
             list = NULL;

@@ -31,8 +31,8 @@
  *     an object of its client (a gt_wait in progress during gt_disconnect, say). Two threads
  *     releasing the same handle at once are safe: one frees it and the other gets -EBADF;
  *   - memory reached through gt_buffer_data after the buffer's release (it is unmapped);
- *   - a child of fork() using its parent's clients, buffers or kernels (their connection's
- *     reader thread did not come with it). The child may gt_connect a client of its own: the
+ *   - a child of fork() using its parent's clients, buffers or kernels (it would share their
+ *     connection's socket with the parent). The child may gt_connect a client of its own: the
  *     handle set's lock is held across fork, so the child never inherits it taken. */
 #ifndef GRIDTUNE_GRIDTUNE_H
 #define GRIDTUNE_GRIDTUNE_H
@@ -171,6 +171,13 @@ gt_launch_options gt_launch_options_default(void);
  * on c; a kernel or buffer of another live client is -EINVAL. */
 int gt_launch(gt_client *c, gt_kernel *k, const gt_range *range, const gt_arg *args, unsigned nargs,
               const gt_launch_options *opts, gt_event *out);
+/* gt_launch and gt_wait in one round trip: the daemon answers the launch once it has run, so
+ * the call returns then, with 0 when the launch succeeded, else its error. Checked as gt_launch
+ * is. out may be NULL: then the daemon forgets the launch as soon as it has answered, and
+ * there is nothing to release. Else *out names it for gt_report and gt_event_release, when it
+ * succeeded; a launch that failed leaves no event (*out is 0). */
+int gt_run(gt_client *c, gt_kernel *k, const gt_range *range, const gt_arg *args, unsigned nargs,
+           const gt_launch_options *opts, gt_event *out);
 /* Waits for the launch; 0 when it succeeded, else its error. */
 int gt_wait(gt_client *c, gt_event ev);
 /* The launch's report (JSON, schemas/report.schema.json), after it completed; free() it. */

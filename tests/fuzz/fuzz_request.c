@@ -1,9 +1,9 @@
 /* fuzz_request.c: the request parsers gridtuned runs on what a client sends: a launch's
- * range, arguments and options (daemon/requests/launch_parse.c), a kernel build's
- * options (daemon/build/build_options.c) and a wisdom document (tuner/wisdom.c). The input is a request's
- * JSON, routed by its type as the handlers route it; or 'o' and an option string; or 'w' and
- * a wisdom file. The session is a fake that only counts answers: every parser must answer a
- * request it refuses exactly once, and one it accepts not at all. */
+ * range, arguments, options, answer and keep_event (daemon/requests/launch_parse.c), a kernel
+ * build's options (daemon/build/build_options.c) and a wisdom document (tuner/wisdom.c). The
+ * input is a request's JSON, routed by its type as the handlers route it; or 'o' and an option
+ * string; or 'w' and a wisdom file. The session is a fake that only counts answers: every
+ * parser must answer a request it refuses exactly once, and one it accepts not at all. */
 #include "fuzz.h"
 
 #include "daemon/build/build.h"
@@ -137,6 +137,12 @@ static void fuzz_launch(const gt_request *r)
         if (cfg.forced)
             check_schedule(&cfg.schedule);
     }
+
+    /* an event is forgotten only by a launch answered on completion */
+    gt_launch_answer answer;
+    begin();
+    if (answered(gt_parse_answer(r, msg, &answer)))
+        FUZZ_CHECK(answer.keep_event || answer.on_completion);
 }
 
 /* An accepted option string keys the build cache by its text: parsing that text again must
@@ -196,7 +202,7 @@ static void fuzz_request(const cJSON *msg)
     answered(gt_field_id(&r, msg, "id", &r.id));
     begin();
     answered(gt_fields_known(&r, msg, "protocol client size buffer path name source options kernel range args wait "
-                             "event limit wisdom", "type id"));
+                             "answer keep_event event limit wisdom", "type id"));
     if (!r.type)
         return;
     if (strcmp(r.type, "launch") == 0) {

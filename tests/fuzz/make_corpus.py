@@ -38,6 +38,20 @@ SCHEDULES = ["group=linear,span=8,item=linear,assign=dynamic:1", "span=65536,ite
              "span=-1,item=linear", "span=99999999999999999999"]
 
 
+# A launch's answer and keep_event beside what the traces hold: the one-trip forms and refused ones.
+ANSWERS = [{"answer": "completed"}, {"answer": "completed", "keep_event": False}, {"answer": "queued"},
+           {"answer": "queued", "keep_event": True}, {"keep_event": False}, {"answer": "later"}, {"answer": 1},
+           {"answer": "completed", "keep_event": "no"}, {"answer": None}]
+
+
+def answer_variants(launch):
+    """The launch request with each of ANSWERS in place of its own answer and keep_event."""
+    for extra in ANSWERS:
+        msg = {k: v for k, v in launch.items() if k not in ("answer", "keep_event")}
+        msg.update(extra)
+        yield msg
+
+
 def frame(msg, nfds):
     text = json.dumps(msg, separators=(",", ":")).encode()
     return struct.pack(">II", len(text), nfds) + text
@@ -88,6 +102,10 @@ def main():
             # wire: the same request as one frame, and then cut into writes of 7 bytes
             (out / "wire" / f"{t}-{i}.bin").write_bytes(wire_file([frame(msg, nfds)], nfds, 7 if i else 0))
             written += 2
+    for i, msg in enumerate(answer_variants(kept["launch"][0][0]) if kept.get("launch") else []):
+        (out / "request" / f"launch-answer-{i}.json").write_text(json.dumps(msg, separators=(",", ":")))
+        (out / "wire" / f"launch-answer-{i}.bin").write_bytes(wire_file([frame(msg, 0)], 0, 7 if i % 2 else 0))
+        written += 2
     for i, o in enumerate(dict.fromkeys(options + OPTIONS)):
         (out / "request" / f"options-{i}.txt").write_bytes(b"o" + o.encode())
         written += 1
