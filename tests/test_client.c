@@ -64,6 +64,8 @@ struct fake {
     bool hang_up;          /* set by an answer: close the connection after it */
     uint64_t held_id;      /* a request an answer holds back, 0 for none */
     int sock;              /* the fake thread's end, sent on by answers */
+    gt_wire_reader *reader; /* the fake thread's, kept here so that a forked child (which has
+                               no such thread) still reaches it, and valgrind calls it no leak */
 
     pthread_mutex_t lock;  /* guards what follows, read by the test thread */
     pthread_cond_t changed;
@@ -240,13 +242,14 @@ static void *fake_main(void *arg)
     f->conn_fd = sock;
     pthread_mutex_unlock(&f->lock);
     f->sock = sock;
-    gt_wire_reader *r = gt_wire_reader_new(GT_DEFAULT_MAX_FRAME);
+    gt_wire_reader *r = f->reader = gt_wire_reader_new(GT_DEFAULT_MAX_FRAME);
     char err[256];
     while (!f->hang_up && gt_wire_read(r, sock) > 0) {
         gt_wire_frame frame;
         while (!f->hang_up && gt_wire_next(r, &frame, err, sizeof err) == 1)
             serve_frame(f, &frame);
     }
+    f->reader = NULL;
     gt_wire_reader_free(r);
     pthread_mutex_lock(&f->lock);
     f->conn_fd = -1;
