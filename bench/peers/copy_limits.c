@@ -5,8 +5,9 @@
  *   loop          a plain store loop over each row, as the OpenMP twin and the seed kernel do;
  *   stream        the same with non-temporal (streaming) stores, which skip reading the
  *                 destination's lines before writing them;
- *   row memcpy    memcpy of each row span of 4 KiB (what gcc makes of a loop over restrict
- *                 pointers), the most a row-at-a-time kernel could hand to the C library;
+ *   row memcpy    a memcpy call for each 4 KiB piece of a row (gcc turns a copy loop over
+ *                 restrict pointers into such calls), the most a kernel that copies a span of
+ *                 a row at a time could hand to the C library;
  *   memcpy        one memcpy per thread of its whole share, the bandwidth probe.
  * Usage: gridtune-copy-limits [N [ROUNDS]] (default 16384 5). Prints each way's median in ms
  * and its share of memcpy's bandwidth. */
@@ -25,17 +26,15 @@
 enum { LOOP, STREAM, ROW_MEMCPY, MEMCPY, WAYS, MAX_ROUNDS = 64, SPAN = 1024 };
 static const char *const names[WAYS] = {"loop", "stream", "row memcpy", "memcpy"};
 
+/* Called through a pointer, so that the compiler cannot put its own inline copy (rep movs) in
+   place of the C library's. */
+static void *(*volatile library_memcpy)(void *, const void *, size_t) = memcpy;
+
 static double now_ms(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
-
-static void row_memcpy(float *restrict dst, const float *restrict src, size_t count)
-{
-    for (size_t x = 0; x < count; x++) /* gcc turns this loop into a memcpy call */
-        dst[x] = src[x];
 }
 
 static void copy(int way, float *dst, const float *src, size_t n)
@@ -61,7 +60,7 @@ static void copy(int way, float *dst, const float *src, size_t n)
 #endif
         } else {
             for (size_t x = 0; x < n; x += SPAN)
-                row_memcpy(d + x, s + x, n - x < SPAN ? n - x : SPAN);
+                library_memcpy(d + x, s + x, (n - x < SPAN ? n - x : SPAN) * sizeof *d);
         }
     }
 #ifdef __SSE__
