@@ -26,13 +26,18 @@ const char *gt_private_daemon_program(void)
     return access(GT_DAEMON_BUILD_PATH, X_OK) == 0 ? GT_DAEMON_BUILD_PATH : GT_DAEMON_INSTALL_PATH;
 }
 
-double gt_private_daemon_status_number(gt_client *c, const char *key)
+/* The daemon's status object, or NULL when it cannot be had; cJSON_Delete it. */
+static cJSON *status_of(gt_client *c)
 {
     char *text = NULL;
-    if (gt_status(c, &text) != 0)
-        return 0;
-    cJSON *st = cJSON_Parse(text);
+    cJSON *st = gt_status(c, &text) == 0 ? cJSON_Parse(text) : NULL;
     free(text);
+    return st;
+}
+
+double gt_private_daemon_status_number(gt_client *c, const char *key)
+{
+    cJSON *st = status_of(c);
     double v = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(st, key));
     cJSON_Delete(st);
     return v > 0 ? v : 0;
@@ -40,9 +45,7 @@ double gt_private_daemon_status_number(gt_client *c, const char *key)
 
 void gt_private_daemon_huge_pages(gt_client *c, char *mode, size_t len)
 {
-    char *text = NULL;
-    cJSON *st = gt_status(c, &text) == 0 ? cJSON_Parse(text) : NULL;
-    free(text);
+    cJSON *st = status_of(c);
     const char *v = cJSON_GetStringValue(
         cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(st, "buffers"), "huge_pages"));
     snprintf(mode, len, "%s", v ? v : "unknown");

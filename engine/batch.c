@@ -41,12 +41,13 @@ static void add_span(gt_batch_plan *plan, const uint8_t *skip, uint32_t x, uint3
         uint32_t id = gt_grid_linear(plan->grid, x + i, y, z);
         if (skipped(skip, id)) {
             last = NULL;
-        } else if (last) {
-            last->count++;
-        } else {
-            last = &plan->runs[plan->nruns++];
-            *last = (gt_group_run){id, 1};
+            continue;
         }
+        if (last)
+            last->count++;
+        else
+            *(last = &plan->runs[plan->nruns++]) = (gt_group_run){id, 1};
+        plan->ngroups++;
     }
 }
 
@@ -91,8 +92,6 @@ static int plan_groups(const gt_batch *b, gt_batch_plan *plan, char *err, size_t
         add_span(plan, b->skip, origin[0] + x, n, origin[1] + c[1], origin[2] + c[2]);
     }
     free(order);
-    for (uint32_t i = 0; i < plan->nruns; i++)
-        plan->ngroups += plan->runs[i].count;
     return 0;
 }
 

@@ -43,6 +43,7 @@ void gt_pool_executor_init(gt_pool_executor *pe, gt_pool *pool, const gt_counter
         .run = pool_executor_run,
         .ctx = pe,
         .workers = gt_pool_workers(pool),
+        .no_spans = kernel->flags & GT_KERNEL_NO_SPANS,
         .counters = counters ? gt_counters_status(counters) : NULL,
         .probes = probes,
     };

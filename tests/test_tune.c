@@ -171,6 +171,30 @@ static void test_budget_is_never_exceeded(void **state)
             }
 }
 
+/* An executor whose kernel refuses spans: analysis tries none, and the configuration a report
+   shows leaves the axis out. With spans allowed, the same launch does try them. */
+static void test_a_kernel_that_refuses_spans_gets_none(void **state)
+{
+    (void)state;
+    for (int refuse = 0; refuse < 2; refuse++) {
+        fixture fx;
+        fixture_init(&fx, &square);
+        fx.exec.no_spans = refuse;
+        assert_int_equal(tune(&fx, NULL), 0);
+        size_t spanned = 0;
+        for (size_t i = 0; i < fx.result.ncandidates; i++)
+            spanned += fx.result.candidates[i].schedule.span > 1;
+        if (refuse)
+            assert_int_equal(spanned, 0);
+        else
+            assert_true(spanned > 0);
+        gt_tune_config used = gt_tune_config_for(&fx.cfg, &fx.exec);
+        assert_int_equal(!(used.space.axes & (1u << GT_AXIS_SPAN)), refuse);
+        assert_launch_complete(&fx);
+        fixture_fini(&fx);
+    }
+}
+
 static void test_equal_costs_end_analysis_early(void **state)
 {
     (void)state;
@@ -618,6 +642,7 @@ int main(void)
         cmocka_unit_test(test_assignment_is_revisited_after_the_orders_move),
         cmocka_unit_test(test_budget_is_never_exceeded),
         cmocka_unit_test(test_equal_costs_end_analysis_early),
+        cmocka_unit_test(test_a_kernel_that_refuses_spans_gets_none),
         cmocka_unit_test(test_drift_does_not_pick_a_winner),
         cmocka_unit_test(test_small_gain_keeps_the_default),
         cmocka_unit_test(test_one_workgroup_does_no_analysis),

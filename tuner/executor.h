@@ -40,6 +40,7 @@ typedef struct gt_executor {
     int (*run)(void *ctx, const gt_exec_batch *batch, gt_exec_result *result, char *err, size_t errlen);
     void *ctx;
     unsigned workers;
+    bool no_spans; /* the kernel runs one workgroup per call: analysis leaves the span axis out */
     const gt_counter_status *counters; /* may be NULL: no counters, wall time only */
     const gt_probe_status *probes;     /* may be NULL: no probes */
 } gt_executor;

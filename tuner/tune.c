@@ -278,11 +278,20 @@ int gt_tune_run(const gt_tune_config *cfg, const gt_tune_launch *launch, const g
         r->estimated_gain = hit.gain;
         set_reason(r, "the wisdom has this kernel, range and worker count on this machine");
     } else {
-        return analyse_and_dispatch(cfg, launch, exec, &metric, keyed ? wisdom : NULL, &key, r, err, errlen);
+        gt_tune_config analysed = gt_tune_config_for(cfg, exec);
+        return analyse_and_dispatch(&analysed, launch, exec, &metric, keyed ? wisdom : NULL, &key, r, err, errlen);
     }
     rc = run_remainder(exec, &r->winner, NULL, r, err, errlen);
     r->total_ns = r->analysis_ns + r->remainder_ns;
     return rc;
+}
+
+gt_tune_config gt_tune_config_for(const gt_tune_config *cfg, const gt_executor *exec)
+{
+    gt_tune_config c = *cfg;
+    if (exec->no_spans)
+        c.space.axes &= ~(1u << GT_AXIS_SPAN);
+    return c;
 }
 
 void gt_tune_result_free(gt_tune_result *r)

@@ -144,6 +144,10 @@ typedef struct gt_tune_result {
     double estimated_gain;
 } gt_tune_result;
 
+/* The configuration gt_tune_run follows with exec: cfg without what exec cannot run (the span
+ * axis, for a kernel that refuses spans). A report of the launch shows this one. */
+gt_tune_config gt_tune_config_for(const gt_tune_config *cfg, const gt_executor *exec);
+
 /* Runs the launch through exec. wisdom may be NULL (nothing remembered). On success the
  * result is filled; the caller frees it with gt_tune_result_free, also after a failure.
  * Returns 0, or a negative errno with a sentence in err: a failed executor batch stops the

@@ -94,7 +94,8 @@ static bool cancelled(launch_job *j)
 static gt_launch_report *keep_report(launch_job *j, const gt_executor *exec, const gt_tune_launch *tl,
                                      gt_tune_result *res, int64_t started)
 {
-    return gt_launch_report_new(&j->cfg, tl, res, exec->counters, exec->probes, exec->workers, j->report_id, started);
+    gt_tune_config used = gt_tune_config_for(&j->cfg, exec);
+    return gt_launch_report_new(&used, tl, res, exec->counters, exec->probes, exec->workers, j->report_id, started);
 }
 
 static void save_wisdom(gt_daemon *d)
@@ -133,8 +134,6 @@ static void launch_run(gt_job *job)
         return;
     }
     gt_executor exec;
-    if (j->kernel->desc->flags & GT_KERNEL_NO_SPANS)
-        j->cfg.space.axes &= ~(1u << GT_AXIS_SPAN);
     gt_pool_executor_init(&j->pe, d->pool, d->counters, &d->probe_status, j->kernel->desc, j->slots, &j->range, &exec);
     /* A launch this small costs less than waking the workers would: it runs here, on the
        launcher thread, never on the loop's. A kernel that does not return stalls the launcher
