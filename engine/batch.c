@@ -1,4 +1,5 @@
 /* batch.c: planning a batch.
+ * A batch given as runs (the analysis's stretches) is taken as it is, after a bounds check.
  * The group order is applied over the batch's box, not the whole grid, so a sample of a few
  * rows of workgroups is walked the way the candidate would walk the full launch. Workgroups
  * marked in the skip bitmap (already run) are dropped after ordering, which keeps the order of
@@ -51,14 +52,33 @@ static void add_span(gt_batch_plan *plan, const uint8_t *skip, uint32_t x, uint3
     }
 }
 
+/* The batch's own runs: each inside one row of the grid, at most a span long. */
+static int copy_runs(const gt_batch *b, gt_batch_plan *plan, char *err, size_t errlen)
+{
+    plan->runs = malloc((size_t)b->nruns * sizeof *plan->runs);
+    if (!plan->runs) {
+        snprintf(err, errlen, "out of memory planning %u runs", b->nruns);
+        return -ENOMEM;
+    }
+    uint64_t groups = (uint64_t)plan->grid[0] * plan->grid[1] * plan->grid[2];
+    for (uint32_t i = 0; i < b->nruns; i++) {
+        gt_group_run run = b->runs[i];
+        if (run.count < 1 || run.count > b->schedule.span || run.first >= groups ||
+            run.first % plan->grid[0] + run.count > plan->grid[0]) {
+            snprintf(err, errlen, "run %u (workgroup %u, %u long) leaves its row of %u workgroups or its span of %u",
+                     i, run.first, run.count, plan->grid[0], b->schedule.span);
+            return -EINVAL;
+        }
+        plan->runs[plan->nruns++] = run;
+        plan->ngroups += run.count;
+    }
+    return 0;
+}
+
 /* The box is cut into spans along x (the last of each row narrower), the group order walks the
  * box of spans, and each span becomes one run, or several where skipped workgroups cut it. */
 static int plan_groups(const gt_batch *b, gt_batch_plan *plan, char *err, size_t errlen)
 {
-    uint32_t origin[3], extent[3];
-    int rc = resolve_box(b, plan->grid, origin, extent, err, errlen);
-    if (rc)
-        return rc;
     uint32_t span = b->schedule.span;
     if (span < 1 || span > GT_SPAN_MAX) {
         snprintf(err, errlen, "span %u: a span runs 1 to %u workgroups", span, GT_SPAN_MAX);
@@ -68,6 +88,12 @@ static int plan_groups(const gt_batch *b, gt_batch_plan *plan, char *err, size_t
         snprintf(err, errlen, "span=%u: this kernel runs one workgroup per call and refuses spans", span);
         return -EINVAL;
     }
+    if (b->nruns)
+        return copy_runs(b, plan, err, errlen);
+    uint32_t origin[3], extent[3];
+    int rc = resolve_box(b, plan->grid, origin, extent, err, errlen);
+    if (rc)
+        return rc;
     uint32_t spans[3] = {(extent[0] + span - 1) / span, extent[1], extent[2]};
     uint32_t nspans = spans[0] * spans[1] * spans[2];
     uint32_t ngroups = extent[0] * extent[1] * extent[2];

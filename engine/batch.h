@@ -1,15 +1,9 @@
-/* batch.h: turning a batch (range, box, skip bitmap, schedule) into what the workers walk: the
+/* batch.h: turning a batch (range, box, skip bitmap, schedule, or a list of runs) into what the workers walk: the
  * runs of workgroups in group order, and how a workgroup function walks their work-items. */
 #ifndef GT_BATCH_H
 #define GT_BATCH_H
 
 #include "pool.h"
-
-/* Consecutive workgroups along dimension 0, run by one call of the workgroup function. */
-typedef struct gt_group_run {
-    uint32_t first; /* the linear id of the first */
-    uint32_t count; /* 1 .. the schedule's span */
-} gt_group_run;
 
 typedef struct gt_batch_plan {
     gt_range range;     /* normalised: unused dimensions are 1 */

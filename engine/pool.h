@@ -9,6 +9,7 @@
 
 #include "counters.h"
 #include "probes/probes.h"
+#include "tuner/executor.h"
 #include "tuner/schedule.h"
 
 #include <gridtune/kernel.h>
@@ -63,6 +64,11 @@ typedef struct gt_batch {
     uint32_t box_origin[3];
     uint32_t box_extent[3];
     const uint8_t *skip;
+    /* When nruns > 0: run exactly these runs in this order (gt_exec_batch's runs); box and
+       skip are not used. Each must lie in one row of the grid and hold at most span
+       workgroups. */
+    const gt_group_run *runs;
+    uint32_t nruns;
 } gt_batch;
 
 typedef struct gt_worker_stats {

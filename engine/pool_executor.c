@@ -13,6 +13,8 @@ static int pool_executor_run(void *ctx, const gt_exec_batch *b, gt_exec_result *
         .range = pe->range,
         .schedule = b->schedule,
         .skip = b->skip,
+        .runs = b->runs,
+        .nruns = b->nruns,
     };
     memcpy(batch.box_origin, b->box_origin, sizeof batch.box_origin);
     memcpy(batch.box_extent, b->box_extent, sizeof batch.box_extent);

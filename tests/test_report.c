@@ -49,8 +49,10 @@ static gt_schedule schedule_of(const char *text)
 static gt_sample sample_at(uint32_t x, unsigned round, double cost, bool used)
 {
     gt_sample s = {
-        .box_origin = {x, 0, 0},
-        .box_extent = {8, 4, 1},
+        .kind = used ? GT_SAMPLE_SIZED : GT_SAMPLE_CALIBRATION,
+        .start = x,
+        .positions = 4096,
+        .runs = 32,
         .round = round,
         .groups = 32,
         .items = 32 * 128,
@@ -569,14 +571,13 @@ static void eliminated_candidate_is_marked(void **state)
     assert_size(state, "candidates.2.samples", 1);
 }
 
-static void sample_reports_box_round_sizes_and_cost(void **state)
+static void sample_reports_stretch_round_sizes_and_cost(void **state)
 {
     assert_size(state, "candidates.0.samples", 3);
-    assert_number(state, "candidates.0.samples.2.box_origin.0", 24);
-    assert_number(state, "candidates.0.samples.2.box_origin.1", 0);
-    assert_number(state, "candidates.0.samples.2.box_extent.0", 8);
-    assert_number(state, "candidates.0.samples.2.box_extent.1", 4);
-    assert_number(state, "candidates.0.samples.2.box_extent.2", 1);
+    assert_text(state, "candidates.0.samples.2.kind", "sized");
+    assert_number(state, "candidates.0.samples.2.start", 24);
+    assert_number(state, "candidates.0.samples.2.walk_positions", 4096);
+    assert_number(state, "candidates.0.samples.2.runs", 32);
     assert_number(state, "candidates.0.samples.2.round", 2);
     assert_number(state, "candidates.0.samples.2.groups", 32);
     assert_number(state, "candidates.0.samples.2.items", 4096);
@@ -588,6 +589,7 @@ static void sample_reports_box_round_sizes_and_cost(void **state)
 static void calibration_sample_is_reported_but_not_counted(void **state)
 {
     assert_bool(state, "candidates.0.samples.0.used", false);
+    assert_text(state, "candidates.0.samples.0.kind", "calibration");
     assert_number(state, "candidates.0.samples.0.round", 0);
     assert_number(state, "candidates.0.samples.0.cost_per_item", 2.5);
     assert_number(state, "candidates.0.summary.samples_used", 2);
@@ -787,7 +789,7 @@ int main(int argc, char **argv)
         ON(no_counters, absent_id_is_omitted),
         ON(analysis, every_candidate_is_listed_in_order),
         ON(analysis, eliminated_candidate_is_marked),
-        ON(analysis, sample_reports_box_round_sizes_and_cost),
+        ON(analysis, sample_reports_stretch_round_sizes_and_cost),
         ON(analysis, calibration_sample_is_reported_but_not_counted),
         ON(analysis, sample_counters_are_keyed_by_counter_name),
         ON(analysis, summary_gives_median_min_max_of_cost),

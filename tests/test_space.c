@@ -16,15 +16,16 @@
 #include <string.h>
 
 static const uint32_t items16x16[3] = {16, 16, 1};
-static const uint32_t box13x8[3] = {13, 8, 1};
+static const uint32_t grid13x8[3] = {13, 8, 1};
 
 /* The entries of an axis as one comma-separated line of formatted schedules' axis parts. */
-static void axis_text(const gt_space_config *c, gt_axis axis, const uint32_t items[3], const uint32_t box[3],
-                      unsigned workers, char *out, size_t len)
+/* A sample holds the whole grid unless sample_groups says otherwise. */
+static void axis_text_sampled(const gt_space_config *c, gt_axis axis, const uint32_t items[3], const uint32_t grid[3],
+                              uint64_t sample_groups, unsigned workers, char *out, size_t len)
 {
     gt_space_entry *e;
     size_t n;
-    assert_int_equal(gt_space_axis(c, axis, &gt_schedule_default, items, box, workers, &e, &n), 0);
+    assert_int_equal(gt_space_axis(c, axis, &gt_schedule_default, items, grid, sample_groups, workers, &e, &n), 0);
     out[0] = '\0';
     for (size_t i = 0; i < n; i++) {
         char part[64];
@@ -48,17 +49,23 @@ static void axis_text(const gt_space_config *c, gt_axis axis, const uint32_t ite
     free(e);
 }
 
+static void axis_text(const gt_space_config *c, gt_axis axis, const uint32_t items[3], const uint32_t grid[3],
+                      unsigned workers, char *out, size_t len)
+{
+    axis_text_sampled(c, axis, items, grid, (uint64_t)grid[0] * grid[1] * grid[2], workers, out, len);
+}
+
 static void test_assign_axis_follows_the_series(void **state)
 {
     (void)state;
     gt_space_config c = gt_space_config_default();
     char text[512];
     /* 104 groups a sample, 2 workers: chunks up to 52. */
-    axis_text(&c, GT_AXIS_ASSIGN, items16x16, box13x8, 2, text, sizeof text);
+    axis_text(&c, GT_AXIS_ASSIGN, items16x16, grid13x8, 2, text, sizeof text);
     assert_string_equal(text, "dynamic:1 block dynamic:2 dynamic:4 dynamic:8 dynamic:16 dynamic:32 stealing");
     c.series = (gt_series){.start = 3, .ratio = 4, .limit = 20};
     c.assign_styles = 1u << GT_ASSIGN_CYCLIC;
-    axis_text(&c, GT_AXIS_ASSIGN, items16x16, box13x8, 2, text, sizeof text);
+    axis_text(&c, GT_AXIS_ASSIGN, items16x16, grid13x8, 2, text, sizeof text);
     assert_string_equal(text, "dynamic:1 cyclic:3 cyclic:12");
 }
 
@@ -68,37 +75,40 @@ static void test_item_axis_drops_twins(void **state)
     gt_space_config c = gt_space_config_default();
     char text[512];
     /* tiled:16x16 is the linear order of a 16 x 16 workgroup. */
-    axis_text(&c, GT_AXIS_ITEM, items16x16, box13x8, 2, text, sizeof text);
+    axis_text(&c, GT_AXIS_ITEM, items16x16, grid13x8, 2, text, sizeof text);
     assert_string_equal(text, "linear column tiled:2x2 tiled:4x4 tiled:8x8");
     /* In 1-D every order of the default set is the linear one. */
     const uint32_t line[3] = {64, 1, 1};
-    axis_text(&c, GT_AXIS_ITEM, line, box13x8, 2, text, sizeof text);
+    axis_text(&c, GT_AXIS_ITEM, line, grid13x8, 2, text, sizeof text);
     assert_string_equal(text, "linear");
 }
 
-static void test_group_axis_is_bounded_by_the_box(void **state)
+static void test_group_axis_is_bounded_by_the_grid(void **state)
 {
     (void)state;
     gt_space_config c = gt_space_config_default();
     char text[512];
-    /* Tiles clip to the 13 x 8 box: 16x8 covers whole rows, the linear order again. */
-    axis_text(&c, GT_AXIS_GROUP, items16x16, box13x8, 2, text, sizeof text);
+    /* Tiles clip to the 13 x 8 grid: 16x8 covers whole rows, the linear order again. */
+    axis_text(&c, GT_AXIS_GROUP, items16x16, grid13x8, 2, text, sizeof text);
     assert_string_equal(text, "linear column zigzag tiled:2x2 tiled:4x4 tiled:8x8 hilbert");
 }
 
-/* Spans follow the series up to the sample's width, which a wider span could not tell apart. */
-static void test_span_axis_is_bounded_by_the_box_width(void **state)
+/* Spans follow the series up to a row of the grid and a worker's share of a sample. */
+static void test_span_axis_is_bounded_by_a_row_and_a_share(void **state)
 {
     (void)state;
     gt_space_config c = gt_space_config_default();
     char text[512];
-    axis_text(&c, GT_AXIS_SPAN, items16x16, box13x8, 2, text, sizeof text);
+    axis_text(&c, GT_AXIS_SPAN, items16x16, grid13x8, 2, text, sizeof text);
     assert_string_equal(text, "1 2 4 8 13");
-    const uint32_t box16[3] = {16, 2, 1};
-    axis_text(&c, GT_AXIS_SPAN, items16x16, box16, 2, text, sizeof text);
+    const uint32_t grid16[3] = {16, 2, 1};
+    axis_text(&c, GT_AXIS_SPAN, items16x16, grid16, 2, text, sizeof text);
     assert_string_equal(text, "1 2 4 8 16");
+    /* 20 workgroups a sample, 2 workers: 10 each. */
+    axis_text_sampled(&c, GT_AXIS_SPAN, items16x16, grid16, 20, 2, text, sizeof text);
+    assert_string_equal(text, "1 2 4 8 10");
     c.series = (gt_series){.start = 3, .ratio = 3, .limit = 9};
-    axis_text(&c, GT_AXIS_SPAN, items16x16, box13x8, 2, text, sizeof text);
+    axis_text(&c, GT_AXIS_SPAN, items16x16, grid13x8, 2, text, sizeof text);
     assert_string_equal(text, "1 3 9");
     const uint32_t one[3] = {1, 8, 1};
     axis_text(&c, GT_AXIS_SPAN, items16x16, one, 2, text, sizeof text);
@@ -113,7 +123,7 @@ static void test_strided_takes_both_parameters(void **state)
     c.series.limit = 4;
     const uint32_t items[3] = {32, 1, 1};
     char text[512];
-    axis_text(&c, GT_AXIS_ITEM, items, box13x8, 2, text, sizeof text);
+    axis_text(&c, GT_AXIS_ITEM, items, grid13x8, 2, text, sizeof text);
     assert_string_equal(text, "linear strided:2/2 strided:2/4 strided:4/2 strided:4/4");
 }
 
@@ -180,8 +190,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_assign_axis_follows_the_series),
         cmocka_unit_test(test_item_axis_drops_twins),
-        cmocka_unit_test(test_group_axis_is_bounded_by_the_box),
-        cmocka_unit_test(test_span_axis_is_bounded_by_the_box_width),
+        cmocka_unit_test(test_group_axis_is_bounded_by_the_grid),
+        cmocka_unit_test(test_span_axis_is_bounded_by_a_row_and_a_share),
         cmocka_unit_test(test_strided_takes_both_parameters),
         cmocka_unit_test(test_styles_parse),
         cmocka_unit_test(test_series_parse),

@@ -612,7 +612,10 @@ static void test_a_tenant_on_every_sample_is_steady_contention(void **state)
     fixture_init(&fx, &square);
     fake_executor_add_probes(&fx.fake, &fx.exec);
     fake_executor_factor(&fx.fake, "item=tiled:4x4", 0.5, 0);
-    fake_executor_tenant(&fx.fake, "", 1, 2 * fx.cfg.sample_ns);
+    /* A tenant small enough not to stretch the samples (calibration sees it as the batches'
+       fixed cost), disturbing all the same. */
+    fx.cfg.disturbed_share = 0.02;
+    fake_executor_tenant(&fx.fake, "", 1, fx.cfg.sample_ns / 10);
     assert_int_equal(tune(&fx, NULL), 0);
     assert_true(fx.result.steady_contention);
     assert_int_equal(fx.result.disturbed_samples, fx.fake.disturbed);
@@ -629,6 +632,86 @@ static void test_a_tenant_on_every_sample_is_steady_contention(void **state)
     assert_true(fx.result.remeasured < 20);
     assert_non_null(strstr(fx.result.reason, "disturbed by steady contention, counted"));
     assert_true(fx.result.groups_analysis <= budget_groups(&fx));
+    assert_winner(&fx.result, "group=linear,item=tiled:4x4,assign=dynamic:1");
+    assert_launch_complete(&fx);
+    fixture_fini(&fx);
+}
+
+static const gt_candidate *candidate_of(const gt_tune_result *r, const char *schedule)
+{
+    for (size_t i = 0; i < r->ncandidates; i++) {
+        char text[GT_SCHEDULE_TEXT_MAX];
+        gt_schedule_format(&r->candidates[i].schedule, text, sizeof text);
+        if (strcmp(text, schedule) == 0)
+            return &r->candidates[i];
+    }
+    fail_msg("no candidate %s", schedule);
+    return NULL;
+}
+
+/* A candidate's samples are stretches of its own walk that start spread over the whole walk,
+   not at the grid's start: the first quarter and the last quarter both hold starts. */
+static void test_samples_start_spread_over_the_walk(void **state)
+{
+    (void)state;
+    fixture fx;
+    fixture_init(&fx, &square);
+    fake_executor_factor(&fx.fake, "item=tiled:4x4", 0.5, 0);
+    assert_int_equal(tune(&fx, NULL), 0);
+    const gt_candidate *c = candidate_of(&fx.result, "group=linear,item=tiled:4x4,assign=dynamic:1");
+    bool early = false, late = false;
+    for (size_t k = 0; k < c->nsamples; k++) {
+        const gt_sample *smp = &c->samples[k];
+        assert_int_equal(smp->positions, 256 * 256);
+        assert_true(smp->runs >= 1 && smp->runs <= smp->groups);
+        early |= smp->start < smp->positions / 4;
+        late |= smp->start >= smp->positions * 3 / 4;
+    }
+    assert_true(c->nsamples >= 4);
+    assert_true(early && late);
+    assert_launch_complete(&fx);
+    fixture_fini(&fx);
+}
+
+/* A candidate's first sample is sized by the default's speed; its later ones by its own, and
+   take the asked-for time within 30%: here the candidate runs twice as fast as the default, so
+   its look is half as long. */
+static void test_sized_samples_take_the_asked_time(void **state)
+{
+    (void)state;
+    fixture fx;
+    fixture_init(&fx, &square);
+    fake_executor_factor(&fx.fake, "item=tiled:4x4", 0.5, 0);
+    assert_int_equal(tune(&fx, NULL), 0);
+    const gt_candidate *c = candidate_of(&fx.result, "group=linear,item=tiled:4x4,assign=dynamic:1");
+    assert_int_equal(c->samples[0].kind, GT_SAMPLE_LOOK);
+    assert_true(fabs((double)c->samples[0].wall_ns / (double)fx.cfg.sample_ns - 0.5) < 0.15);
+    size_t sized = 0;
+    for (size_t i = 0; i < fx.result.ncandidates; i++)
+        for (size_t k = 0; k < fx.result.candidates[i].nsamples; k++) {
+            const gt_sample *smp = &fx.result.candidates[i].samples[k];
+            if (smp->kind != GT_SAMPLE_SIZED)
+                continue;
+            sized++;
+            assert_true(fabs((double)smp->wall_ns / (double)fx.cfg.sample_ns - 1) <= 0.3);
+        }
+    assert_true(sized >= 5);
+    fixture_fini(&fx);
+}
+
+/* A candidate whose look costs more than twice the best so far is dropped after it. */
+static void test_a_hopeless_look_leaves_the_race(void **state)
+{
+    (void)state;
+    fixture fx;
+    fixture_init(&fx, &square);
+    fake_executor_factor(&fx.fake, "group=column", 3.0, 0);
+    fake_executor_factor(&fx.fake, "item=tiled:4x4", 0.8, 0);
+    assert_int_equal(tune(&fx, NULL), 0);
+    const gt_candidate *c = candidate_of(&fx.result, "group=column,item=tiled:4x4,assign=dynamic:1");
+    assert_int_equal(c->nsamples, 1);
+    assert_int_equal(c->samples[0].kind, GT_SAMPLE_LOOK);
+    assert_true(c->eliminated);
     assert_winner(&fx.result, "group=linear,item=tiled:4x4,assign=dynamic:1");
     assert_launch_complete(&fx);
     fixture_fini(&fx);
@@ -661,6 +744,9 @@ int main(void)
         cmocka_unit_test(test_page_faults_of_each_phase_are_summed),
         cmocka_unit_test(test_one_waiting_worker_of_many_disturbs_a_sample),
         cmocka_unit_test(test_a_tenant_on_every_sample_is_steady_contention),
+        cmocka_unit_test(test_samples_start_spread_over_the_walk),
+        cmocka_unit_test(test_sized_samples_take_the_asked_time),
+        cmocka_unit_test(test_a_hopeless_look_leaves_the_race),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

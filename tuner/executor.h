@@ -13,6 +13,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Consecutive workgroups along dimension 0 (a span, or the part of one that skipped workgroups
+ * left), run by one call of the workgroup function. */
+typedef struct gt_group_run {
+    uint32_t first; /* the linear id of the first */
+    uint32_t count; /* 1 .. the schedule's span */
+} gt_group_run;
+
 typedef struct gt_exec_batch {
     gt_schedule schedule;
     /* The box [origin, origin + extent) in workgroup coordinates; an all-zero extent means
@@ -22,6 +29,11 @@ typedef struct gt_exec_batch {
     /* Bitmap over the linear workgroup ids of the whole grid: bit i set = do not run group i.
        May be NULL. */
     const uint8_t *skip;
+    /* When nruns > 0, the batch is exactly these runs, in this order, handed out to the
+       workers by the schedule's assignment; box and skip are not used then. The analysis
+       plans its samples this way (stretch.h). */
+    const gt_group_run *runs;
+    uint32_t nruns;
 } gt_exec_batch;
 
 typedef struct gt_exec_result {

@@ -80,12 +80,6 @@ static bool add_triple(cJSON *obj, const char *key, const uint64_t v[3])
     return arr && add_uint(arr, NULL, v[0]) && add_uint(arr, NULL, v[1]) && add_uint(arr, NULL, v[2]);
 }
 
-static bool add_box(cJSON *obj, const char *key, const uint32_t v[3])
-{
-    const uint64_t wide[3] = {v[0], v[1], v[2]};
-    return add_triple(obj, key, wide);
-}
-
 static bool add_schedule(cJSON *obj, const char *key, const gt_schedule *s)
 {
     char text[GT_SCHEDULE_TEXT_MAX];
@@ -241,8 +235,9 @@ static bool add_tuning(cJSON *root, const gt_tune_config *cfg)
 static bool add_sample(cJSON *list, const gt_sample *s, const gt_counter_status *counters)
 {
     cJSON *obj = cJSON_CreateObject();
-    return add_item(list, NULL, obj) && add_box(obj, "box_origin", s->box_origin) &&
-           add_box(obj, "box_extent", s->box_extent) && add_uint(obj, "round", s->round) &&
+    return add_item(list, NULL, obj) && add_name(obj, "kind", gt_sample_kind_name(s->kind)) &&
+           add_uint(obj, "start", s->start) && add_uint(obj, "walk_positions", s->positions) &&
+           add_uint(obj, "runs", s->runs) && add_uint(obj, "round", s->round) &&
            add_uint(obj, "groups", s->groups) && add_uint(obj, "items", s->items) &&
            add_uint(obj, "wall_ns", s->wall_ns) && add_real(obj, "cost_per_item", s->cost) &&
            add_bool(obj, "used", s->used) && add_bool(obj, "disturbed", s->disturbed) &&

@@ -1,8 +1,9 @@
-/* sampler.c: calibration, the sample boxes, the budget, and recording measured samples. */
+/* sampler.c: calibration, stretches and their sizes, the budget, and recording samples. */
 #include "sampler.h"
 
 #include "grid.h"
 #include "stats.h"
+#include "stretch.h"
 
 #include <errno.h>
 #include <math.h>
@@ -10,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Calibration grows its box at most this many times, by at most this factor each time. */
+/* Calibration grows its stretch at most this many times, by at most this factor each time. */
 #define CALIBRATION_STEPS 5
 #define CALIBRATION_GROWTH 8
 /* Calibration may use at most this fraction (one over it) of the budget. */
@@ -18,12 +19,15 @@
 /* A batch's fixed cost may be at most this share of a sample. */
 #define FIXED_SHARE 0.1
 /* The budget is cut into at most this many samples, whatever calibration measured: one
-   preempted calibration box must not shrink the samples into noise. */
+   preempted calibration stretch must not shrink the samples into noise. */
 #define MAX_SLOTS 200
 /* Nor may it stretch a sample beyond this multiple of the asked-for sample time. */
 #define MAX_SAMPLE_STRETCH 8
 /* A launch must hold this many samples in its budget to be analysed at all. */
 #define MIN_SLOTS 4
+/* A candidate's own speed may size its samples at most this many times smaller or larger than
+   the default's: one odd look must not make a sample of a few workgroups or of the budget. */
+#define SIZE_RANGE 16
 /* A disturbed sample is measured again on fresh workgroups at most this many times in a row,
    while the budget lasts; a machine that disturbs every sample must not eat the budget. */
 #define REMEASURE_MAX 3
@@ -34,9 +38,6 @@
    2 ms in every 20 ms about 2%, a quiet machine about 1%. */
 #define STEADY_SHARE 0.10
 #define STEADY_MIN_SAMPLES 20
-/* Boxes are at most this many workgroups tall: enough for tiled and Hilbert group orders to
-   differ from the linear one, short enough to keep the row-major neighbourhood of samples. */
-#define BOX_MAX_HEIGHT 8
 
 struct gt_sampler {
     const gt_tune_config *cfg;
@@ -49,73 +50,20 @@ struct gt_sampler {
     uint8_t *done;
     bool any_done;
     bool ready;
-    uint32_t box[3];
-    uint32_t boxes[3]; /* full boxes per dimension */
-    uint64_t next_box; /* row-major over the box grid */
+    gt_walks *walks;
+    double sample_ns;       /* what a sample should take: cfg->sample_ns, or more for a costly batch */
+    double fixed_ns;        /* a batch's cost beyond its workgroups, from calibration */
+    uint64_t sample_groups; /* a sample of the default's size */
     unsigned round;
     size_t calibration_samples; /* the default's first samples, which only size the others */
     size_t probed_samples;      /* samples that came with probe figures */
 };
 
-static uint64_t volume(const uint32_t s[3])
-{
-    return (uint64_t)s[0] * s[1] * s[2];
-}
+static const char *const kind_names[] = {"calibration", "look", "sized", "confirm"};
 
-static bool is_done(const gt_sampler *s, uint32_t g)
+const char *gt_sample_kind_name(gt_sample_kind k)
 {
-    return s->done[g / 8] >> (g % 8) & 1;
-}
-
-/* Calls f on each workgroup of the box at origin; stops early when f returns false. */
-static bool box_all(gt_sampler *s, const uint32_t origin[3], const uint32_t extent[3],
-                    bool (*f)(gt_sampler *, uint32_t))
-{
-    for (uint32_t z = 0; z < extent[2]; z++)
-        for (uint32_t y = 0; y < extent[1]; y++)
-            for (uint32_t x = 0; x < extent[0]; x++)
-                if (!f(s, gt_grid_linear(s->grid, origin[0] + x, origin[1] + y, origin[2] + z)))
-                    return false;
-    return true;
-}
-
-static bool mark_done(gt_sampler *s, uint32_t g)
-{
-    s->done[g / 8] |= (uint8_t)(1u << (g % 8));
-    return true;
-}
-
-static bool is_free(gt_sampler *s, uint32_t g)
-{
-    return !is_done(s, g);
-}
-
-/* A box of about `target` workgroups: a run of a 1-D grid; otherwise up to BOX_MAX_HEIGHT
-   rows, as wide as needed, widening to whole rows and then growing taller. */
-static void box_for(const uint32_t grid[3], uint64_t target, uint32_t box[3])
-{
-    if (target < 1)
-        target = 1;
-    box[2] = 1;
-    if (grid[1] == 1 && grid[2] == 1) {
-        box[0] = (uint32_t)(target < grid[0] ? target : grid[0]);
-        box[1] = 1;
-        return;
-    }
-    uint64_t h = 1;
-    while ((h + 1) * (h + 1) <= target && h < BOX_MAX_HEIGHT)
-        h++;
-    if (h > grid[1])
-        h = grid[1];
-    uint64_t w = (target + h - 1) / h;
-    if (w > grid[0]) {
-        w = grid[0];
-        h = (target + w - 1) / w;
-        if (h > grid[1])
-            h = grid[1];
-    }
-    box[0] = (uint32_t)w;
-    box[1] = (uint32_t)h;
+    return (unsigned)k < sizeof kind_names / sizeof kind_names[0] ? kind_names[k] : "unknown";
 }
 
 static double sample_cost(const gt_metric_plan *m, const gt_exec_result *er, uint64_t items)
@@ -159,15 +107,51 @@ static void check_steady_contention(gt_sampler *s)
     r->steady_contention = true;
     for (size_t i = 0; i < r->ncandidates; i++) {
         gt_candidate *c = &r->candidates[i];
-        for (size_t k = i == 0 ? s->calibration_samples : 0; k < c->nsamples; k++)
-            c->samples[k].used |= c->samples[k].disturbed && isfinite(c->samples[k].cost);
+        for (size_t k = 0; k < c->nsamples; k++)
+            c->samples[k].used |= c->samples[k].kind != GT_SAMPLE_CALIBRATION && c->samples[k].disturbed &&
+                                  isfinite(c->samples[k].cost);
         summarise(c);
     }
 }
 
-/* Runs candidate `index` on the box at origin and records the sample. */
-static int run_box(gt_sampler *s, size_t index, const uint32_t origin[3], const uint32_t extent[3], unsigned round,
-                   bool used, char *err, size_t errlen)
+static void mark_done(gt_sampler *s, const gt_stretch *st)
+{
+    for (uint32_t i = 0; i < st->nruns; i++)
+        for (uint32_t g = st->runs[i].first; g < st->runs[i].first + st->runs[i].count; g++)
+            s->done[g / 8] |= (uint8_t)(1u << (g % 8));
+    s->any_done |= st->nruns > 0;
+}
+
+static void record(gt_sampler *s, gt_candidate *c, const gt_stretch *st, const gt_exec_result *er, unsigned round,
+                   gt_sample_kind kind)
+{
+    gt_sample *smp = &c->samples[c->nsamples++];
+    memset(smp, 0, sizeof *smp);
+    smp->kind = kind;
+    smp->start = st->start;
+    smp->positions = gt_walk_positions(s->grid, c->schedule.span);
+    smp->runs = st->nruns;
+    smp->round = round;
+    smp->groups = er->groups;
+    smp->items = er->groups * s->r->items_per_group;
+    smp->wall_ns = er->wall_ns;
+    smp->cost = sample_cost(&s->metric, er, smp->items);
+    smp->probed = er->probed;
+    smp->probe = er->probe;
+    smp->worst_offcpu_ns = er->worst_offcpu_ns;
+    smp->disturbed = is_disturbed(s, er);
+    s->r->disturbed_samples += smp->disturbed;
+    smp->used = kind != GT_SAMPLE_CALIBRATION && isfinite(smp->cost) &&
+                !(smp->disturbed && !s->r->steady_contention);
+    s->calibration_samples += kind == GT_SAMPLE_CALIBRATION;
+    s->probed_samples += smp->probed;
+    memcpy(smp->counters, er->counters, sizeof smp->counters);
+}
+
+/* Runs candidate `index` on the stretch of its walk from position start that holds want
+   workgroups, and records the sample. -ENOSPC when no workgroup is left. */
+static int run_stretch(gt_sampler *s, size_t index, uint64_t start, uint64_t want, unsigned round,
+                       gt_sample_kind kind, uint64_t *next, char *err, size_t errlen)
 {
     gt_candidate *c = &s->r->candidates[index];
     gt_sample *grown = realloc(c->samples, (c->nsamples + 1) * sizeof *grown);
@@ -176,41 +160,34 @@ static int run_box(gt_sampler *s, size_t index, const uint32_t origin[3], const 
         return -ENOMEM;
     }
     c->samples = grown;
-    gt_exec_batch b = {.schedule = c->schedule};
-    memcpy(b.box_origin, origin, sizeof b.box_origin);
-    memcpy(b.box_extent, extent, sizeof b.box_extent);
-    gt_exec_result er = {0};
-    int rc = s->exec->run(s->exec->ctx, &b, &er, err, errlen);
-    if (rc < 0)
+    gt_stretch st;
+    int rc = gt_stretch_take(s->walks, &c->schedule, start, want, s->done, &st);
+    if (rc < 0) {
+        gt_stretch_free(&st);
+        snprintf(err, errlen, "cannot walk the grid with a candidate's group order: %s",
+                 rc == -ENOMEM ? "out of memory" : "bad order or span");
         return rc;
-    box_all(s, origin, extent, mark_done);
-    s->any_done = true;
-    s->r->groups_analysis += er.groups;
-    s->r->analysis_ns += er.wall_ns;
-    s->r->analysis_page_faults += er.probed ? er.probe.page_faults : 0;
-
-    gt_sample *smp = &c->samples[c->nsamples++];
-    memset(smp, 0, sizeof *smp);
-    memcpy(smp->box_origin, origin, sizeof smp->box_origin);
-    memcpy(smp->box_extent, extent, sizeof smp->box_extent);
-    smp->round = round;
-    smp->groups = er.groups;
-    smp->items = er.groups * s->r->items_per_group;
-    smp->wall_ns = er.wall_ns;
-    smp->cost = sample_cost(&s->metric, &er, smp->items);
-    smp->probed = er.probed;
-    smp->probe = er.probe;
-    smp->worst_offcpu_ns = er.worst_offcpu_ns;
-    smp->disturbed = is_disturbed(s, &er);
-    s->r->disturbed_samples += smp->disturbed;
-    smp->used = used && isfinite(smp->cost) && !(smp->disturbed && !s->r->steady_contention);
-    if (!used)
-        s->calibration_samples++;
-    s->probed_samples += smp->probed;
-    memcpy(smp->counters, er.counters, sizeof smp->counters);
-    summarise(c);
-    check_steady_contention(s);
-    return 0;
+    }
+    if (st.nruns == 0) {
+        gt_stretch_free(&st);
+        return -ENOSPC;
+    }
+    gt_exec_batch b = {.schedule = c->schedule, .runs = st.runs, .nruns = st.nruns};
+    gt_exec_result er = {0};
+    rc = s->exec->run(s->exec->ctx, &b, &er, err, errlen);
+    if (rc == 0) {
+        mark_done(s, &st);
+        s->r->groups_analysis += er.groups;
+        s->r->analysis_ns += er.wall_ns;
+        s->r->analysis_page_faults += er.probed ? er.probe.page_faults : 0;
+        record(s, c, &st, &er, round, kind);
+        summarise(c);
+        check_steady_contention(s);
+        if (next)
+            *next = st.next;
+    }
+    gt_stretch_free(&st);
+    return rc;
 }
 
 int gt_sampler_candidate(gt_sampler *s, const gt_space_entry *e, unsigned phase, size_t *index)
@@ -258,43 +235,49 @@ static bool too_small(gt_sampler *s, double ns_per_group, uint64_t min_groups, d
     return true;
 }
 
-/* Runs the default schedule on growing boxes at the start of the grid, along its outermost
-   dimension, until a box takes half a sample's time. A batch has a fixed cost (waking the
-   workers) besides its workgroups, so the cost of one workgroup is the slope between the last
-   two boxes, and the fixed part is what is left: samples are then sized so that the fixed
-   part stays below a tenth of them. */
+/* Runs the default schedule on growing stretches from the start of its walk until one takes
+   half a sample's time, two at least. A batch has a fixed cost (waking the workers) besides its workgroups,
+   so the cost of one workgroup is the slope between the last two stretches, and the fixed part
+   is what is left: samples are then sized so that the fixed part stays below a tenth of them. */
 static int calibrate(gt_sampler *s, double *ns_per_group, double *fixed_ns, char *err, size_t errlen)
 {
-    bool one_d = s->grid[1] == 1 && s->grid[2] == 1;
-    uint32_t origin[3] = {0, 0, 0};
-    uint64_t target = 2ull * s->exec->workers;
+    uint64_t target = 2ull * s->exec->workers, start = 0;
     double prev_t = NAN, prev_n = NAN;
     *ns_per_group = *fixed_ns = NAN;
     for (int step = 0; step < CALIBRATION_STEPS; step++) {
         uint64_t spent = s->r->groups_analysis, cap = s->budget_groups / CALIBRATION_SHARE;
         if (spent + target > cap)
             target = cap > spent ? cap - spent : 0;
-        uint32_t box[3];
-        box_for(s->grid, target, box);
-        if (volume(box) == 0 || origin[0] + box[0] > s->grid[0] || origin[1] + box[1] > s->grid[1] ||
-            target == 0 || (step > 0 && (double)volume(box) <= prev_n))
+        if (target == 0 || (step > 0 && (double)target <= prev_n))
             break;
-        int rc = run_box(s, 0, origin, box, gt_sampler_next_round(s), false, err, errlen);
+        int rc = run_stretch(s, 0, start, target, gt_sampler_next_round(s), GT_SAMPLE_CALIBRATION, &start, err,
+                             errlen);
+        if (rc == -ENOSPC)
+            break;
         if (rc < 0)
             return rc;
         const gt_candidate *def = &s->r->candidates[0];
-        double t = (double)def->samples[def->nsamples - 1].wall_ns, n = (double)volume(box);
-        double slope = step > 0 ? (t - prev_t) / (n - prev_n) : 0;
+        const gt_sample *last = &def->samples[def->nsamples - 1];
+        double t = (double)last->wall_ns, n = (double)last->groups;
+        double slope = step > 0 && n > prev_n ? (t - prev_t) / (n - prev_n) : 0;
         *ns_per_group = slope > 0 ? slope : t / n;
         *fixed_ns = slope > 0 && t > slope * n ? t - slope * n : 0;
         prev_t = t;
         prev_n = n;
-        if (t * 2 >= (double)s->cfg->sample_ns)
-            break;
+        if (step > 0 && t * 2 >= (double)s->cfg->sample_ns)
+            break; /* two stretches at least: the slope needs them, and samples' sizes need it */
         target *= CALIBRATION_GROWTH;
-        *(one_d ? &origin[0] : &origin[1]) += one_d ? box[0] : box[1];
     }
     return 0;
+}
+
+/* The fewest workgroups a sample of schedule c may have: a span or a chunk for every worker. */
+static uint64_t least_groups(const gt_sampler *s, const gt_schedule *c)
+{
+    uint64_t unit = c->span;
+    if (gt_assign_has_chunk(c->assign.kind) && c->assign.chunk > unit)
+        unit = c->assign.chunk;
+    return unit * s->exec->workers;
 }
 
 int gt_sampler_create(const gt_tune_config *cfg, const gt_tune_launch *launch, const gt_executor *exec,
@@ -316,9 +299,10 @@ int gt_sampler_create(const gt_tune_config *cfg, const gt_tune_launch *launch, c
         s->item_shape[d] = (uint32_t)nr.local[d];
     s->budget_groups = (uint64_t)(cfg->budget * (double)r->groups_total);
     s->done = calloc((r->groups_total + 7) / 8, 1);
+    s->walks = gt_walks_create(s->grid);
     gt_space_entry def = {.schedule = gt_schedule_default, .style = "default"};
     size_t def_index;
-    if (!s->done || gt_sampler_candidate(s, &def, 0, &def_index) < 0) {
+    if (!s->done || !s->walks || gt_sampler_candidate(s, &def, 0, &def_index) < 0) {
         snprintf(err, errlen, "out of memory starting the analysis");
         return -ENOMEM;
     }
@@ -329,13 +313,14 @@ int gt_sampler_create(const gt_tune_config *cfg, const gt_tune_launch *launch, c
     if (rc < 0)
         return rc;
     bool known = isfinite(ns_per_group) && ns_per_group > 0;
-    double sample_ns = fmin(fmax((double)cfg->sample_ns, known ? fixed_ns / FIXED_SHARE : 0),
-                            (double)cfg->sample_ns * MAX_SAMPLE_STRETCH);
-    uint64_t target = known ? (uint64_t)ceil(sample_ns / ns_per_group) : exec->workers;
-    uint64_t min_groups = known ? (uint64_t)ceil(sample_ns / 4 / ns_per_group) : exec->workers;
+    s->fixed_ns = known ? fixed_ns : 0;
+    s->sample_ns = fmin(fmax((double)cfg->sample_ns, s->fixed_ns / FIXED_SHARE),
+                        (double)cfg->sample_ns * MAX_SAMPLE_STRETCH);
+    uint64_t target = known ? (uint64_t)ceil((s->sample_ns - s->fixed_ns) / ns_per_group) : exec->workers;
+    uint64_t min_groups = known ? (uint64_t)ceil(s->sample_ns / 4 / ns_per_group) : exec->workers;
     if (min_groups < exec->workers)
         min_groups = exec->workers;
-    if (too_small(s, ns_per_group, min_groups, sample_ns / 4))
+    if (too_small(s, ns_per_group, min_groups, s->sample_ns / 4))
         return 0;
     uint64_t left = s->budget_groups - r->groups_analysis;
     if (target < left / MAX_SLOTS)
@@ -344,9 +329,7 @@ int gt_sampler_create(const gt_tune_config *cfg, const gt_tune_launch *launch, c
         target = left / MIN_SLOTS;
     if (target < min_groups)
         target = min_groups;
-    box_for(s->grid, target, s->box);
-    for (int d = 0; d < 3; d++)
-        s->boxes[d] = s->grid[d] / s->box[d];
+    s->sample_groups = target;
     s->ready = true;
     return 0;
 }
@@ -355,6 +338,7 @@ void gt_sampler_destroy(gt_sampler *s)
 {
     if (!s)
         return;
+    gt_walks_destroy(s->walks);
     free(s->done);
     free(s);
 }
@@ -362,31 +346,67 @@ void gt_sampler_destroy(gt_sampler *s)
 bool gt_sampler_ready(const gt_sampler *s) { return s && s->ready; }
 const uint8_t *gt_sampler_done(const gt_sampler *s) { return s && s->any_done ? s->done : NULL; }
 const uint32_t *gt_sampler_item_shape(const gt_sampler *s) { return s->item_shape; }
-const uint32_t *gt_sampler_box(const gt_sampler *s) { return s->box; }
+const uint32_t *gt_sampler_grid(const gt_sampler *s) { return s->grid; }
+uint64_t gt_sampler_sample_groups(const gt_sampler *s) { return s->sample_groups; }
 unsigned gt_sampler_workers(const gt_sampler *s) { return s->exec->workers; }
 unsigned gt_sampler_next_round(gt_sampler *s) { return s->round++; }
 
 size_t gt_sampler_slots_left(const gt_sampler *s)
 {
     uint64_t left = s->budget_groups - s->r->groups_analysis;
-    return s->ready ? (size_t)(left / volume(s->box)) : 0;
+    return s->ready ? (size_t)(left / s->sample_groups) : 0;
 }
 
-/* Runs one sample on the next free box; -ENOSPC when none is left. */
-static int run_next_box(gt_sampler *s, size_t index, unsigned round, char *err, size_t errlen)
+/* ---- sampling ---------------------------------------------------------------------------- */
+
+/* The round's share of the walk: the van der Corput sequence in base 2 (0, 1/2, 1/4, 3/4,
+   1/8, ...), so that however many rounds run, their starts are spread over the whole walk. */
+static double round_share(unsigned round)
 {
-    uint64_t nboxes = volume(s->boxes);
-    for (; s->next_box < nboxes; s->next_box++) {
-        uint32_t b[3], origin[3];
-        gt_grid_coords(s->boxes, (uint32_t)s->next_box, b);
-        for (int d = 0; d < 3; d++)
-            origin[d] = b[d] * s->box[d];
-        if (!box_all(s, origin, s->box, is_free))
-            continue; /* overlaps the calibration */
-        s->next_box++;
-        return run_box(s, index, origin, s->box, round, true, err, errlen);
+    double share = 0, bit = 0.5;
+    for (; round; round >>= 1, bit /= 2)
+        share += (round & 1) * bit;
+    return share;
+}
+
+/* The workgroups the candidate's next sample should hold: a look takes a sample of the
+   default's size; after it, the candidate's own time per workgroup (the median over its used
+   samples, less the batch's fixed cost) sizes its samples to take s->sample_ns. */
+static uint64_t sample_size(const gt_sampler *s, const gt_candidate *c, bool *look)
+{
+    double *rates = malloc((c->nsamples ? c->nsamples : 1) * sizeof *rates);
+    size_t n = 0;
+    for (size_t i = 0; rates && i < c->nsamples; i++) {
+        const gt_sample *smp = &c->samples[i];
+        if (smp->used && smp->groups)
+            rates[n++] = fmax((double)smp->wall_ns - s->fixed_ns, (double)smp->wall_ns / 2) / (double)smp->groups;
     }
-    return -ENOSPC;
+    double rate = n ? gt_stats_median(rates, n) : NAN;
+    free(rates);
+    *look = !(rate > 0);
+    if (*look)
+        return s->sample_groups;
+    double groups = ceil((s->sample_ns - s->fixed_ns) / rate);
+    groups = fmin(fmax(groups, (double)s->sample_groups / SIZE_RANGE), (double)s->sample_groups * SIZE_RANGE);
+    return (uint64_t)groups;
+}
+
+/* Runs one sample of the candidate from the round's share of its walk. */
+static int run_sample(gt_sampler *s, size_t index, unsigned round, bool confirm, char *err, size_t errlen)
+{
+    const gt_candidate *c = &s->r->candidates[index];
+    bool look;
+    uint64_t want = sample_size(s, c, &look), least = least_groups(s, &c->schedule);
+    uint64_t left = s->budget_groups - s->r->groups_analysis;
+    if (want < least)
+        want = least;
+    if (want > left)
+        want = left;
+    if (want < least)
+        return -ENOSPC;
+    uint64_t start = (uint64_t)(round_share(round) * (double)gt_walk_positions(s->grid, c->schedule.span));
+    gt_sample_kind kind = confirm ? GT_SAMPLE_CONFIRM : look ? GT_SAMPLE_LOOK : GT_SAMPLE_SIZED;
+    return run_stretch(s, index, start, want, round, kind, NULL, err, errlen);
 }
 
 /* The candidate's last sample was disturbed and is kept out, so it is worth measuring again. */
@@ -396,15 +416,15 @@ static bool last_disturbed(const gt_sampler *s, size_t index)
     return c->nsamples && c->samples[c->nsamples - 1].disturbed && !s->r->steady_contention;
 }
 
-int gt_sampler_run(gt_sampler *s, size_t index, unsigned round, char *err, size_t errlen)
+int gt_sampler_run(gt_sampler *s, size_t index, unsigned round, bool confirm, char *err, size_t errlen)
 {
     if (gt_sampler_slots_left(s) == 0)
         return -ENOSPC;
-    int rc = run_next_box(s, index, round, err, errlen), runs = 1;
+    int rc = run_sample(s, index, round, confirm, err, errlen), runs = 1;
     for (; rc == 0 && runs <= REMEASURE_MAX && last_disturbed(s, index) && gt_sampler_slots_left(s) > 0; runs++) {
-        rc = run_next_box(s, index, round, err, errlen);
+        rc = run_sample(s, index, round, confirm, err, errlen);
         if (rc == -ENOSPC)
-            return runs; /* no free box after all: the disturbed sample stays unused */
+            return runs; /* no workgroup left after all: the disturbed sample stays unused */
         s->r->remeasured += rc == 0;
     }
     return rc < 0 ? rc : runs;

@@ -1,9 +1,15 @@
-/* sampler.h: the analysis's side of the grid: boxes, the budget, and measured samples.
- * The grid is cut into equal boxes of workgroups, walked row-major over the boxes, so
- * consecutive samples are neighbours. The box size comes from calibration: the default
- * schedule is run on a few growing boxes until one takes a measurable time, and a sample is
- * then sized to take about cfg->sample_ns. Every sample is real work, marked done in a
- * bitmap that the remainder later skips, and counted against the budget. */
+/* sampler.h: the analysis's side of the grid: stretches, the budget, and measured samples.
+ *
+ * A candidate's sample is a stretch of its own walk over the whole grid (stretch.h): its group
+ * order over spans of its own width, from a position spread over the walk, leaving out
+ * workgroups already run, handed out by its own assignment to every worker. The samples of one
+ * round start at the same share of their walks, and successive rounds at shares spread over
+ * the walk (a van der Corput sequence), so that samples cover the launch rather than its
+ * start. Calibration runs the default schedule on growing stretches from the grid's start
+ * until one takes a measurable time; it gives the default's time per workgroup and a batch's
+ * fixed cost. A candidate's first sample (its look) is sized by the default's speed; the later
+ * ones by its own, to take cfg->sample_ns. Every sample is real work, marked done in a bitmap
+ * that the remainder later skips, and counted against the budget. */
 #ifndef GT_SAMPLER_H
 #define GT_SAMPLER_H
 
@@ -22,7 +28,7 @@ typedef struct gt_metric_plan {
 
 typedef struct gt_sampler gt_sampler;
 
-/* Checks the launch is large enough, calibrates and picks the box. When the launch is too
+/* Checks the launch is large enough, calibrates and sizes the samples. When the launch is too
  * small to pay for analysis, the sampler is not ready and r says why (source default).
  * The default schedule becomes candidate 0 of r. Returns 0, or a negative errno with a
  * sentence (an executor failure, -ENOMEM); free the sampler in every case. */
@@ -33,22 +39,25 @@ void gt_sampler_destroy(gt_sampler *s);
 bool gt_sampler_ready(const gt_sampler *s);
 /* The bitmap of workgroups already run, or NULL when none was. */
 const uint8_t *gt_sampler_done(const gt_sampler *s);
-/* Samples the budget still holds. */
+/* Samples of the default's size the budget still holds. */
 size_t gt_sampler_slots_left(const gt_sampler *s);
-/* The shapes candidates are generated for: the workgroup in items, the box in groups. */
+/* The shapes candidates are generated for: the workgroup in items, the grid in workgroups,
+ * and the workgroups of a sample of the default's size. */
 const uint32_t *gt_sampler_item_shape(const gt_sampler *s);
-const uint32_t *gt_sampler_box(const gt_sampler *s);
+const uint32_t *gt_sampler_grid(const gt_sampler *s);
+uint64_t gt_sampler_sample_groups(const gt_sampler *s);
 unsigned gt_sampler_workers(const gt_sampler *s);
-/* A new round number: samples of one round are interleaved neighbours. */
+/* A new round number: the samples of one round start at the same share of their walks. */
 unsigned gt_sampler_next_round(gt_sampler *s);
 
 /* The index in r->candidates of the candidate with this schedule, added when new. */
 int gt_sampler_candidate(gt_sampler *s, const gt_space_entry *e, unsigned phase, size_t *index);
-/* Runs one sample of candidate `index` on the next free box. A sample the probes mark
- * disturbed is measured again on the next free box, a few times at most and while the budget
- * lasts; the disturbed ones stay recorded, unused. Returns the samples run (1 and the
- * re-measures), -ENOSPC when the budget or the boxes are used up (nothing ran), or the
- * executor's error. */
-int gt_sampler_run(gt_sampler *s, size_t index, unsigned round, char *err, size_t errlen);
+/* Runs one sample of candidate `index` in round `round`: its look when it has no used sample
+ * yet, else one sized to cfg->sample_ns; a confirming sample when confirm is set. A sample the
+ * probes mark disturbed is measured again on the next stretch, a few times at most and while
+ * the budget lasts; the disturbed ones stay recorded, unused. Returns the samples run (1 and
+ * the re-measures), -ENOSPC when the budget or the workgroups are used up (nothing ran), or
+ * the executor's error. */
+int gt_sampler_run(gt_sampler *s, size_t index, unsigned round, bool confirm, char *err, size_t errlen);
 
 #endif

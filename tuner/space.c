@@ -1,7 +1,7 @@
 /* space.c: the candidates of one axis, their parameter series, and the style syntax.
  * A variation is left out when its permutation of the sample's shape equals one already
  * listed: in 1-D, column, zigzag, tiled, Hilbert and Morton are all the linear order, and a
- * tile as large as the box is no tile at all. Measuring such twins would only spend budget. */
+ * tile as large as the grid is no tile at all. Measuring such twins would only spend budget. */
 #include "space.h"
 
 #include "machine.h"
@@ -248,10 +248,8 @@ static void add_assign(entry_list *l, const gt_schedule *base, gt_assign a)
     list_push(l, &s, axis_names[GT_AXIS_ASSIGN], gt_assign_kind_name(a.kind), 0);
 }
 
-static void add_assign_styles(entry_list *l, const gt_space_config *c, const gt_schedule *base, uint64_t box_groups,
-                              unsigned workers)
+static void add_assign_styles(entry_list *l, const gt_space_config *c, const gt_schedule *base, uint64_t chunk_bound)
 {
-    uint64_t chunk_bound = box_groups / (workers ? workers : 1);
     for (unsigned k = 0; k < GT_ASSIGN_KINDS; k++) {
         if (!(c->assign_styles & BIT(k)))
             continue;
@@ -274,11 +272,10 @@ static void add_span(entry_list *l, const gt_schedule *base, uint32_t span)
     list_push(l, &s, axis_names[GT_AXIS_SPAN], "series", 0);
 }
 
-/* base's span, 1, then the series; a span as wide as the box is the widest a sample can tell
-   apart, so wider ones would be its twins. */
-static void add_spans(entry_list *l, const gt_space_config *c, const gt_schedule *base, const uint32_t box[3])
+/* base's span, 1, then the series up to the widest: a row of the grid, and a share of a sample
+   for each worker. */
+static void add_spans(entry_list *l, const gt_space_config *c, const gt_schedule *base, uint32_t widest)
 {
-    uint32_t widest = box[0] < GT_SPAN_MAX ? box[0] : GT_SPAN_MAX;
     add_span(l, base, base->span);
     add_span(l, base, 1);
     FOR_SERIES(span, &c->series, widest)
@@ -288,16 +285,20 @@ static void add_spans(entry_list *l, const gt_space_config *c, const gt_schedule
 }
 
 int gt_space_axis(const gt_space_config *c, gt_axis axis, const gt_schedule *base, const uint32_t item_shape[3],
-                  const uint32_t box[3], unsigned workers, gt_space_entry **out, size_t *n)
+                  const uint32_t grid[3], uint64_t sample_groups, unsigned workers, gt_space_entry **out, size_t *n)
 {
     entry_list l = {0};
-    const uint32_t *shape = axis == GT_AXIS_ITEM ? item_shape : box;
+    uint64_t share = sample_groups / (workers ? workers : 1);
+    uint32_t spans[3] = {(uint32_t)(((uint64_t)grid[0] + base->span - 1) / (base->span ? base->span : 1)), grid[1],
+                         grid[2]};
+    const uint32_t *shape = axis == GT_AXIS_ITEM ? item_shape : spans;
     uint32_t *scratch = NULL;
     if (axis == GT_AXIS_SPAN) {
-        add_spans(&l, c, base, box);
+        uint64_t widest = grid[0] < share ? grid[0] : share;
+        add_spans(&l, c, base, (uint32_t)(widest < 1 ? 1 : widest < GT_SPAN_MAX ? widest : GT_SPAN_MAX));
     } else if (axis == GT_AXIS_ASSIGN) {
         add_assign(&l, base, base->assign);
-        add_assign_styles(&l, c, base, cells_of(box), workers);
+        add_assign_styles(&l, c, base, share);
     } else {
         scratch = malloc(cells_of(shape) * sizeof *scratch);
         if (!scratch)

@@ -3,7 +3,7 @@
  * one after the other, each time varying one axis of the best schedule so far, so the space is
  * the sum of the axes' styles rather than their product. Each style's control parameters
  * (chunk, tile side, stride and granularity) and the span follow a geometric series bounded by
- * the grid (a span by the sample's width in workgroups).
+ * the grid (a span by a row, and by a worker's share of a sample).
  * Variations that give the same permutation as an earlier one for this shape are left out. */
 #ifndef GT_SPACE_H
 #define GT_SPACE_H
@@ -58,11 +58,12 @@ typedef struct gt_space_entry {
 
 /* The variations of one axis of base, in nested order (styles outside, parameters inside),
  * base's own setting of the axis first. item_shape is the workgroup's shape in work-items,
- * box the shape of a sample in workgroups (group orders are applied over it), box_groups the
- * groups of one sample (chunks are bounded by box_groups / workers). On success *out is an
- * array of *n entries the caller frees. Returns 0, -ENOMEM. */
+ * grid the launch's shape in workgroups (group orders are applied over its spans of base's
+ * width), sample_groups the workgroups of a sample (chunks and spans are bounded by
+ * sample_groups / workers, spans also by a row). On success *out is an array of *n entries
+ * the caller frees. Returns 0, -ENOMEM. */
 int gt_space_axis(const gt_space_config *c, gt_axis axis, const gt_schedule *base,
-                  const uint32_t item_shape[3], const uint32_t box[3], unsigned workers,
+                  const uint32_t item_shape[3], const uint32_t grid[3], uint64_t sample_groups, unsigned workers,
                   gt_space_entry **out, size_t *n);
 
 #endif

@@ -11,6 +11,11 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+/* A candidate whose first look costs more than this many times the best median so far leaves
+   the race at once. */
+#define LOOK_DROP 2.0
 
 typedef struct axis_run {
     const gt_tune_config *cfg;
@@ -79,22 +84,61 @@ static bool flat(const axis_run *a, size_t n)
     return has_incumbent && hi <= lo * (1 + a->cfg->min_gain);
 }
 
-/* One round: a sample of each of the first n candidates of list, starting at an offset that
-   rotates with the round when asked, so that no candidate always runs first. Returns -ENOSPC
-   when the budget ran out. */
+/* The lowest median of any candidate so far; NaN when none was measured. */
+static double best_median(const gt_tune_result *r)
+{
+    double best = NAN;
+    for (size_t i = 0; i < r->ncandidates; i++)
+        if (!r->candidates[i].eliminated && (isnan(best) || r->candidates[i].median < best))
+            best = r->candidates[i].median;
+    return best;
+}
+
+/* A candidate whose look costs LOOK_DROP times the best median so far leaves the race: it
+   cannot win, and its samples are the most expensive ones. */
+static void drop_if_hopeless(axis_run *a, size_t c)
+{
+    gt_candidate *cand = &a->r->candidates[c];
+    if (c == a->incumbent || cand->nsamples == 0 || cand->samples[cand->nsamples - 1].kind != GT_SAMPLE_LOOK)
+        return;
+    double cost = cand->samples[cand->nsamples - 1].cost;
+    cand->eliminated = cost > LOOK_DROP * best_median(a->r); /* NaN compares false */
+}
+
+/* One round: a sample of each of the first n candidates of list still in the race, starting at
+   an offset that rotates with the round when asked, so that no candidate always runs first.
+   Returns -ENOSPC when the budget ran out. */
 static int run_round(axis_run *a, const size_t *list, size_t n, bool rotate, size_t *spent)
 {
     unsigned round = gt_sampler_next_round(a->s);
     for (size_t j = 0; j < n; j++) {
+        size_t c = list[rotate ? (j + round) % n : j];
+        if (a->r->candidates[c].eliminated)
+            continue;
         if (*spent >= a->slots)
             return -ENOSPC;
-        size_t c = list[rotate ? (j + round) % n : j];
-        int rc = gt_sampler_run(a->s, c, round, a->err, a->errlen);
+        int rc = gt_sampler_run(a->s, c, round, false, a->err, a->errlen);
         if (rc < 0)
             return rc;
         *spent += (size_t)rc; /* re-measures come out of this axis's share, not the next axes' */
+        drop_if_hopeless(a, c);
     }
     return 0;
+}
+
+/* Moves the field's eliminated candidates behind the first n others; returns how many of the
+   first n are still in the race. Stable, so the ranking holds. */
+static size_t drop_eliminated(axis_run *a, size_t n)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t c = a->field[i];
+        if (a->r->candidates[c].eliminated)
+            continue;
+        memmove(&a->field[kept + 1], &a->field[kept], (i - kept) * sizeof *a->field);
+        a->field[kept++] = c;
+    }
+    return kept;
 }
 
 /* Successive halving: each stage gives every survivor an equal share of the stage's samples,
@@ -113,11 +157,12 @@ static int race(axis_run *a)
         for (size_t k = 0; k < per && rc == 0; k++)
             rc = run_round(a, a->field, alive, true, &spent);
         rank(a, alive);
+        alive = drop_eliminated(a, alive);
         if (rc == -ENOSPC)
             return 0;
         if (rc < 0)
             return rc;
-        if (alive == 1 || clear_winner(a, alive) || flat(a, alive))
+        if (alive <= 1 || clear_winner(a, alive) || flat(a, alive))
             return 0;
         size_t keep = (alive + 1) / 2;
         for (size_t i = keep; i < alive; i++)
@@ -136,6 +181,7 @@ static int nested(axis_run *a)
     for (size_t k = 0; k < rounds; k++) {
         int rc = run_round(a, a->listed, a->n, false, &spent);
         rank(a, a->n);
+        drop_eliminated(a, a->n);
         if (rc == -ENOSPC)
             break;
         if (rc < 0)
@@ -152,7 +198,8 @@ static int axis_field(axis_run *a, gt_axis axis)
     gt_space_entry *entries;
     size_t n;
     int rc = gt_space_axis(&a->cfg->space, axis, &a->r->candidates[a->incumbent].schedule,
-                           gt_sampler_item_shape(a->s), gt_sampler_box(a->s), gt_sampler_workers(a->s), &entries, &n);
+                           gt_sampler_item_shape(a->s), gt_sampler_grid(a->s), gt_sampler_sample_groups(a->s),
+                           gt_sampler_workers(a->s), &entries, &n);
     if (rc < 0)
         return rc;
     a->listed = calloc(n ? n : 1, sizeof *a->listed);
@@ -163,6 +210,7 @@ static int axis_field(axis_run *a, gt_axis axis)
     }
     free(entries);
     a->n = n;
+    a->r->candidates[a->incumbent].eliminated = false; /* it defends on every axis */
     return !a->listed || !a->field ? -ENOMEM : rc;
 }
 
@@ -170,8 +218,8 @@ static size_t axis_size(const gt_tune_config *cfg, gt_sampler *s, gt_axis axis)
 {
     gt_space_entry *entries;
     size_t n = 0;
-    if (gt_space_axis(&cfg->space, axis, &gt_schedule_default, gt_sampler_item_shape(s), gt_sampler_box(s),
-                      gt_sampler_workers(s), &entries, &n) < 0)
+    if (gt_space_axis(&cfg->space, axis, &gt_schedule_default, gt_sampler_item_shape(s), gt_sampler_grid(s),
+                      gt_sampler_sample_groups(s), gt_sampler_workers(s), &entries, &n) < 0)
         return 1;
     free(entries);
     return n;

@@ -86,10 +86,20 @@ typedef enum gt_decision_source {
 } gt_decision_source;
 const char *gt_decision_source_name(gt_decision_source s);
 
+typedef enum gt_sample_kind {
+    GT_SAMPLE_CALIBRATION, /* the default on growing stretches, to size the others; not used */
+    GT_SAMPLE_LOOK,        /* a candidate's first sample, sized by the default's speed */
+    GT_SAMPLE_SIZED,       /* sized by the candidate's own speed to take cfg->sample_ns */
+    GT_SAMPLE_CONFIRM,     /* the top two measured again, paired, before the decision */
+} gt_sample_kind;
+const char *gt_sample_kind_name(gt_sample_kind k);
+
 typedef struct gt_sample {
-    uint32_t box_origin[3];
-    uint32_t box_extent[3];
-    unsigned round;   /* the analysis round it ran in; samples of one round are neighbours */
+    gt_sample_kind kind;
+    uint64_t start;     /* the position in the candidate's walk the stretch started at */
+    uint64_t positions; /* the positions (spans) of that walk over the whole grid */
+    uint32_t runs;      /* the runs (calls of the workgroup function) it was made of */
+    unsigned round;   /* the analysis round it ran in; a round's samples start at the same share of their walks */
     uint64_t groups;
     uint64_t items;
     uint64_t wall_ns;
