@@ -1,6 +1,6 @@
 /* test_pool.c: the worker pool runs every workgroup of a batch exactly once, under every
  * assignment policy, span and worker count, and so does the calling thread alone
- * (gt_pool_run_here); boxes and skip bitmaps select subsets; item orders reach the kernel,
+ * (gt_pool_run_here); boxes and skip bitmaps select subsets, and explicit runs are run as given; item orders reach the kernel,
  * within a workgroup and across a span; every item sees its own ids; bad batches are refused
  * with a sentence. */
 #include <stdarg.h>
@@ -440,6 +440,42 @@ static void bad_batches_are_refused(void **state)
     gt_pool_destroy(pool);
 }
 
+/* A batch of explicit runs (the tuner's stretches) runs exactly those workgroups, spans of
+ * any length up to the schedule's included, and a run that leaves its row or its span is
+ * refused. */
+static void explicit_runs_run_exactly_those(void **state)
+{
+    (void)state;
+    gt_pool *pool;
+    char err[256];
+    assert_int_equal(gt_pool_create(&(gt_pool_config){.workers = 2}, &pool, err, sizeof err), 0);
+    gt_range r = range3(40, 24, 1, 4, 4, 1, 2); /* a 10 x 6 grid */
+    size_t n = range_items(&r);
+    uint32_t *hits = calloc(n, sizeof *hits);
+    void *args[] = {&hits};
+    const gt_group_run runs[] = {{57, 3}, {0, 1}, {22, 4}, {9, 1}};
+    gt_batch b = {.run = gt_kernel_desc_count_items.run, .args = args, .range = r,
+                  .schedule = schedule("group=linear,span=4,item=tiled:2x2,assign=dynamic:2"), .runs = runs,
+                  .nruns = 4, .box_origin = {9, 9, 9}}; /* the box is not used */
+    gt_batch_result res;
+    assert_int_equal(gt_pool_run(pool, &b, &res, err, sizeof err), 0);
+    assert_int_equal(res.groups, 9);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t g = (uint32_t)(i % 40 / 4 + 10 * (i / 40 / 4));
+        bool in = (g >= 57 && g < 60) || g == 0 || (g >= 22 && g < 26) || g == 9;
+        assert_int_equal(hits[i], in ? 1 : 0);
+    }
+    const gt_group_run past_row[] = {{8, 3}}, past_span[] = {{0, 5}}, past_grid[] = {{60, 1}}, empty[] = {{1, 0}};
+    const gt_group_run *bad[] = {past_row, past_span, past_grid, empty};
+    for (size_t i = 0; i < 4; i++) {
+        b.runs = bad[i];
+        b.nruns = 1;
+        assert_run_refused(pool, &b, "leaves its row");
+    }
+    free(hits);
+    gt_pool_destroy(pool);
+}
+
 static void worker_count_defaults_to_usable_cpus(void **state)
 {
     (void)state;
@@ -479,6 +515,7 @@ int main(void)
         cmocka_unit_test(chunks_count_workgroups_not_spans),
         cmocka_unit_test(item_order_covers_the_span),
         cmocka_unit_test(bad_batches_are_refused),
+        cmocka_unit_test(explicit_runs_run_exactly_those),
         cmocka_unit_test(worker_count_defaults_to_usable_cpus),
         cmocka_unit_test(too_many_workers_is_refused),
     };
