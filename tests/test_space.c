@@ -60,9 +60,11 @@ static void test_assign_axis_follows_the_series(void **state)
     (void)state;
     gt_space_config c = gt_space_config_default();
     char text[512];
-    /* 104 groups a sample, 2 workers: chunks up to 52. */
+    /* 104 groups a sample, 2 workers, 4 chunks each at least: chunks up to 13. */
     axis_text(&c, GT_AXIS_ASSIGN, items16x16, grid13x8, 2, text, sizeof text);
-    assert_string_equal(text, "dynamic:1 block dynamic:2 dynamic:4 dynamic:8 dynamic:16 dynamic:32 stealing");
+    assert_string_equal(text, "dynamic:1 block dynamic:2 dynamic:4 dynamic:8 stealing");
+    axis_text_sampled(&c, GT_AXIS_ASSIGN, items16x16, grid13x8, 1000, 2, text, sizeof text);
+    assert_string_equal(text, "dynamic:1 block dynamic:2 dynamic:4 dynamic:8 dynamic:16 dynamic:32 dynamic:64 stealing");
     c.series = (gt_series){.start = 3, .ratio = 4, .limit = 20};
     c.assign_styles = 1u << GT_ASSIGN_CYCLIC;
     axis_text(&c, GT_AXIS_ASSIGN, items16x16, grid13x8, 2, text, sizeof text);
@@ -91,6 +93,9 @@ static void test_group_axis_is_bounded_by_the_grid(void **state)
     /* Tiles clip to the 13 x 8 grid: 16x8 covers whole rows, the linear order again. */
     axis_text(&c, GT_AXIS_GROUP, items16x16, grid13x8, 2, text, sizeof text);
     assert_string_equal(text, "linear column zigzag tiled:2x2 tiled:4x4 tiled:8x8 hilbert");
+    /* A sample holds a whole tile: samples of 20 workgroups take tiles up to 4x4. */
+    axis_text_sampled(&c, GT_AXIS_GROUP, items16x16, grid13x8, 20, 2, text, sizeof text);
+    assert_string_equal(text, "linear column zigzag tiled:2x2 tiled:4x4 hilbert");
 }
 
 /* Spans follow the series up to a row of the grid and a worker's share of a sample. */
@@ -101,11 +106,12 @@ static void test_span_axis_is_bounded_by_a_row_and_a_share(void **state)
     char text[512];
     axis_text(&c, GT_AXIS_SPAN, items16x16, grid13x8, 2, text, sizeof text);
     assert_string_equal(text, "1 2 4 8 13");
+    /* A row of 16, and samples of 200 workgroups: 2 workers, 4 spans each, 25 wide at most. */
     const uint32_t grid16[3] = {16, 2, 1};
-    axis_text(&c, GT_AXIS_SPAN, items16x16, grid16, 2, text, sizeof text);
+    axis_text_sampled(&c, GT_AXIS_SPAN, items16x16, grid16, 200, 2, text, sizeof text);
     assert_string_equal(text, "1 2 4 8 16");
-    /* 20 workgroups a sample, 2 workers: 10 each. */
-    axis_text_sampled(&c, GT_AXIS_SPAN, items16x16, grid16, 20, 2, text, sizeof text);
+    /* 80 workgroups a sample: 10 each. */
+    axis_text_sampled(&c, GT_AXIS_SPAN, items16x16, grid16, 80, 2, text, sizeof text);
     assert_string_equal(text, "1 2 4 8 10");
     c.series = (gt_series){.start = 3, .ratio = 3, .limit = 9};
     axis_text(&c, GT_AXIS_SPAN, items16x16, grid13x8, 2, text, sizeof text);

@@ -177,9 +177,28 @@ static bool list_push(entry_list *l, const gt_schedule *s, const char *axis, con
     return true;
 }
 
+/* A sample gives each worker at least this many chunks, and this many spans: a chunk or a
+   span beyond that cannot be told apart by a sample from one that shares out worse. */
+#define SHARES_PER_WORKER 4
+
 static uint64_t cells_of(const uint32_t shape[3])
 {
     return (uint64_t)shape[0] * shape[1] * shape[2];
+}
+
+/* A hash of a permutation, four words at a time in independent lanes: a launch's grid of
+   workgroups may have millions of cells, and a byte-wise hash of them would cost more than the
+   analysis's samples. */
+static uint64_t perm_hash(const uint32_t *v, uint64_t n)
+{
+    uint64_t lane[4] = {GT_HASH_SEED, GT_HASH_SEED + 1, GT_HASH_SEED + 2, GT_HASH_SEED + 3};
+    uint64_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        for (int j = 0; j < 4; j++)
+            lane[j] = (lane[j] ^ v[i + j]) * 0x100000001b3ull;
+    for (; i < n; i++)
+        lane[0] = (lane[0] ^ v[i]) * 0x100000001b3ull;
+    return gt_hash_bytes(n, lane, sizeof lane);
 }
 
 /* Adds base with its order on this axis replaced by o, unless the permutation is a twin. */
@@ -188,7 +207,7 @@ static void add_order(entry_list *l, gt_axis axis, const gt_schedule *base, gt_o
 {
     if (l->failed || gt_order_fill(&o, shape, scratch) < 0)
         return;
-    uint64_t h = gt_hash_bytes(GT_HASH_SEED, scratch, cells_of(shape) * sizeof *scratch);
+    uint64_t h = perm_hash(scratch, cells_of(shape));
     for (size_t i = 0; i < l->n; i++)
         if (l->perm_hash[i] == h)
             return;
@@ -208,17 +227,21 @@ static uint32_t series_bound(const gt_series *s, uint64_t bound)
     for (uint64_t v = (s)->start; v <= series_bound((s), (bound)); v *= (s)->ratio)
 
 static void add_order_styles(entry_list *l, gt_axis axis, const gt_space_config *c, const gt_schedule *base,
-                             const uint32_t shape[3], uint32_t *scratch)
+                             const uint32_t shape[3], uint64_t tile_cells, uint32_t *scratch)
 {
     uint32_t styles = axis == GT_AXIS_ITEM ? c->item_styles : c->group_styles;
     uint64_t cells = cells_of(shape);
+    uint64_t widest_tile = shape[0] > shape[1] ? shape[0] : shape[1];
+    while (widest_tile > 1 && widest_tile * widest_tile > tile_cells)
+        widest_tile--;
     for (unsigned k = 0; k < GT_ORDER_KINDS; k++) {
         if (!(styles & BIT(k)))
             continue;
         gt_order o = {(gt_order_kind)k, 0, 0};
         if (k == GT_ORDER_TILED) {
-            /* Square tiles, clipped to the shape; the clipped twins are dropped. */
-            FOR_SERIES(side, &c->series, shape[0] > shape[1] ? shape[0] : shape[1]) {
+            /* Square tiles of at most tile_cells, clipped to the shape; the clipped twins are
+               dropped. */
+            FOR_SERIES(side, &c->series, widest_tile) {
                 o.p1 = (uint32_t)(side < shape[0] ? side : shape[0]);
                 o.p2 = (uint32_t)(side < shape[1] ? side : shape[1]);
                 add_order(l, axis, base, o, shape, scratch);
@@ -288,7 +311,7 @@ int gt_space_axis(const gt_space_config *c, gt_axis axis, const gt_schedule *bas
                   const uint32_t grid[3], uint64_t sample_groups, unsigned workers, gt_space_entry **out, size_t *n)
 {
     entry_list l = {0};
-    uint64_t share = sample_groups / (workers ? workers : 1);
+    uint64_t share = sample_groups / (SHARES_PER_WORKER * (workers ? workers : 1));
     uint32_t spans[3] = {(uint32_t)(((uint64_t)grid[0] + base->span - 1) / (base->span ? base->span : 1)), grid[1],
                          grid[2]};
     const uint32_t *shape = axis == GT_AXIS_ITEM ? item_shape : spans;
@@ -304,7 +327,7 @@ int gt_space_axis(const gt_space_config *c, gt_axis axis, const gt_schedule *bas
         if (!scratch)
             return -ENOMEM;
         add_order(&l, axis, base, axis == GT_AXIS_ITEM ? base->item : base->group, shape, scratch);
-        add_order_styles(&l, axis, c, base, shape, scratch);
+        add_order_styles(&l, axis, c, base, shape, axis == GT_AXIS_ITEM ? cells_of(shape) : sample_groups, scratch);
     }
     free(scratch);
     free(l.perm_hash);
