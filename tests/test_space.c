@@ -7,10 +7,8 @@
 #include <cmocka.h>
 
 #include "tuner/space.h"
-#include "tuner/stats.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,20 +175,6 @@ static void test_series_parse(void **state)
     }
 }
 
-static void test_stats_are_robust(void **state)
-{
-    (void)state;
-    gt_stats st;
-    const double v[] = {5, 1, NAN, 3, 100};
-    gt_stats_compute(v, 5, &st);
-    assert_int_equal(st.n, 4);
-    assert_true(st.median == 4);
-    assert_true(st.min == 1 && st.max == 100);
-    gt_stats_compute(v, 0, &st);
-    assert_int_equal(st.n, 0);
-    assert_true(isnan(st.median));
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -201,7 +185,6 @@ int main(void)
         cmocka_unit_test(test_strided_takes_both_parameters),
         cmocka_unit_test(test_styles_parse),
         cmocka_unit_test(test_series_parse),
-        cmocka_unit_test(test_stats_are_robust),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,8 +1,10 @@
 /* stats.c: median, min and max of a handful of samples: the one median in gridtune, which the
- * tuner's analysis and the benchmarks' summaries share. */
+ * tuner's analysis and the benchmarks' summaries share; and the Mann-Whitney rank test by which
+ * a challenger's samples are shown faster than the incumbent's. */
 #include "stats.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 static int compare_double(const void *a, const void *b)
@@ -38,4 +40,111 @@ double gt_stats_median(const double *v, size_t n)
     gt_stats s;
     gt_stats_compute(v, n, &s);
     return s.median;
+}
+
+/* ---- the rank test ------------------------------------------------------------------- */
+
+typedef struct ranked {
+    double v;
+    bool from_a;
+} ranked;
+
+static int compare_ranked(const void *a, const void *b)
+{
+    return compare_double(&((const ranked *)a)->v, &((const ranked *)b)->v);
+}
+
+/* P(U >= u) when all C(m + n, m) orders of m values of a and n of b are equally likely and
+ * none is tied. count[k], the number of orders with U = k, follows the recurrence
+ * f(m, n, k) = f(m - 1, n, k) + f(m, n - 1, k - m) (the largest value is an a, or a b above
+ * all m a's), whose generating function is the Gaussian binomial
+ * prod_{i=1..m} (1 - q^(n+i)) / (1 - q^i). It is built one factor at a time in one row of
+ * m*n + 1 counts: on the stack, with no allocation. Some intermediate coefficients are
+ * negative, but unsigned arithmetic is exact modulo 2^64, and every final count, at most
+ * C(m + n, m), fits below it (GT_RANK_TEST_EXACT_MAX). */
+static double exact_upper_tail(size_t m, size_t n, size_t u)
+{
+    enum { MAX_U = (GT_RANK_TEST_EXACT_MAX / 2) * (GT_RANK_TEST_EXACT_MAX / 2) };
+    uint64_t count[MAX_U + 1] = {1};
+    size_t top = m * n;
+    for (size_t i = 1; i <= m; i++) {
+        for (size_t k = top; k >= n + i; k--) /* times (1 - q^(n+i)) */
+            count[k] -= count[k - (n + i)];
+        for (size_t k = i; k <= top; k++) /* divided by (1 - q^i) */
+            count[k] += count[k - i];
+    }
+    uint64_t tail = 0, total = 0;
+    for (size_t k = 0; k <= top; k++) {
+        total += count[k];
+        if (k >= u)
+            tail += count[k];
+    }
+    return (double)tail / (double)total;
+}
+
+/* P(U >= u) by the normal approximation, taken as P(Z >= u - 1/2): the half step is the
+ * continuity correction for a U that moves in steps. U's variance shrinks with the ties
+ * (tie_sum is sum(t^3 - t) over groups of t equal values); with every value equal, U cannot
+ * move off its mean and p is 1. */
+static double normal_upper_tail(size_t na, size_t nb, double u, double tie_sum)
+{
+    double n = (double)(na + nb), mean = (double)na * (double)nb / 2;
+    double var = (double)na * (double)nb / 12 * ((n + 1) - tie_sum / (n * (n - 1)));
+    if (!(var > 0))
+        return 1;
+    double z = (u - mean - 0.5) / sqrt(var);
+    return 0.5 * erfc(z / sqrt(2));
+}
+
+static size_t count_finite(const double *v, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += isfinite(v[i]) != 0;
+    return k;
+}
+
+void gt_rank_test_less(const double *a, size_t na, const double *b, size_t nb, double margin, gt_rank_test *out)
+{
+    *out = (gt_rank_test){.na = count_finite(a, na), .nb = count_finite(b, nb), .u = 0, .p = 1, .exact = false};
+    size_t n = out->na + out->nb;
+    if (!out->na || !out->nb || !isfinite(margin) || !(margin > -1))
+        return;
+    ranked *all = malloc(n * sizeof *all);
+    if (!all)
+        return;
+    size_t k = 0;
+    for (size_t i = 0; i < na; i++)
+        if (isfinite(a[i]))
+            all[k++] = (ranked){a[i], true};
+    for (size_t j = 0; j < nb; j++)
+        if (isfinite(b[j]))
+            all[k++] = (ranked){b[j] / (1 + margin), false};
+    qsort(all, n, sizeof *all, compare_ranked);
+
+    /* Walk groups of equal values upwards: each a in a group is below every b above the
+     * group, and half below each b in it. */
+    double u = 0, tie_sum = 0;
+    size_t b_upto = 0;
+    bool tied = false;
+    for (size_t i = 0, j; i < n; i = j) {
+        size_t ga = 0, gb = 0;
+        for (j = i; j < n && all[j].v == all[i].v; j++) {
+            if (all[j].from_a)
+                ga++;
+            else
+                gb++;
+        }
+        b_upto += gb;
+        u += (double)ga * (double)(out->nb - b_upto) + 0.5 * (double)ga * (double)gb;
+        double t = (double)(j - i);
+        tie_sum += t * t * t - t;
+        tied |= j - i > 1;
+    }
+    free(all);
+
+    out->u = u;
+    out->exact = !tied && n <= GT_RANK_TEST_EXACT_MAX;
+    out->p = out->exact ? exact_upper_tail(out->na, out->nb, (size_t)u)
+                        : normal_upper_tail(out->na, out->nb, u, tie_sum);
 }
