@@ -24,7 +24,7 @@ typedef struct gt_session gt_session;
 typedef struct gt_builder gt_builder; /* build/build.h */
 typedef struct gt_usage gt_usage;     /* usage.h */
 
-typedef struct gt_stats {
+typedef struct gt_daemon_counts {
     uint64_t launches, succeeded, failed, cancelled;
     uint64_t workgroups, workgroups_analysis;
     uint64_t disturbed_samples; /* analysis samples the probes marked disturbed */
@@ -34,7 +34,7 @@ typedef struct gt_stats {
     unsigned populating; /* buffers whose populate job has not come back (loop thread only) */
     uint64_t clients_refused; /* connections over --max-clients or --max-user-clients */
     size_t wisdom_entries;
-} gt_stats;
+} gt_daemon_counts;
 
 typedef struct gt_daemon {
     const gt_daemon_config *cfg;
@@ -50,7 +50,7 @@ typedef struct gt_daemon {
     char machine[GT_HASH_TEXT_MAX];
     gt_jobq *launcher, *kernels;
     gt_report_ring *reports;
-    gt_stats stats;
+    gt_daemon_counts stats;
     FILE *trace;
     int64_t started_ms;
     uint64_t next_launch;  /* the launches' report ids */

@@ -16,7 +16,7 @@
 
 static cJSON *launches_object(const gt_daemon *d)
 {
-    const gt_stats *st = &d->stats;
+    const gt_daemon_counts *st = &d->stats;
     uint64_t pending = st->launches - st->succeeded - st->failed - st->cancelled;
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "total", (double)st->launches);
@@ -103,7 +103,7 @@ cJSON *gt_status_build(const gt_daemon *d)
 
 int gt_status_metrics(const gt_daemon *d, struct evbuffer *out)
 {
-    const gt_stats *st = &d->stats;
+    const gt_daemon_counts *st = &d->stats;
     gt_usage_counts held = gt_usage_total(d->usage);
     double fraction = st->workgroups ? (double)st->workgroups_analysis / (double)st->workgroups : 0;
     int n = evbuffer_add_printf(

@@ -174,6 +174,8 @@ static void set_analysis(report_case *c)
     r->remainder_counters[0] = 123456789;
     r->remainder_counters[1] = 98765432;
     r->estimated_gain = 0.6;
+    r->confirmation = (gt_confirmation){.ran = true, .incumbent = 1, .challenger = 0,
+                                        .test = {.na = 4, .nb = 3, .u = 1.5, .p = 0.9, .exact = false}};
 }
 
 static void set_wisdom_hit(report_case *c)
@@ -620,6 +622,23 @@ static void analysis_decision_names_winner_source_and_reason(void **state)
     assert_number(state, "estimated_gain", 0.6);
 }
 
+static void confirmation_gives_the_pair_and_the_rank_test(void **state)
+{
+    assert_text(state, "decision.confirmation.incumbent", "group=linear,item=tiled:4x4,assign=dynamic:1");
+    assert_text(state, "decision.confirmation.challenger", "group=linear,item=linear,assign=dynamic:1");
+    assert_number(state, "decision.confirmation.challenger_samples", 4);
+    assert_number(state, "decision.confirmation.incumbent_samples", 3);
+    assert_number(state, "decision.confirmation.u", 1.5);
+    assert_number(state, "decision.confirmation.p", 0.9);
+    assert_bool(state, "decision.confirmation.exact", false);
+    assert_bool(state, "decision.confirmation.replaced", false);
+}
+
+static void without_analysis_there_is_no_confirmation(void **state)
+{
+    assert_null_at(state, "decision.confirmation");
+}
+
 static void phases_give_groups_times_and_remainder_counters(void **state)
 {
     assert_number(state, "phases.groups_analysis", 320);
@@ -794,6 +813,8 @@ int main(int argc, char **argv)
         ON(analysis, sample_counters_are_keyed_by_counter_name),
         ON(analysis, summary_gives_median_min_max_of_cost),
         ON(analysis, analysis_decision_names_winner_source_and_reason),
+        ON(analysis, confirmation_gives_the_pair_and_the_rank_test),
+        ON(wisdom_hit, without_analysis_there_is_no_confirmation),
         ON(analysis, phases_give_groups_times_and_remainder_counters),
         ON(analysis, analysis_fraction_is_analysis_groups_over_total),
         ON(wisdom_hit, wisdom_hit_has_no_candidates),

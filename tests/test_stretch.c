@@ -66,12 +66,19 @@ static void test_spans_are_runs_and_the_last_of_a_row_is_narrower(void **state)
     gt_schedule s = schedule_of("group=linear,span=4,item=linear,assign=dynamic:1");
     assert_int_equal(gt_walk_positions(grid, 4), 12);
     gt_stretch st;
-    assert_int_equal(gt_stretch_take(w, &s, 0, 9, NULL, &st), 0);
+    assert_int_equal(gt_stretch_take(w, &s, 0, 10, NULL, &st), 0);
     assert_int_equal(st.nruns, 3);
     assert_run(&st, 0, 0, 4);
     assert_run(&st, 1, 4, 4);
     assert_run(&st, 2, 8, 2);
-    assert_int_equal(st.groups, 10); /* the last span is taken whole */
+    assert_int_equal(st.groups, 10);
+    gt_stretch_free(&st);
+    /* a stretch never holds more than asked: its last span is cut short */
+    assert_int_equal(gt_stretch_take(w, &s, 0, 7, NULL, &st), 0);
+    assert_int_equal(st.nruns, 2);
+    assert_run(&st, 1, 4, 3);
+    assert_int_equal(st.groups, 7);
+    assert_int_equal(st.next, 2);
     gt_stretch_free(&st);
     gt_walks_destroy(w);
 }
@@ -104,7 +111,7 @@ static void test_done_workgroups_cut_spans_and_are_passed(void **state)
     uint8_t done[2] = {0};
     done[0] = 1u << 1 | 1u << 4 | 1u << 5 | 1u << 6 | 1u << 7; /* 1, and the whole second span */
     gt_stretch st;
-    assert_int_equal(gt_stretch_take(w, &s, 0, 4, done, &st), 0);
+    assert_int_equal(gt_stretch_take(w, &s, 0, 7, done, &st), 0);
     assert_int_equal(st.nruns, 3);
     assert_run(&st, 0, 0, 1);
     assert_run(&st, 1, 2, 2);

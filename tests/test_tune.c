@@ -207,10 +207,15 @@ static void test_equal_costs_end_analysis_early(void **state)
         assert_winner(&fx.result, "group=linear,item=linear,assign=dynamic:1");
         assert_non_null(strstr(fx.result.reason, "no candidate"));
         /* Each challenger was measured min_samples times at most, and the default, which
-           defends on every axis, that many times more: every axis is flat by then. */
+           defends on every axis, that many times more: every axis is flat by then. The
+           confirmation then measured the default and one challenger four times more. */
+        assert_true(fx.result.confirmation.ran);
+        assert_false(fx.result.confirmation.replaced);
+        assert_int_equal(fx.result.confirmation.incumbent, 0);
         for (size_t i = 0; i < fx.result.ncandidates; i++)
             assert_true(used_samples_of(&fx.result.candidates[i]) <=
-                        fx.cfg.min_samples * (i == 0 ? GT_AXIS_COUNT : 1));
+                        fx.cfg.min_samples * (i == 0 ? GT_AXIS_COUNT : 1) +
+                            (i == 0 || i == fx.result.confirmation.challenger ? 4 : 0));
         /* flat axes end early: the racing strategy, the hungrier, spends about 71% of the budget
            on the four axes, where running them out would spend all of it */
         assert_true(fx.result.groups_analysis < budget_groups(&fx) * 8 / 10);
@@ -499,7 +504,7 @@ static void assert_disturbed_unused(const gt_tune_result *r, unsigned *disturbed
         }
 }
 
-/* The tenant takes 20 samples' time from every other sample of the best schedule: a few
+/* The tenant takes 20 samples' time from every fifth sample of the best schedule: a few
    samples in all, so the contention is not steady. */
 /* The fake's tenant follows the parts of a schedule's text, and every span of the best schedule
    has all of its parts: with spans explored, it would disturb four more candidates than the
@@ -508,7 +513,7 @@ static void tenant_on_the_best(fixture *fx)
 {
     fx->cfg.space.axes &= ~(1u << GT_AXIS_SPAN);
     fake_executor_factor(&fx->fake, "item=tiled:4x4", 0.5, 0);
-    fake_executor_tenant(&fx->fake, "group=linear,item=tiled:4x4,assign=dynamic:1", 2, 20 * fx->cfg.sample_ns);
+    fake_executor_tenant(&fx->fake, "group=linear,item=tiled:4x4,assign=dynamic:1", 5, 20 * fx->cfg.sample_ns);
 }
 
 /* A tuned launch of square, with probes, beside tenant_on_the_best. */
@@ -717,6 +722,73 @@ static void test_a_hopeless_look_leaves_the_race(void **state)
     fixture_fini(&fx);
 }
 
+/* The batches a tuned launch ran before its confirmation began: its samples before the first
+   confirming one (the fake runs one batch per sample). */
+static unsigned batches_before_confirming(const gt_tune_result *r)
+{
+    unsigned n = 0;
+    for (size_t i = 0; i < r->ncandidates; i++)
+        for (size_t k = 0; k < r->candidates[i].nsamples; k++)
+            n += r->candidates[i].samples[k].kind != GT_SAMPLE_CONFIRM;
+    return n;
+}
+
+/* The winner and the runner-up are measured again in pairs, each the same number of times,
+   and a runner-up that is not faster by the minimum gain does not take over: 2% is not 3%. */
+static void test_the_confirmation_keeps_the_incumbent_without_a_shown_gain(void **state)
+{
+    (void)state;
+    fixture fx;
+    fixture_init(&fx, &square);
+    fake_executor_factor(&fx.fake, "item=tiled:4x4", 0.5, 0);
+    fake_executor_factor(&fx.fake, "item=tiled:4x4,assign=block", 0.98, 0);
+    assert_int_equal(tune(&fx, NULL), 0);
+    const gt_confirmation *cf = &fx.result.confirmation;
+    assert_true(cf->ran);
+    assert_false(cf->replaced);
+    assert_int_equal(cf->test.na, 4);
+    assert_int_equal(cf->test.nb, 4);
+    assert_true(cf->test.p >= GT_RANK_TEST_ALPHA);
+    assert_winner(&fx.result, "group=linear,item=tiled:4x4,assign=dynamic:1");
+    /* the pairs ran in shared rounds */
+    const gt_candidate *inc = &fx.result.candidates[cf->incumbent], *ch = &fx.result.candidates[cf->challenger];
+    assert_int_equal(inc->samples[inc->nsamples - 1].kind, GT_SAMPLE_CONFIRM);
+    assert_int_equal(inc->samples[inc->nsamples - 1].round, ch->samples[ch->nsamples - 1].round);
+    assert_launch_complete(&fx);
+    fixture_fini(&fx);
+}
+
+/* A runner-up that turns out 20% faster when measured again takes over; the same launch
+   without the change keeps its winner. The change starts where the confirmation starts, as
+   the first run of the same deterministic launch shows. */
+static void test_the_confirmation_replaces_the_incumbent_on_a_shown_gain(void **state)
+{
+    (void)state;
+    fixture fx;
+    fixture_init(&fx, &square);
+    fake_executor_factor(&fx.fake, "item=tiled:4x4", 0.5, 0);
+    fake_executor_factor(&fx.fake, "item=tiled:4x4,assign=block", 1.02, 0);
+    assert_int_equal(tune(&fx, NULL), 0);
+    assert_winner(&fx.result, "group=linear,item=tiled:4x4,assign=dynamic:1");
+    char runner_up[GT_SCHEDULE_TEXT_MAX];
+    gt_schedule_format(&fx.result.candidates[fx.result.confirmation.challenger].schedule, runner_up,
+                       sizeof runner_up);
+    unsigned from = batches_before_confirming(&fx.result) + 1;
+    fixture_fini(&fx);
+
+    fixture_init(&fx, &square);
+    fake_executor_factor(&fx.fake, "item=tiled:4x4", 0.5, 0);
+    fake_executor_factor(&fx.fake, "item=tiled:4x4,assign=block", 1.02, 0);
+    fake_executor_factor_from(&fx.fake, runner_up, 0.8, from);
+    assert_int_equal(tune(&fx, NULL), 0);
+    assert_true(fx.result.confirmation.ran);
+    assert_true(fx.result.confirmation.replaced);
+    assert_true(fx.result.confirmation.test.p < GT_RANK_TEST_ALPHA);
+    assert_winner(&fx.result, runner_up);
+    assert_launch_complete(&fx);
+    fixture_fini(&fx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -747,6 +819,8 @@ int main(void)
         cmocka_unit_test(test_samples_start_spread_over_the_walk),
         cmocka_unit_test(test_sized_samples_take_the_asked_time),
         cmocka_unit_test(test_a_hopeless_look_leaves_the_race),
+        cmocka_unit_test(test_the_confirmation_keeps_the_incumbent_without_a_shown_gain),
+        cmocka_unit_test(test_the_confirmation_replaces_the_incumbent_on_a_shown_gain),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -278,10 +278,23 @@ static bool add_candidates(cJSON *root, const gt_report_input *in)
     return true;
 }
 
+static bool add_confirmation(cJSON *obj, const gt_tune_result *r)
+{
+    const gt_confirmation *cf = &r->confirmation;
+    if (!cf->ran)
+        return add_item(obj, "confirmation", cJSON_CreateNull());
+    cJSON *c = cJSON_AddObjectToObject(obj, "confirmation");
+    return c && add_schedule(c, "incumbent", &r->candidates[cf->incumbent].schedule) &&
+           add_schedule(c, "challenger", &r->candidates[cf->challenger].schedule) &&
+           add_uint(c, "challenger_samples", cf->test.na) && add_uint(c, "incumbent_samples", cf->test.nb) &&
+           add_real(c, "u", cf->test.u) && add_real(c, "p", cf->test.p) && add_bool(c, "exact", cf->test.exact) &&
+           add_bool(c, "replaced", cf->replaced);
+}
+
 static bool add_decision(cJSON *root, const gt_tune_result *r)
 {
     cJSON *obj = cJSON_AddObjectToObject(root, "decision");
-    return obj && add_schedule(obj, "winner", &r->winner) &&
+    return obj && add_schedule(obj, "winner", &r->winner) && add_confirmation(obj, r) &&
            add_name(obj, "source", gt_decision_source_name(r->source)) &&
            add_text(obj, "reason", r->reason, sizeof r->reason) &&
            add_text(obj, "wisdom_note", r->wisdom_note, sizeof r->wisdom_note);

@@ -4,11 +4,14 @@
  * A winner is clear when its worst sample, raised by the minimum gain, is still below every
  * rival's best sample. An axis is flat when all its remaining candidates' medians lie within
  * the minimum gain of each other; then the incumbent stays. A challenger replaces the
- * incumbent only when its median beats the incumbent's by the minimum gain. */
+ * incumbent only when its median beats the incumbent's by the minimum gain. A candidate whose
+ * first look costs twice the best median leaves the race. Last, the confirmation measures the
+ * incumbent and its best challenger again in pairs, and the rank test decides between them. */
 #include "strategy.h"
 
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +19,9 @@
 /* A candidate whose first look costs more than this many times the best median so far leaves
    the race at once. */
 #define LOOK_DROP 2.0
+/* The confirmation measures the incumbent and its challenger this many times each: four
+   against four is the fewest whose rank test can show a difference at p < 0.05 (1/70). */
+#define CONFIRM_PAIRS 4
 
 typedef struct axis_run {
     const gt_tune_config *cfg;
@@ -262,6 +268,65 @@ static void decide(const gt_tune_config *cfg, gt_tune_result *r, size_t incumben
              win->median, gt_metric_unit(r->metric), def->median, r->ncandidates, samples, disturbed);
 }
 
+/* The best candidate other than the incumbent, by median; SIZE_MAX when none was measured. */
+static size_t best_challenger(const gt_tune_result *r, size_t incumbent)
+{
+    size_t best = SIZE_MAX;
+    for (size_t i = 0; i < r->ncandidates; i++) {
+        const gt_candidate *c = &r->candidates[i];
+        if (i != incumbent && !c->eliminated && !isnan(c->median) &&
+            (best == SIZE_MAX || c->median < r->candidates[best].median))
+            best = i;
+    }
+    return best;
+}
+
+/* The used confirming costs of a candidate, into out (room for all its samples); returns how many. */
+static size_t confirming_costs(const gt_candidate *c, double *out)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < c->nsamples; k++)
+        if (c->samples[k].kind == GT_SAMPLE_CONFIRM && c->samples[k].used)
+            out[n++] = c->samples[k].cost;
+    return n;
+}
+
+/* The incumbent and its best challenger, measured again in pairs on fresh stretches (which
+   one runs first alternates), and compared by the rank test: the challenger takes over only
+   when its costs are lower by the minimum gain. */
+static int confirm(const gt_tune_config *cfg, gt_sampler *s, gt_tune_result *r, size_t *incumbent, char *err,
+                   size_t errlen)
+{
+    gt_confirmation *cf = &r->confirmation;
+    size_t challenger = best_challenger(r, *incumbent);
+    if (challenger == SIZE_MAX)
+        return 0;
+    *cf = (gt_confirmation){.ran = true, .incumbent = *incumbent, .challenger = challenger};
+    for (unsigned k = 0; k < CONFIRM_PAIRS; k++) {
+        unsigned round = gt_sampler_next_round(s);
+        size_t pair[2] = {k % 2 ? challenger : *incumbent, k % 2 ? *incumbent : challenger};
+        for (int j = 0; j < 2; j++) {
+            int rc = gt_sampler_run(s, pair[j], round, true, err, errlen);
+            if (rc == -ENOSPC)
+                goto test;
+            if (rc < 0)
+                return rc;
+        }
+    }
+test:;
+    const gt_candidate *inc = &r->candidates[*incumbent], *ch = &r->candidates[challenger];
+    double *a = malloc((ch->nsamples + inc->nsamples + 1) * sizeof *a);
+    if (!a)
+        return -ENOMEM;
+    size_t na = confirming_costs(ch, a), nb = confirming_costs(inc, a + na);
+    gt_rank_test_less(a, na, a + na, nb, cfg->min_gain, &cf->test);
+    free(a);
+    cf->replaced = cf->test.p < GT_RANK_TEST_ALPHA;
+    if (cf->replaced)
+        *incumbent = challenger;
+    return 0;
+}
+
 /* The axes in the order they are explored, the first one again last: a setting chosen under
    the default's other settings (a chunk size chosen for the linear orders) may lose once the
    other axes moved, e.g. small chunks that were harmless become false sharing between workers
@@ -291,6 +356,7 @@ int gt_strategy_run(const gt_tune_config *cfg, gt_sampler *s, gt_tune_result *r,
     size_t npasses = plan_passes(cfg, s, passes, sizes);
     for (size_t p = 0; p < npasses; p++)
         remaining += sizes[p];
+    size_t reserve = 2 * CONFIRM_PAIRS; /* the confirmation's samples, kept from the axes */
     axis_run a = {.cfg = cfg, .s = s, .r = r, .incumbent = 0, .err = err, .errlen = errlen};
     size_t after_first = 0;
     for (size_t p = 0; p < npasses; p++) {
@@ -298,7 +364,8 @@ int gt_strategy_run(const gt_tune_config *cfg, gt_sampler *s, gt_tune_result *r,
             break; /* nothing moved since the first axis was decided */
         int rc = axis_field(&a, passes[p]);
         /* Each pass gets the share of the remaining samples its size asks for. */
-        a.slots = remaining ? gt_sampler_slots_left(s) * sizes[p] / remaining : 0;
+        size_t left = gt_sampler_slots_left(s) > reserve ? gt_sampler_slots_left(s) - reserve : 0;
+        a.slots = remaining ? left * sizes[p] / remaining : 0;
         remaining -= sizes[p];
         if (rc == 0 && a.n > 1 && a.slots > 0)
             rc = cfg->strategy == GT_STRATEGY_NESTED ? nested(&a) : race(&a);
@@ -317,6 +384,12 @@ int gt_strategy_run(const gt_tune_config *cfg, gt_sampler *s, gt_tune_result *r,
         }
         if (p == 0)
             after_first = a.incumbent;
+    }
+    int rc = confirm(cfg, s, r, &a.incumbent, err, errlen);
+    if (rc < 0) {
+        if (rc == -ENOMEM)
+            snprintf(err, errlen, "out of memory during the analysis");
+        return rc;
     }
     decide(cfg, r, a.incumbent);
     return 0;

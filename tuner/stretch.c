@@ -105,12 +105,13 @@ static int add_run(gt_stretch *st, uint32_t *cap, uint32_t first)
     return 0;
 }
 
-/* Adds the workgroups [x, x + n) of row (y, z), cut into runs where done ones are. */
+/* Adds the workgroups [x, x + n) of row (y, z), cut into runs where done ones are, until the
+   stretch holds want. */
 static int add_span(gt_stretch *st, uint32_t *cap, const uint32_t grid[3], const uint8_t *done, uint32_t x,
-                    uint32_t n, uint32_t y, uint32_t z)
+                    uint32_t n, uint32_t y, uint32_t z, uint64_t want)
 {
     bool open = false;
-    for (uint32_t i = 0; i < n; i++) {
+    for (uint32_t i = 0; i < n && st->groups < want; i++) {
         uint32_t g = gt_grid_linear(grid, x + i, y, z);
         if (is_done(done, g)) {
             open = false;
@@ -150,7 +151,7 @@ int gt_stretch_take(gt_walks *w, const gt_schedule *s, uint64_t start, uint64_t 
         uint32_t c[3];
         gt_grid_coords(shape, perm[(out->start + i) % n], c);
         uint32_t x = c[0] * span, len = w->grid[0] - x < span ? w->grid[0] - x : span;
-        rc = add_span(out, &cap, w->grid, done, x, len, c[1], c[2]);
+        rc = add_span(out, &cap, w->grid, done, x, len, c[1], c[2], want);
         if (rc < 0)
             return rc;
     }

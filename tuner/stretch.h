@@ -35,8 +35,8 @@ typedef struct gt_stretch {
 } gt_stretch;
 
 /* Takes the stretch of s's walk from position start (taken modulo the positions) that holds
- * at least want workgroups, or every workgroup not in done when fewer are left; its last span
- * is taken whole. done (a bitmap over the linear workgroup ids, NULL = none) is read, not
+ * want workgroups, or every workgroup not in done when fewer are left; its last span may be
+ * cut short. done (a bitmap over the linear workgroup ids, NULL = none) is read, not
  * changed: the caller marks the runs done once they ran. Returns 0 (an empty stretch when every
  * workgroup is done), -ENOMEM or -EINVAL (a bad span or order for the grid). Free with
  * gt_stretch_free in every case. */

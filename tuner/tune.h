@@ -11,6 +11,7 @@
 #include "executor.h"
 #include "schedule.h"
 #include "space.h"
+#include "stats.h"
 
 #include <gridtune/range.h>
 #include <stdbool.h>
@@ -123,6 +124,15 @@ typedef struct gt_candidate {
     bool eliminated; /* dropped by the race before analysis ended */
 } gt_candidate;
 
+/* The last step of analysis: the incumbent and its best challenger measured again, paired on
+ * fresh stretches, and compared by the rank test with the minimum gain as the margin. */
+typedef struct gt_confirmation {
+    bool ran;
+    size_t incumbent, challenger; /* indices into the result's candidates */
+    gt_rank_test test;            /* the challenger's confirming costs against the incumbent's */
+    bool replaced;                /* the test showed the gain: the challenger won */
+} gt_confirmation;
+
 typedef struct gt_tune_result {
     gt_decision_source source;
     char reason[256];   /* why this schedule: one sentence */
@@ -136,6 +146,7 @@ typedef struct gt_tune_result {
     uint64_t groups_analysis;
     uint64_t groups_remainder;
     uint64_t items_per_group;
+    gt_confirmation confirmation;
     unsigned disturbed_samples; /* analysis samples the probes marked disturbed */
     unsigned remeasured;        /* of those, how many were measured again on fresh workgroups */
     bool steady_contention;     /* so many were disturbed that the disturbed ones count too */
