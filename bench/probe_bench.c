@@ -10,11 +10,12 @@
  * one untimed launch per daemon with tuning off touches every page of its shared buffers, so
  * that the first cold launch does not pay for them.
  *
- * The oracle (oracle.c) then times every schedule that any of the cold launches tried or
- * picked, forced for the whole launch, quiet and on the probes-on daemon, in an order that
- * rotates from round to round; a schedule's oracle time is its median. A pick is good when its
- * oracle time is within WITHIN_SHARE of the best one's. Every launch's output is checked against
- * the reference (kernels/seeds_client.c); nothing is compared with a fixed target. */
+ * The oracle (oracle.c, shared with gridtune-tune-bench) then times every schedule that any of
+ * the cold launches tried or picked, forced for the whole launch, quiet and on the probes-on
+ * daemon, in an order that rotates from round to round; a schedule's oracle time is its median.
+ * A pick is good when its oracle time is within WITHIN_SHARE of the best one's. Every launch's
+ * output is checked against the reference (kernels/seeds_client.c); nothing is compared with a
+ * fixed target. */
 #include "bench/bench_common.h"
 #include "bench/oracle.h"
 #include "bench/private_daemon.h"
