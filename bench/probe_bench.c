@@ -10,12 +10,14 @@
  * one untimed launch per daemon with tuning off touches every page of its shared buffers, so
  * that the first cold launch does not pay for them.
  *
- * The oracle then times every schedule that any of the cold launches tried or picked, forced
- * for the whole launch, quiet and on the probes-on daemon, in an order that rotates from round
- * to round; a schedule's oracle time is its median. A pick is good when its oracle time is
- * within WITHIN_SHARE of the best one's. Every launch's output is checked against the
- * reference (kernels/seeds_client.c); nothing is compared with a fixed target. */
+ * The oracle (oracle.c, shared with gridtune-tune-bench) then times every schedule that any of
+ * the cold launches tried or picked, forced for the whole launch, quiet and on the probes-on
+ * daemon, in an order that rotates from round to round; a schedule's oracle time is its median.
+ * A pick is good when its oracle time is within WITHIN_SHARE of the best one's. Every launch's
+ * output is checked against the reference (kernels/seeds_client.c); nothing is compared with a
+ * fixed target. */
 #include "bench/bench_common.h"
+#include "bench/oracle.h"
 #include "bench/private_daemon.h"
 #include "kernels/seeds_client.h"
 #include "tuner/report_read.h"
@@ -25,6 +27,7 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -39,7 +42,6 @@
 #define DEFAULT_LAUNCHES 10
 #define DEFAULT_ORACLE_REPS 3
 #define WITHIN_SHARE 0.05 /* a pick whose oracle time is at most 5% above the best's is good */
-#define MAX_SCHEDULES 1024 /* distinct schedules the oracle times per benchmark */
 #define TEXT_MAX 256
 static const char *const default_benches[] = {"transpose", "copy_cols", NULL};
 
@@ -84,11 +86,6 @@ typedef struct pick {
     double regret; /* the winner's oracle time over the best's, minus one */
 } pick;
 
-typedef struct oracle_entry {
-    const char *schedule; /* the canonical text, in the oracle's set */
-    gt_bench_times t;
-} oracle_entry;
-
 typedef struct condition_summary {
     unsigned launches, within;
     double regret, disturbed, remeasured; /* medians over the condition's launches */
@@ -100,9 +97,7 @@ typedef struct bench_result {
     size_t n;
     pick picks[NCOND * GT_BENCH_MAX_REPS]; /* in the order they ran */
     unsigned npicks;
-    gt_contest_oracle set;              /* what the cold launches tried or picked */
-    oracle_entry oracle[MAX_SCHEDULES]; /* the set's schedules, as the oracle times them */
-    size_t nsched, best;
+    gt_bench_oracle oracle; /* what the cold launches tried or picked */
     condition_summary sum[NCOND];
 } bench_result;
 
@@ -358,23 +353,6 @@ static int start_daemons(probe_run *pr, gt_private_daemon d[NDAEMONS])
 
 /* ---- cold launches ---------------------------------------------------------------------------- */
 
-/* Adds schedule to the oracle's set unless it is there; -1 after saying why not. */
-static int oracle_add(bench_result *r, const char *schedule)
-{
-    char err[256];
-    int rc = gt_contest_oracle_add_text(&r->set, schedule, err, sizeof err);
-    if (rc) {
-        say("%s: %s", r->bench->name, rc == -ENOMEM ? "out of memory for the oracle's schedules" : err);
-        return -1;
-    }
-    if (gt_contest_oracle_count(&r->set) > MAX_SCHEDULES) {
-        say("%s: more than %d distinct schedules to time; at most %d", r->bench->name, MAX_SCHEDULES, MAX_SCHEDULES);
-        return -1;
-    }
-    r->nsched = gt_contest_oracle_count(&r->set);
-    return 0;
-}
-
 /* The decision and phases of a cold launch's report, and its schedules for the oracle. */
 static int note_report(bench_result *r, pick *p, const char *what, const char *report)
 {
@@ -391,12 +369,12 @@ static int note_report(bench_result *r, pick *p, const char *what, const char *r
         snprintf(p->source, sizeof p->source, "%s", s.source);
         p->disturbed = (unsigned)s.disturbed_samples;
         p->remeasured = (unsigned)s.remeasured;
-        rc = oracle_add(r, s.winner);
+        rc = gt_bench_oracle_add_text(&r->oracle, s.winner, true, NAN, what);
     }
     for (size_t i = 0, n = gt_report_ncandidates(rep); rc == 0 && i < n; i++) {
         const char *schedule = gt_report_candidate(rep, i);
         if (schedule)
-            rc = oracle_add(r, schedule);
+            rc = gt_bench_oracle_add_text(&r->oracle, schedule, false, NAN, what);
     }
     cJSON_Delete(rep);
     return rc;
@@ -458,35 +436,30 @@ static int run_rounds(const probe_run *pr, cli_seed seeds[NDAEMONS], bench_resul
 
 /* ---- the oracle --------------------------------------------------------------------------------- */
 
+/* One oracle schedule forced on the probes-on daemon, quiet: the run gt_bench_oracle_time asks for. */
+static int oracle_run(void *ctx, const gt_bench_oracle *o, size_t i, uint64_t *ns)
+{
+    cli_seed *s = ctx;
+    const char *schedule = gt_bench_oracle_text(o, i);
+    char what[TEXT_MAX + 64], *report = NULL;
+    snprintf(what, sizeof what, "%s, oracle, %s", s->sc->bench->name, schedule);
+    if (interrupted) {
+        say("%s: stopped by signal %d", what, (int)interrupted);
+        return -1;
+    }
+    gt_launch_options opts = gt_launch_options_default();
+    opts.schedule = schedule;
+    opts.tuning = GT_TUNING_OFF;
+    int rc = cli_seed_run(s, what, &opts, &report, ns);
+    free(report);
+    return rc;
+}
+
 static int run_oracle(const probe_run *pr, cli_seed *s, bench_result *r)
 {
-    unsigned reps = pr->o->oracle_reps;
-    size_t n = r->nsched;
-    for (size_t i = 0; i < n; i++)
-        r->oracle[i].schedule = gt_contest_oracle_get(&r->set, i)->text;
-    for (unsigned rep = 0; rep < reps; rep++) {
-        say("%s: oracle round %u of %u: %zu schedules forced, quiet, probes on", r->bench->name, rep + 1, reps, n);
-        for (size_t i = 0; i < n; i++) {
-            oracle_entry *e = &r->oracle[gt_contest_turn(rep + 1, reps, n, i)];
-            char what[TEXT_MAX + 64], *report = NULL;
-            snprintf(what, sizeof what, "%s, oracle round %u, %s", r->bench->name, rep + 1, e->schedule);
-            if (interrupted) {
-                say("%s: stopped by signal %d", what, (int)interrupted);
-                return -1;
-            }
-            gt_launch_options opts = gt_launch_options_default();
-            opts.schedule = e->schedule;
-            opts.tuning = GT_TUNING_OFF;
-            int rc = cli_seed_run(s, what, &opts, &report, &e->t.ns[e->t.n]);
-            free(report);
-            if (rc != 0)
-                return -1;
-            e->t.n++;
-        }
-    }
-    size_t worst;
-    gt_bench_times_rank(&r->oracle[0].t, sizeof r->oracle[0], n, &r->best, &worst);
-    return 0;
+    char name[128];
+    snprintf(name, sizeof name, "%s (quiet, probes on)", r->bench->name);
+    return gt_bench_oracle_time(&r->oracle, pr->o->oracle_reps, name, oracle_run, s);
 }
 
 /* ---- summaries ---------------------------------------------------------------------------------- */
@@ -497,17 +470,17 @@ static double median_of(const double *v, unsigned n)
     return n ? gt_stats_median(v, n) : 0;
 }
 
-static const oracle_entry *oracle_find(const bench_result *r, const char *schedule)
+/* The oracle's median of schedule; every winner is in the oracle. */
+static double oracle_median(const bench_result *r, const char *schedule)
 {
-    long i = gt_contest_oracle_find_text(&r->set, schedule);
-    return i < 0 ? NULL : &r->oracle[i];
+    return (double)r->oracle.entries[gt_bench_oracle_find_text(&r->oracle, schedule)].times.median_ns;
 }
 
 static void summarise(bench_result *r)
 {
-    double best = (double)r->oracle[r->best].t.median_ns;
-    for (unsigned i = 0; i < r->npicks; i++) /* every winner is in the oracle's set */
-        r->picks[i].regret = (double)oracle_find(r, r->picks[i].winner)->t.median_ns / best - 1;
+    double best = (double)r->oracle.entries[r->oracle.best].times.median_ns;
+    for (unsigned i = 0; i < r->npicks; i++)
+        r->picks[i].regret = oracle_median(r, r->picks[i].winner) / best - 1;
     for (int k = 0; k < NCOND; k++) {
         double regret[GT_BENCH_MAX_REPS], disturbed[GT_BENCH_MAX_REPS], remeasured[GT_BENCH_MAX_REPS],
             wall[GT_BENCH_MAX_REPS];
@@ -560,7 +533,7 @@ static void print_table(const probe_run *pr, const bench_result *r)
 {
     printf("\n%s  n=%zu: %u cold launch(es) per condition; oracle: %zu schedules, median of %u forced launch(es) "
            "each\n",
-           r->bench->name, r->n, pr->o->flags.reps, r->nsched, pr->o->oracle_reps);
+           r->bench->name, r->n, pr->o->flags.reps, gt_bench_oracle_count(&r->oracle), pr->o->oracle_reps);
     char within_head[32];
     snprintf(within_head, sizeof within_head, "within %.0f%%", 100 * WITHIN_SHARE);
     printf("%-18s %10s %14s %10s %11s %10s\n", "condition", within_head, "median regret", "disturbed", "remeasured",
@@ -572,7 +545,8 @@ static void print_table(const probe_run *pr, const bench_result *r)
         printf("%-18s %10s %13.1f%% %10.1f %11.1f %10.1f\n", conditions[k].label, within, 100 * s->regret,
                s->disturbed, s->remeasured, gt_bench_ms(s->wall_ns));
     }
-    printf("best: %s  %.1f ms\n", r->oracle[r->best].schedule, gt_bench_ms(r->oracle[r->best].t.median_ns));
+    const gt_bench_oracle *o = &r->oracle;
+    printf("best: %s  %.1f ms\n", gt_bench_oracle_text(o, o->best), gt_bench_ms(o->entries[o->best].times.median_ns));
 }
 
 static void print_results(const probe_run *pr, const bench_result *r, unsigned n)
@@ -616,11 +590,12 @@ static cJSON *bench_json(const bench_result *r)
     for (unsigned i = 0; i < r->npicks; i++)
         cJSON_AddItemToArray(launches, launch_json(&r->picks[i]));
     cJSON *oracle = cJSON_AddObjectToObject(b, "oracle");
-    cJSON_AddStringToObject(oracle, "best", r->oracle[r->best].schedule);
-    cJSON_AddNumberToObject(oracle, "best_median_ns", (double)r->oracle[r->best].t.median_ns);
+    const gt_bench_oracle *o = &r->oracle;
+    cJSON_AddStringToObject(oracle, "best", gt_bench_oracle_text(o, o->best));
+    cJSON_AddNumberToObject(oracle, "best_median_ns", (double)o->entries[o->best].times.median_ns);
     cJSON *schedules = cJSON_AddObjectToObject(oracle, "schedules");
-    for (size_t i = 0; i < r->nsched; i++)
-        gt_bench_times_json(cJSON_AddObjectToObject(schedules, r->oracle[i].schedule), &r->oracle[i].t);
+    for (size_t i = 0; i < gt_bench_oracle_count(o); i++)
+        gt_bench_times_json(cJSON_AddObjectToObject(schedules, gt_bench_oracle_text(o, i)), &o->entries[i].times);
     cJSON *summary = cJSON_AddObjectToObject(b, "summary");
     for (int k = 0; k < NCOND; k++) {
         const condition_summary *s = &r->sum[k];
@@ -686,7 +661,7 @@ int main(int argc, char **argv)
         gt_private_daemon_remove(&d[k]);
     }
     for (unsigned i = 0; results && i < o.nbenches; i++)
-        gt_contest_oracle_free(&results[i].set);
+        gt_bench_oracle_free(&results[i].oracle);
     free(results);
     return rc ? 1 : 0;
 }

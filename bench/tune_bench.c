@@ -1,30 +1,43 @@
-/* tune_bench.c: gridtune-tune-bench, the evidence for the tuner.
- * For each seed benchmark it measures in one run, side by side: the oracle (every candidate
- * schedule the tuner considered, each run on the whole launch), the cold tuned launch
- * (analysis included), the warm tuned launch (from wisdom) and the default schedule, and
- * reports tuned/oracle, default/tuned and the analysis fraction of workgroups.
+/* tune_bench.c: gridtune-tune-bench, the evidence for the tuner over repeated launches.
+ * A kernel launched again and again (time steps, frames) is decided by its first launch, from
+ * a minority of its workgroups, and the launches after it go on with the wisdom. For each seed
+ * benchmark this measures, in one run, how close to the oracle's best the first launch, the
+ * later ones and the whole series come, and how alike the picks of separate first launches are.
  *
  * Method:
  * - One pool, with counters, serves the whole run. The wisdom lives in a temporary file
  *   (mkdtemp under /tmp, removed at exit) unless --wisdom names one, so the user's own wisdom
  *   is never touched by default.
- * - Round 0 of a benchmark warms up and discovers: a default run, then --oracle-runs cold tuned
- *   runs, each with the wisdom cleared first and its output poisoned before and checked against
- *   the reference after. That proves the tuner's analysis plus remainder runs every workgroup
- *   exactly once on real kernels. The union of the candidates those cold runs considered, and
- *   of their winners, without repeats, is the oracle's candidate set. Several runs, because
- *   the analysis is noisy and a later cold run may pick a winner one run alone never tried.
- * - Then --reps timed rounds. In each, every contender runs once: the default, the cold and
- *   warm pair, and each oracle candidate. Cold clears the wisdom and tunes (mode auto); warm
- *   tunes again straight after and must be a wisdom hit, else the run fails. The order of the
- *   contenders rotates by a 1/reps share each round, so each runs early, midway and late, and
- *   drift hits all alike. The default and the oracle's candidates are forced schedules through
- *   gt_tune_run, so every contender takes the same path, and each is timed end to end around
- *   gt_tune_run: analysis, planning and remainder included.
- * - Figures are medians (and minima) per contender. The oracle best is the candidate with the
- *   lowest median, and the ratios are of medians. The analysis fraction is groups_analysis /
- *   groups_total of the timed cold runs, their median. Targets are printed beside the figures
- *   and never change the measurement. */
+ * - A benchmark starts with one untimed launch of the default schedule, which touches every
+ *   page of the case.
+ * - A series: the wisdom cleared, then --launches N launches in a row through gt_tune_run in
+ *   mode auto with the wisdom. Launch 1 is cold (the wisdom is empty); how the later ones
+ *   decide is the tuner's business, and each one's decision is kept: source, winner, reason,
+ *   workgroups analysed of the total. --series K series run back to back, with nothing else
+ *   between them, so K cold launches come out of them.
+ * - Every launch, tuned or forced, is timed whole around gt_tune_run (planning, analysis and
+ *   remainder), and its output is poisoned before and checked against the reference after,
+ *   outside its time: analysis plus remainder must run every workgroup exactly once.
+ * - The oracle (oracle.c): the default schedule, every schedule a launch of any series picked,
+ *   and every candidate the cold launches' analyses considered. Beyond --oracle-max M
+ *   schedules the candidates with the highest analysis medians are left out (a candidate's
+ *   analysis median is the lowest of its medians over the cold analyses, an unmeasured one
+ *   goes first); the default and the picked schedules always stay. Each is then forced on the
+ *   whole launch --reps times, once per round, the order rotating by a 1/reps share each
+ *   round so that drift hits all alike. The oracle best is the lowest median.
+ * - The figures are over the oracle best's median. cold: the median over the series of launch
+ *   1's time; launch k: the same of launch k (5, 10 and N are printed, every k is in the
+ *   JSON); total: the median over the series of the N launches' summed time, over N times the
+ *   oracle best; analysis: the median over the series of launch 1's workgroups analysed over
+ *   its total. default/tuned is the default's oracle median over a tuned launch's average, the
+ *   total's median over N.
+ * - Same pick: how alike the K cold picks are, judged by the oracle. Cold pick i has m_i, the
+ *   oracle median of its schedule. The group of pick a is every cold pick j with
+ *   m_a <= m_j <= 1.03 m_a, and same pick is the size of the largest group: the most cold
+ *   picks within 3% of the best among them. Picks of one schedule are always in one group.
+ * - Targets are printed beside the figures and never change the measurement: cold <= 1.10x,
+ *   launch 10 <= 1.03x, total <= 1.05x, analysis <= 10% of the workgroups, and same pick at
+ *   least 4 in 5 of the series. */
 #include "bench_common.h"
 #include "engine/counters.h"
 #include "engine/module.h"
@@ -32,6 +45,7 @@
 #include "engine/pool_executor.h"
 #include "kernels/say.h"
 #include "kernels/seedbench.h"
+#include "oracle.h"
 #include "tuner/clock.h"
 #include "tuner/machine.h"
 #include "tuner/report.h"
@@ -50,34 +64,48 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #define PROG "gridtune-tune-bench"
 
 const char *const say_prog = PROG;
 
-#define DEFAULT_REPS 3
-#define DEFAULT_ORACLE_RUNS 3
-#define MAX_ORACLE_RUNS 100
+#define DEFAULT_REPS 5 /* the oracle's forced runs per schedule */
+#define DEFAULT_LAUNCHES 20
+#define MAX_LAUNCHES 1000
+#define DEFAULT_SERIES 5
+#define MAX_SERIES GT_BENCH_MAX_REPS
+#define DEFAULT_ORACLE_MAX 40
+#define MAX_ORACLE_MAX 1000
 #define MAX_SAMPLE_US 10000000u /* 10 s, the most gt_tune_config_check takes */
 #define TMPDIR_TEMPLATE "/tmp/gridtune-tune-bench.XXXXXX"
 #define WISDOM_FILE "wisdom.json"
 
+/* The launch printed beside launch 10 and N, to show the way there. */
+#define LAUNCH_EARLY 5
+/* Cold picks whose oracle medians are within this share of the best of them count as the same. */
+#define SAME_PICK_WITHIN 0.03
+
 /* What the tuner is aiming for; printed next to the figures, never fed back into them. */
-#define TARGET_COLD_OVER_ORACLE 1.10
-#define TARGET_WARM_OVER_ORACLE 1.03
-#define TARGET_ANALYSIS_FRACTION 0.10
+#define TARGET_COLD 1.10     /* launch 1 over the oracle best */
+#define TARGET_LAUNCH 10     /* the launch by which ... */
+#define TARGET_LAUNCH_AT 1.03 /* ... the series is this close to the oracle best */
+#define TARGET_TOTAL 1.05    /* the N launches over N times the oracle best */
+#define TARGET_ANALYSIS 0.10 /* launch 1's workgroups analysed */
+#define TARGET_SAME_OF 4     /* same pick in at least 4 ... */
+#define TARGET_SAME_IN 5     /* ... in 5 of the series */
 
 /* ---- options ------------------------------------------------------------------------------ */
 
 typedef struct options {
-    gt_bench_flags flags;
-    const char *wisdom;  /* NULL: a temporary file */
-    const char *reports; /* NULL: no reports */
+    gt_bench_flags flags; /* flags.reps: the oracle's forced runs of each schedule */
+    const char *wisdom;   /* NULL: a temporary file */
+    const char *reports;  /* NULL: no reports */
     gt_tune_config cfg;
-    unsigned oracle_runs; /* round 0's cold runs, whose candidates are the oracle's */
-    unsigned nevents; /* 0: the counters' default events */
+    unsigned launches;   /* per series */
+    unsigned series;     /* per benchmark */
+    unsigned oracle_max; /* schedules the oracle times, beyond the kept ones */
+    unsigned nevents;    /* 0: the counters' default events */
     const char *events[GT_COUNTERS_MAX];
     char events_text[GT_COUNTERS_MAX * GT_COUNTER_NAME_MAX];
     unsigned nbenches;
@@ -90,11 +118,13 @@ enum long_only {
     OPT_METRIC,
     OPT_SAMPLE_US,
     OPT_STYLES,
-    OPT_SERIES,
+    OPT_PARAM_SERIES,
     OPT_EVENTS,
     OPT_WISDOM,
     OPT_REPORTS,
-    OPT_ORACLE_RUNS,
+    OPT_LAUNCHES,
+    OPT_SERIES,
+    OPT_ORACLE_MAX,
 };
 
 static void usage(FILE *out)
@@ -102,19 +132,25 @@ static void usage(FILE *out)
     gt_tune_config d = gt_tune_config_default();
     fprintf(out,
             "usage: " PROG " [OPTIONS]\n"
-            "Measures the tuner against the oracle on the seed benchmarks, all in one run: every\n"
-            "candidate schedule the tuner considered in the warm-up round's cold runs, and their\n"
-            "winners (the oracle), the cold tuned launch (analysis included), the warm tuned launch\n"
-            "(from wisdom) and the default schedule. Prints each benchmark's medians and the ratios\n"
-            "tuned/oracle and default/tuned, with the targets cold <= %.2fx oracle best,\n"
-            "warm <= %.2fx, analysis <= %.0f%% of the workgroups.\n"
+            "Measures the tuner over repeated launches of each seed benchmark against the oracle, all\n"
+            "in one run. A series clears the wisdom and launches the benchmark N times in a row (mode\n"
+            "auto, with the wisdom), so its first launch is cold. The oracle then times the default,\n"
+            "every schedule a launch picked and the best-analysed candidates of the cold launches, each\n"
+            "forced on the whole launch. Every launch's output is checked. Prints each benchmark's\n"
+            "figures over the oracle best, with the targets cold <= %.2fx, launch %u <= %.2fx, the N\n"
+            "launches' total <= %.2fx, analysis <= %.0f%% of the workgroups, and the same pick (within\n"
+            "%.0f%% in the oracle) in at least %u in %u cold launches; then a summary of all of them.\n"
             "\n",
-            TARGET_COLD_OVER_ORACLE, TARGET_WARM_OVER_ORACLE, TARGET_ANALYSIS_FRACTION * 100);
-    gt_bench_flags_help(out, "timed rounds after the checked warm-up round", DEFAULT_REPS);
+            TARGET_COLD, TARGET_LAUNCH, TARGET_LAUNCH_AT, TARGET_TOTAL, TARGET_ANALYSIS * 100,
+            SAME_PICK_WITHIN * 100, TARGET_SAME_OF, TARGET_SAME_IN);
+    gt_bench_flags_help(out, "forced runs of each oracle schedule", DEFAULT_REPS);
     fprintf(out,
             "  -b, --bench NAME      a benchmark to run; repeatable (default: all seven)\n"
-            "      --oracle-runs N   cold runs in the warm-up round, 1 to %u; the oracle is the union of\n"
-            "                        their candidates and winners (default %u)\n"
+            "      --launches N      launches per series, 1 to %u (default %u)\n"
+            "      --series K        series per benchmark, 1 to %u; each one's first launch is cold\n"
+            "                        (default %u)\n"
+            "      --oracle-max M    the most schedules the oracle times, 1 to %u (default %u); the\n"
+            "                        default and every picked schedule are timed even beyond it\n"
             "      --budget F        analysis budget, a fraction of the workgroups (default %g)\n"
             "      --strategy S      racing or nested (default %s)\n"
             "      --metric M        time, ipc, l1, l2 or energy (default %s)\n"
@@ -122,23 +158,24 @@ static void usage(FILE *out)
             "      --styles TEXT     candidate styles, e.g. group=linear+tiled,item=linear,assign=block+dynamic;\n"
             "                        span= leaves spans out, span=series puts them back\n"
             "                        (default: every style of the tuner's space)\n"
-            "      --series S:R:L    parameter series start:ratio:limit, limit 0 = the grid (default %u:%u:%u)\n"
+            "      --param-series S:R:L  the parameters' series start:ratio:limit, limit 0 = the grid\n"
+            "                        (default %u:%u:%u)\n"
             "      --events LIST     comma-separated PAPI event names (default:",
-            MAX_ORACLE_RUNS, DEFAULT_ORACLE_RUNS, d.budget, gt_strategy_name(d.strategy), gt_metric_name(d.metric),
+            MAX_LAUNCHES, DEFAULT_LAUNCHES, MAX_SERIES, DEFAULT_SERIES, MAX_ORACLE_MAX, DEFAULT_ORACLE_MAX,
+            d.budget, gt_strategy_name(d.strategy), gt_metric_name(d.metric),
             (unsigned long long)(d.sample_ns / 1000), d.space.series.start, d.space.series.ratio,
             d.space.series.limit);
     for (unsigned i = 0; i < gt_counters_default_nevents; i++)
         fprintf(out, "%s%s", i ? "," : " ", gt_counters_default_events[i]);
     fprintf(out,
             ")\n"
-            "      --wisdom PATH     keep the wisdom in PATH instead of a temporary file; every cold run\n"
+            "      --wisdom PATH     keep the wisdom in PATH instead of a temporary file; every series\n"
             "                        clears it, and after each benchmark PATH holds this run's decisions\n"
-            "      --reports DIR     write the report of every cold and warm launch as\n"
-            "                        DIR/<bench>-<round>-<cold|warm>.json; the warm-up round's cold\n"
-            "                        runs after its first as DIR/<bench>-0-cold-<k>.json, k from 2\n"
+            "      --reports DIR     write the report of every launch of every series as\n"
+            "                        DIR/<bench>-<series>-<launch>.json, both counted from 1\n"
             "  -l, --list            list the benchmarks and exit\n"
             "  -h, --help            this text\n"
-            "Exit status: 0 done, 1 a failure (printed), 2 bad usage.\n");
+            "Progress goes to stderr. Exit status: 0 done, 1 a failure (printed), 2 bad usage.\n");
 }
 
 static int parse_budget(const char *text, double *out)
@@ -198,6 +235,14 @@ static int parse_flag(int c, const char *arg, void *ctx)
     switch (c) {
     case 'b':
         return gt_bench_add(arg, o->benches, &o->nbenches);
+    case OPT_LAUNCHES:
+        return gt_bench_number_parse("--launches", arg, 1, MAX_LAUNCHES, &o->launches);
+    case OPT_SERIES:
+        if (strchr(arg, ':'))
+            return bad_value("--series", arg, "expected a number of series; the parameters' series is --param-series");
+        return gt_bench_number_parse("--series", arg, 1, MAX_SERIES, &o->series);
+    case OPT_ORACLE_MAX:
+        return gt_bench_number_parse("--oracle-max", arg, 1, MAX_ORACLE_MAX, &o->oracle_max);
     case OPT_BUDGET:
         return parse_budget(arg, &o->cfg.budget);
     case OPT_SAMPLE_US:
@@ -212,8 +257,9 @@ static int parse_flag(int c, const char *arg, void *ctx)
                                                      : 0;
     case OPT_STYLES:
         return gt_space_styles_parse(arg, &o->cfg.space, err, sizeof err) ? bad_value("--styles", arg, err) : 0;
-    case OPT_SERIES:
-        return gt_series_parse(arg, &o->cfg.space.series, err, sizeof err) ? bad_value("--series", arg, err) : 0;
+    case OPT_PARAM_SERIES:
+        return gt_series_parse(arg, &o->cfg.space.series, err, sizeof err) ? bad_value("--param-series", arg, err)
+                                                                            : 0;
     case OPT_EVENTS:
         return parse_events(arg, o);
     case OPT_WISDOM:
@@ -221,11 +267,6 @@ static int parse_flag(int c, const char *arg, void *ctx)
         return 0;
     case OPT_REPORTS:
         o->reports = arg;
-        return 0;
-    case OPT_ORACLE_RUNS:
-        if (gt_bench_number_parse("--oracle-runs", arg, 1, MAX_ORACLE_RUNS, &v))
-            return -1;
-        o->oracle_runs = v;
         return 0;
     default:
         say("option %d has no handler", c);
@@ -235,16 +276,18 @@ static int parse_flag(int c, const char *arg, void *ctx)
 
 static const struct option own_options[] = {
     {"bench", required_argument, 0, 'b'},
+    {"launches", required_argument, 0, OPT_LAUNCHES},
+    {"series", required_argument, 0, OPT_SERIES},
+    {"oracle-max", required_argument, 0, OPT_ORACLE_MAX},
     {"budget", required_argument, 0, OPT_BUDGET},
     {"strategy", required_argument, 0, OPT_STRATEGY},
     {"metric", required_argument, 0, OPT_METRIC},
     {"sample-us", required_argument, 0, OPT_SAMPLE_US},
     {"styles", required_argument, 0, OPT_STYLES},
-    {"series", required_argument, 0, OPT_SERIES},
+    {"param-series", required_argument, 0, OPT_PARAM_SERIES},
     {"events", required_argument, 0, OPT_EVENTS},
     {"wisdom", required_argument, 0, OPT_WISDOM},
     {"reports", required_argument, 0, OPT_REPORTS},
-    {"oracle-runs", required_argument, 0, OPT_ORACLE_RUNS},
     {0, 0, 0, 0},
 };
 
@@ -256,7 +299,11 @@ static int parse_options(int argc, char **argv, options *o)
                               .flag = parse_flag,
                               .usage = usage,
                               .list = gt_bench_list};
-    *o = (options){.flags.reps = DEFAULT_REPS, .cfg = gt_tune_config_default(), .oracle_runs = DEFAULT_ORACLE_RUNS};
+    *o = (options){.flags.reps = DEFAULT_REPS,
+                   .cfg = gt_tune_config_default(),
+                   .launches = DEFAULT_LAUNCHES,
+                   .series = DEFAULT_SERIES,
+                   .oracle_max = DEFAULT_ORACLE_MAX};
     int rc = gt_bench_cli_parse(&cli, argc, argv, &o->flags, o);
     if (rc != 0)
         return rc;
@@ -269,6 +316,7 @@ static int parse_options(int argc, char **argv, options *o)
         say("%s", err);
         return -1;
     }
+    o->cfg.mode = GT_TUNE_AUTO;
     if (o->nbenches == 0)
         gt_bench_add_all(o->benches, &o->nbenches);
     return 0;
@@ -316,8 +364,10 @@ typedef struct session {
     char tmpdir[sizeof TMPDIR_TEMPLATE]; /* "" when --wisdom names the file */
     char machine[GT_HASH_TEXT_MAX];
     char machine_desc[256];
-    /* Every benchmark's decision so far, put back into the wisdom after each cold run
-       cleared it, so the saved file holds them all. */
+    bool tty;           /* stderr is a terminal: the progress line is rewritten at every launch */
+    bool progress_open; /* and that line has no newline yet */
+    /* Every benchmark's decision so far, put back into the wisdom after its series cleared
+       it, so the saved file holds them all. */
     unsigned ndecisions;
     gt_wisdom_key decision_key[GT_BENCH_MAX_BENCHES];
     gt_wisdom_entry decision[GT_BENCH_MAX_BENCHES];
@@ -360,7 +410,7 @@ static int open_wisdom(session *s, char *err, size_t errlen)
 static int session_open(session *s, const options *o)
 {
     char err[512];
-    *s = (session){.o = o, .workers = pool_workers(o->flags.workers)};
+    *s = (session){.o = o, .workers = pool_workers(o->flags.workers), .tty = isatty(STDERR_FILENO)};
     gt_machine_signature(s->machine, s->machine_desc, sizeof s->machine_desc);
     int counted = gt_counters_create(o->nevents ? o->events : NULL, o->nevents, s->workers, &s->counters, err,
                                      sizeof err);
@@ -439,314 +489,305 @@ static gt_wisdom_key launch_key(const launch *l)
     return key;
 }
 
-/* One launch through the tuner, timed around the whole call. The caller frees *r, also after a
- * failure, which is printed here. */
-static int tune_timed(launch *l, const gt_tune_config *cfg, gt_tune_result *r, uint64_t *ns, int64_t *started)
+/* Ends the progress line on a terminal, so that what follows starts a line of its own. */
+static void progress_break(session *s)
+{
+    if (s->progress_open)
+        fputc('\n', stderr);
+    s->progress_open = false;
+}
+
+/* Which benchmark, series and launch: on a terminal one line, rewritten at every launch and
+ * left standing at the end of the series; in a log, a line at the start of each series. */
+static void progress(launch *l, unsigned series, unsigned k)
+{
+    const options *o = l->s->o;
+    if (!l->s->tty) {
+        if (k == 1)
+            say("%s  series %u/%u: %u launch%s", l->bench->name, series, o->series, o->launches,
+                o->launches == 1 ? "" : "es");
+        return;
+    }
+    fprintf(stderr, "\r%s: %s  series %u/%u  launch %u/%u", PROG, l->bench->name, series, o->series, k, o->launches);
+    l->s->progress_open = true;
+    if (k == o->launches)
+        progress_break(l->s);
+}
+
+/* One launch, checked: the output poisoned, gt_tune_run timed whole (planning, analysis and
+ * remainder), the output verified against the reference outside the time. what names the
+ * launch in a failure's sentence. The caller frees *r, also after a failure. */
+static int launch_checked(launch *l, const gt_tune_config *cfg, const char *what, gt_tune_result *r, uint64_t *ns,
+                          int64_t *started)
 {
     char err[512];
+    gt_seed_case_poison_output(l->bc.seed);
     *started = gt_clock_unix_ms();
     uint64_t t0 = gt_clock_ns();
     int rc = gt_tune_run(cfg, &l->tl, &l->exec, l->s->wisdom, r, err, sizeof err);
     *ns = gt_clock_ns() - t0;
-    if (rc != 0)
-        say("%s: the launch failed: %s", l->bench->name, err);
-    return rc;
-}
-
-static void poison(launch *l, bool check)
-{
-    if (check)
-        gt_seed_case_poison_output(l->bc.seed);
-}
-
-static int verify(launch *l, bool check, const char *what)
-{
-    char err[512];
-    if (!check || gt_seed_case_verify(l->bc.seed, err, sizeof err) == 0)
-        return 0;
-    say("%s, %s: wrong output: %s", l->bench->name, what, err);
-    return -1;
-}
-
-static int write_report(launch *l, const gt_tune_result *r, unsigned round, const char *kind, int64_t started)
-{
-    const options *o = l->s->o;
-    if (!o->reports)
-        return 0;
-    char id[128], path[4096];
-    snprintf(id, sizeof id, "%s-%u-%s", l->bench->name, round, kind);
-    if ((size_t)snprintf(path, sizeof path, "%s/%s.json", o->reports, id) >= sizeof path) {
-        say("--reports %s: the path is too long", o->reports);
+    if (rc != 0) {
+        progress_break(l->s);
+        say("%s, %s: the launch failed: %s", l->bench->name, what, err);
         return -1;
     }
-    gt_report_input in = {.config = &o->cfg, .launch = &l->tl, .result = r, .counters = l->s->status,
-                          .workers = l->exec.workers, .id = id, .started = started};
-    cJSON *report = gt_report_build(&in);
-    if (!report) {
-        say("out of memory building the report %s", id);
+    if (gt_seed_case_verify(l->bc.seed, err, sizeof err) != 0) {
+        progress_break(l->s);
+        say("%s, %s: wrong output: %s", l->bench->name, what, err);
         return -1;
     }
-    return gt_bench_json_write(report, path);
+    return 0;
 }
 
-/* The default or an oracle candidate: a forced schedule on the whole launch. */
-static int run_forced(launch *l, const gt_schedule *schedule, bool check, uint64_t *ns)
+/* A forced schedule on the whole launch, checked like every launch. */
+static int launch_forced(launch *l, const gt_schedule *schedule, const char *what, uint64_t *ns)
 {
     gt_tune_config cfg = l->s->o->cfg;
     cfg.forced = true;
     cfg.schedule = *schedule;
     gt_tune_result r;
     int64_t started;
-    poison(l, check);
-    int rc = tune_timed(l, &cfg, &r, ns, &started);
+    int rc = launch_checked(l, &cfg, what, &r, ns, &started);
     gt_tune_result_free(&r);
-    return rc ? rc : verify(l, check, "forced schedule");
+    return rc;
 }
 
-/* A cold tuned launch: the wisdom cleared, then analysis. kind names its report. The caller
- * frees *r. */
-static int run_cold(launch *l, unsigned round, const char *kind, bool check, gt_tune_result *r, uint64_t *ns)
+/* DIR/<bench>-<series>-<launch>.json, with --reports. */
+static int write_report(launch *l, const gt_tune_result *r, unsigned series, unsigned k, int64_t started)
 {
-    int64_t started;
-    gt_wisdom_clear(l->s->wisdom);
-    poison(l, check);
-    int rc = tune_timed(l, &l->s->o->cfg, r, ns, &started);
-    if (rc == 0)
-        rc = verify(l, check, "cold tuned launch");
-    return rc ? rc : write_report(l, r, round, kind, started);
-}
-
-/* A warm tuned launch, straight after the cold one: it must come from the wisdom. */
-static int run_warm(launch *l, unsigned round, const gt_tune_result *cold, gt_tune_result *r, uint64_t *ns)
-{
-    int64_t started;
-    int rc = tune_timed(l, &l->s->o->cfg, r, ns, &started);
-    if (rc == 0 && r->source != GT_SOURCE_WISDOM) {
-        say("%s, round %u: the warm launch was not a wisdom hit (source %s: %s); the cold launch "
-            "before it: source %s: %s",
-            l->bench->name, round, gt_decision_source_name(r->source), r->reason,
-            gt_decision_source_name(cold->source), cold->reason);
-        rc = -1;
+    const options *o = l->s->o;
+    if (!o->reports)
+        return 0;
+    char id[128], path[4096];
+    snprintf(id, sizeof id, "%s-%u-%u", l->bench->name, series, k);
+    if ((size_t)snprintf(path, sizeof path, "%s/%s.json", o->reports, id) >= sizeof path) {
+        progress_break(l->s);
+        say("--reports %s: the path is too long", o->reports);
+        return -1;
     }
-    return rc ? rc : write_report(l, r, round, "warm", started);
+    gt_tune_config cfg = gt_tune_config_for(&o->cfg, &l->exec);
+    gt_report_input in = {.config = &cfg, .launch = &l->tl, .result = r, .counters = l->s->status,
+                          .workers = l->exec.workers, .id = id, .started = started};
+    cJSON *report = gt_report_build(&in);
+    if (!report) {
+        progress_break(l->s);
+        say("out of memory building the report %s", id);
+        return -1;
+    }
+    return gt_bench_json_write(report, path);
 }
 
 /* ---- one benchmark's measurement ---------------------------------------------------------- */
 
-typedef struct contender {
-    gt_schedule schedule; /* the default's and the oracle candidates' */
-    char text[GT_SCHEDULE_TEXT_MAX];
-    gt_bench_times times;
-} contender;
-
-typedef struct cold_run {
-    gt_schedule winner;
+/* One launch of a series and its decision. */
+typedef struct launch_record {
+    uint64_t ns;
     gt_decision_source source;
-    double analysis_fraction;
+    gt_schedule winner;
+    uint64_t groups_analysis, groups_total;
     char reason[256];
-} cold_run;
+} launch_record;
+
+/* The targets, in the order they are printed and counted. */
+enum target { T_COLD, T_LAUNCH, T_TOTAL, T_ANALYSIS, T_SAME_PICK, NTARGETS };
+static const char *const target_label[NTARGETS] = {"cold", "launch", "total", "analysis", "same pick"};
+static const char *const target_key[NTARGETS] = {"cold", "launch", "total", "analysis", "same_pick"};
+
+/* met[] of a target: */
+enum { MISSED, MET, NOT_MEASURED };
+
+/* A benchmark's figures; ratios are over the oracle best's median. */
+typedef struct figures {
+    uint64_t best_ns, default_ns;
+    double cold, early, at_target, last, total; /* launch 1, LAUNCH_EARLY, TARGET_LAUNCH, N; NaN past N */
+    double tuned_ns;       /* a launch of a series on average: the median over the series of total / N */
+    double analysis;       /* launch 1's workgroups analysed over its total, median over the series */
+    unsigned same_pick;    /* of the series' cold picks */
+    int met[NTARGETS];
+} figures;
 
 typedef struct bench_result {
     const gt_seed_bench *bench;
     size_t n;
     uint64_t work_items;
     uint64_t groups_total;
-    contender def, cold, warm;
-    gt_contest_oracle set; /* the candidates of round 0's cold runs, and their winners */
-    contender *oracle;     /* the set's schedules, timed, once round 0 is over */
-    size_t noracle;
-    size_t best, worst; /* into oracle, by median */
-    unsigned ndiscovery; /* round 0's cold runs */
-    cold_run discovery[MAX_ORACLE_RUNS];
-    char metric_note[160];
-    cold_run cold_runs[GT_BENCH_MAX_REPS];
-    gt_schedule warm_winners[GT_BENCH_MAX_REPS];
-    double analysis_fraction; /* median over cold_runs */
+    unsigned nseries, nlaunches;
+    launch_record *launches; /* series after series, nlaunches each */
+    gt_bench_oracle oracle;
+    size_t def;              /* the default schedule, in the oracle */
+    char metric_note[160];   /* the first cold launch's */
+    figures f;
 } bench_result;
 
-static void contender_set(contender *c, const gt_schedule *s)
+/* Launch k (from 1) of series s (from 1). */
+static launch_record *record_at(const bench_result *br, unsigned s, unsigned k)
 {
-    c->schedule = *s;
-    gt_schedule_format(s, c->text, sizeof c->text);
+    return &br->launches[(size_t)(s - 1) * br->nlaunches + (k - 1)];
 }
 
-static bool in_oracle(const bench_result *br, const gt_schedule *s)
+/* What a launch adds to the oracle: its winner, which stays, and for a cold launch every
+ * candidate its analysis considered, with its analysis median. */
+static int oracle_note(bench_result *br, const gt_tune_result *r, bool cold)
 {
-    return gt_contest_oracle_find(&br->set, s) >= 0;
+    for (size_t i = 0; cold && i < r->ncandidates; i++)
+        if (gt_bench_oracle_add(&br->oracle, &r->candidates[i].schedule, false, r->candidates[i].median))
+            return -1;
+    return gt_bench_oracle_add(&br->oracle, &r->winner, true, NAN);
 }
 
-/* Adds to the oracle's set the candidates a cold run considered, and its winner (a launch too
- * small to analyse has no candidates, but still a schedule). */
-static int oracle_add(bench_result *br, const gt_tune_result *r)
+/* Launch k of a series: through the tuner in mode auto with the wisdom, checked and kept. */
+static int series_launch(launch *l, bench_result *br, unsigned series, unsigned k)
 {
-    int rc = 0;
-    for (size_t i = 0; rc == 0 && i < r->ncandidates; i++)
-        rc = gt_contest_oracle_add(&br->set, &r->candidates[i].schedule);
-    if (rc == 0)
-        rc = gt_contest_oracle_add(&br->set, &r->winner);
-    if (rc) {
-        say("out of memory for %zu oracle candidates", gt_contest_oracle_count(&br->set) + 1);
-        return -1;
-    }
-    return 0;
-}
-
-/* The oracle's contenders, one per schedule of the set, for the timed rounds. */
-static int oracle_contenders(bench_result *br)
-{
-    size_t n = gt_contest_oracle_count(&br->set);
-    if (!(br->oracle = calloc(n, sizeof *br->oracle))) {
-        say("out of memory for %zu oracle candidates", n);
-        return -1;
-    }
-    for (br->noracle = 0; br->noracle < n; br->noracle++)
-        contender_set(&br->oracle[br->noracle], &gt_contest_oracle_get(&br->set, br->noracle)->schedule);
-    return 0;
-}
-
-static cold_run cold_run_of(const gt_tune_result *r)
-{
-    cold_run c = {.winner = r->winner,
-                  .source = r->source,
-                  .analysis_fraction = r->groups_total ? (double)r->groups_analysis / (double)r->groups_total : 0};
-    snprintf(c.reason, sizeof c.reason, "%s", r->reason);
-    return c;
-}
-
-/* Prints each distinct winner of runs once, with how often it won and the source of its first
- * win, one a line under label or after one another behind sep; flags those outside the
- * oracle. */
-static void print_winners(FILE *out, const bench_result *br, const char *label, const cold_run *runs, unsigned n,
-                          const char *sep)
-{
-    for (unsigned i = 0, printed = 0; i < n; i++) {
-        unsigned count = 0, first = n;
-        for (unsigned j = 0; j < n; j++)
-            if (gt_schedule_equal(&runs[j].winner, &runs[i].winner)) {
-                count++;
-                first = j < first ? j : first;
-            }
-        if (first != i)
-            continue;
-        char text[GT_SCHEDULE_TEXT_MAX];
-        gt_schedule_format(&runs[i].winner, text, sizeof text);
-        if (label)
-            fprintf(out, "  %-13s ", printed ? "" : label);
-        else if (printed)
-            fputs(sep, out);
-        fprintf(out, "%ux %s (%s)%s%s", count, text, gt_decision_source_name(runs[i].source),
-                in_oracle(br, &runs[i].winner) ? "" : "  not an oracle candidate", label ? "\n" : "");
-        printed++;
-    }
-}
-
-/* Round 0's cold run k, checked: what it considered joins the oracle's candidates, and it must
- * leave a decision in the wisdom, or no warm run can follow. The first run's report is the
- * round's cold one, the others are numbered from 2. */
-static int discover_cold(launch *l, bench_result *br, unsigned k)
-{
-    uint64_t ns;
+    char what[64];
+    snprintf(what, sizeof what, "series %u, launch %u", series, k);
     gt_tune_result r;
-    char kind[32] = "cold";
-    if (k)
-        snprintf(kind, sizeof kind, "cold-%u", k + 1);
-    int rc = run_cold(l, 0, kind, true, &r, &ns);
+    uint64_t ns;
+    int64_t started;
+    int rc = launch_checked(l, &l->s->o->cfg, what, &r, &ns, &started);
     if (rc == 0) {
-        br->discovery[k] = cold_run_of(&r);
-        br->ndiscovery = k + 1;
+        launch_record *rec = record_at(br, series, k);
+        *rec = (launch_record){.ns = ns,
+                               .source = r.source,
+                               .winner = r.winner,
+                               .groups_analysis = r.groups_analysis,
+                               .groups_total = r.groups_total};
+        snprintf(rec->reason, sizeof rec->reason, "%s", r.reason);
         br->groups_total = r.groups_total;
-        if (!*br->metric_note)
+        if (series == 1 && k == 1)
             snprintf(br->metric_note, sizeof br->metric_note, "%s", r.metric_note);
-        rc = oracle_add(br, &r);
+        rc = oracle_note(br, &r, k == 1);
     }
-    gt_wisdom_key key = launch_key(l);
-    if (rc == 0 && !gt_wisdom_lookup(l->s->wisdom, &key, NULL)) {
-        say("%s: the cold launch left no decision in the wisdom, so no warm launch can follow "
-            "(source %s: %s); a larger --size gives the analysis room",
-            l->bench->name, gt_decision_source_name(r.source), r.reason);
-        rc = -1;
-    }
+    if (rc == 0)
+        rc = write_report(l, &r, series, k, started);
     gt_tune_result_free(&r);
     return rc;
 }
 
-/* Round 0: a checked default run, then --oracle-runs checked cold runs, each with the wisdom
- * cleared first; the union of what they considered is the oracle's candidates. */
-static int discover(launch *l, bench_result *br)
+/* A series: the wisdom cleared, then --launches launches in a row. */
+static int run_series(launch *l, bench_result *br, unsigned series)
 {
-    uint64_t ns;
-    unsigned runs = l->s->o->oracle_runs;
-    if (run_forced(l, &gt_schedule_default, true, &ns))
-        return -1;
-    for (unsigned k = 0; k < runs; k++)
-        if (stopped() || discover_cold(l, br, k))
+    gt_wisdom_clear(l->s->wisdom);
+    for (unsigned k = 1; k <= br->nlaunches; k++) {
+        progress(l, series, k);
+        if (stop_signal)
+            progress_break(l->s);
+        if (stopped() || series_launch(l, br, series, k))
             return -1;
-    if (oracle_contenders(br))
-        return -1;
-    fprintf(stderr, PROG ": %s  round 0: %u cold run%s, %zu oracle candidates, winners ", l->bench->name, runs,
-            runs == 1 ? "" : "s", br->noracle);
-    print_winners(stderr, br, NULL, br->discovery, br->ndiscovery, "; ");
-    fputc('\n', stderr);
-    return 0;
-}
-
-/* The cold and warm pair of one timed round. */
-static int run_tuned_pair(launch *l, bench_result *br, unsigned round)
-{
-    gt_tune_result cold, warm;
-    uint64_t ns;
-    int rc = run_cold(l, round, "cold", false, &cold, &ns);
-    if (rc == 0) {
-        br->cold.times.ns[br->cold.times.n++] = ns;
-        br->cold_runs[round - 1] = cold_run_of(&cold);
-        rc = run_warm(l, round, &cold, &warm, &ns);
-        if (rc == 0) {
-            br->warm.times.ns[br->warm.times.n++] = ns;
-            br->warm_winners[round - 1] = warm.winner;
-        }
-        gt_tune_result_free(&warm);
     }
-    gt_tune_result_free(&cold);
-    return rc;
+    return 0;
 }
 
-/* Contender k of a round: 0 the default, 1 the cold and warm pair, 2 + i oracle candidate i. */
-static int run_contender(launch *l, bench_result *br, unsigned round, size_t k)
+/* Runs oracle schedule i for gt_bench_oracle_time. */
+static int oracle_run(void *ctx, const gt_bench_oracle *o, size_t i, uint64_t *ns)
 {
-    uint64_t ns;
-    if (k == 1)
-        return run_tuned_pair(l, br, round);
-    contender *c = k == 0 ? &br->def : &br->oracle[k - 2];
-    if (run_forced(l, &c->schedule, false, &ns))
+    launch *l = ctx;
+    const char *text = gt_bench_oracle_text(o, i);
+    char what[GT_SCHEDULE_TEXT_MAX + 32];
+    snprintf(what, sizeof what, "oracle, %s", text);
+    return stopped() ? -1 : launch_forced(l, &gt_contest_oracle_get(&o->set, i)->schedule, what, ns);
+}
+
+/* The oracle: the default, the picks and the cold candidates of the series, capped at
+ * --oracle-max, then timed. */
+static int run_oracle(launch *l, bench_result *br)
+{
+    if (gt_bench_oracle_cap(&br->oracle, l->s->o->oracle_max) != 0)
         return -1;
-    c->times.ns[c->times.n++] = ns;
-    return 0;
+    long def = gt_bench_oracle_find(&br->oracle, &gt_schedule_default);
+    if (def < 0) {
+        say("%s: the default schedule fell out of the oracle", br->bench->name);
+        return -1;
+    }
+    br->def = (size_t)def;
+    return gt_bench_oracle_time(&br->oracle, l->s->o->flags.reps, br->bench->name, oracle_run, l);
 }
 
-static int timed_round(launch *l, bench_result *br, unsigned round)
+/* ---- one benchmark's figures -------------------------------------------------------------- */
+
+static double over(double a, double b)
 {
-    size_t count = 2 + br->noracle;
-    say("%s  round %u/%u: %zu contenders", br->bench->name, round, l->s->o->flags.reps, count);
-    for (size_t k = 0; k < count; k++)
-        if (stopped() || run_contender(l, br, round, gt_contest_turn(round, l->s->o->flags.reps, count, k)))
-            return -1;
-    return 0;
+    return b > 0 ? a / b : NAN;
 }
 
-static void summarise(bench_result *br, unsigned reps)
+/* The median over the series of launch k's time; NaN past the last launch. */
+static double launch_median_ns(const bench_result *br, unsigned k)
 {
-    gt_bench_times_summarise(&br->def.times);
-    gt_bench_times_summarise(&br->cold.times);
-    gt_bench_times_summarise(&br->warm.times);
-    gt_bench_times_rank(&br->oracle[0].times, sizeof br->oracle[0], br->noracle, &br->best, &br->worst);
-    double f[GT_BENCH_MAX_REPS];
-    for (unsigned i = 0; i < reps; i++)
-        f[i] = br->cold_runs[i].analysis_fraction;
-    br->analysis_fraction = gt_stats_median(f, reps);
+    double v[MAX_SERIES];
+    if (k < 1 || k > br->nlaunches)
+        return NAN;
+    for (unsigned s = 1; s <= br->nseries; s++)
+        v[s - 1] = (double)record_at(br, s, k)->ns;
+    return gt_stats_median(v, br->nseries);
 }
 
-/* Puts every benchmark's decision back into the wisdom (the cold runs cleared it) and saves
- * it, so the file holds all of them after each benchmark. */
+/* The oracle median of schedule s; NaN when the oracle did not time it. */
+static double oracle_median_ns(const bench_result *br, const gt_schedule *s)
+{
+    long i = gt_bench_oracle_find(&br->oracle, s);
+    return i < 0 ? NAN : (double)br->oracle.entries[i].times.median_ns;
+}
+
+/* The largest group of cold picks whose oracle medians are within SAME_PICK_WITHIN of the
+ * group's best (the header comment says it exactly). */
+static unsigned same_pick(const bench_result *br)
+{
+    double m[MAX_SERIES];
+    unsigned most = 0;
+    for (unsigned s = 1; s <= br->nseries; s++)
+        m[s - 1] = oracle_median_ns(br, &record_at(br, s, 1)->winner);
+    for (unsigned a = 0; a < br->nseries; a++) {
+        unsigned group = 0;
+        for (unsigned j = 0; j < br->nseries; j++)
+            group += m[a] <= m[j] && m[j] <= m[a] * (1 + SAME_PICK_WITHIN);
+        most = group > most ? group : most;
+    }
+    return most;
+}
+
+/* The same pick the target asks of n series: TARGET_SAME_OF in TARGET_SAME_IN, rounded up. */
+static unsigned same_pick_needed(unsigned n)
+{
+    return (TARGET_SAME_OF * n + TARGET_SAME_IN - 1) / TARGET_SAME_IN;
+}
+
+static int at_most(double value, double limit)
+{
+    return isnan(value) ? NOT_MEASURED : value <= limit ? MET : MISSED;
+}
+
+static void summarise(bench_result *br)
+{
+    figures *f = &br->f;
+    const gt_bench_oracle *o = &br->oracle;
+    double mean[MAX_SERIES], analysis[MAX_SERIES];
+    for (unsigned s = 1; s <= br->nseries; s++) {
+        double sum = 0;
+        for (unsigned k = 1; k <= br->nlaunches; k++)
+            sum += (double)record_at(br, s, k)->ns;
+        mean[s - 1] = sum / br->nlaunches;
+        const launch_record *cold = record_at(br, s, 1);
+        analysis[s - 1] = cold->groups_total ? (double)cold->groups_analysis / (double)cold->groups_total : 0;
+    }
+    f->best_ns = o->entries[o->best].times.median_ns;
+    f->default_ns = o->entries[br->def].times.median_ns;
+    double best = (double)f->best_ns;
+    f->cold = over(launch_median_ns(br, 1), best);
+    f->early = over(launch_median_ns(br, LAUNCH_EARLY), best);
+    f->at_target = over(launch_median_ns(br, TARGET_LAUNCH), best);
+    f->last = over(launch_median_ns(br, br->nlaunches), best);
+    f->tuned_ns = gt_stats_median(mean, br->nseries);
+    f->total = over(f->tuned_ns, best);
+    f->analysis = gt_stats_median(analysis, br->nseries);
+    f->same_pick = same_pick(br);
+    f->met[T_COLD] = at_most(f->cold, TARGET_COLD);
+    f->met[T_LAUNCH] = at_most(f->at_target, TARGET_LAUNCH_AT);
+    f->met[T_TOTAL] = at_most(f->total, TARGET_TOTAL);
+    f->met[T_ANALYSIS] = at_most(f->analysis, TARGET_ANALYSIS);
+    f->met[T_SAME_PICK] = f->same_pick >= same_pick_needed(br->nseries) ? MET : MISSED;
+}
+
+/* Puts every benchmark's decision back into the wisdom (each series cleared it) and saves it,
+ * so the file holds all of them after each benchmark. */
 static int keep_decision(session *s, launch *l)
 {
     char err[512];
@@ -756,8 +797,7 @@ static int keep_decision(session *s, launch *l)
     gt_wisdom_clear(s->wisdom);
     for (unsigned i = 0; i < s->ndecisions; i++)
         if (gt_wisdom_store(s->wisdom, &s->decision_key[i], &s->decision[i], err, sizeof err) != 0) {
-            say("cannot keep the decision for %s in the wisdom: %s", s->decision_key[i].kernel,
-                err);
+            say("cannot keep the decision for %s in the wisdom: %s", s->decision_key[i].kernel, err);
             return -1;
         }
     if (gt_wisdom_save(s->wisdom, err, sizeof err) != 0) {
@@ -767,45 +807,77 @@ static int keep_decision(session *s, launch *l)
     return 0;
 }
 
+/* An untimed checked launch of the default (it touches every page), the series, the oracle. */
 static int run_bench(session *s, const gt_seed_bench *b, bench_result *br)
 {
+    const options *o = s->o;
     launch l;
+    uint64_t ns;
+    *br = (bench_result){.bench = b, .nseries = o->series, .nlaunches = o->launches};
     if (launch_open(s, b, &l))
         return -1;
-    *br = (bench_result){.bench = b, .n = l.bc.seed->n, .work_items = l.bc.seed->work_items};
-    contender_set(&br->def, &gt_schedule_default);
-    say("%s  n=%zu  round 0: checked default and %u cold run%s", b->name, br->n,
-        s->o->oracle_runs, s->o->oracle_runs == 1 ? "" : "s");
-    int rc = discover(&l, br);
-    for (unsigned round = 1; round <= s->o->flags.reps && rc == 0; round++)
-        rc = timed_round(&l, br, round);
+    br->n = l.bc.seed->n;
+    br->work_items = l.bc.seed->work_items;
+    int rc = 0;
+    if (!(br->launches = calloc((size_t)o->series * o->launches, sizeof *br->launches))) {
+        say("out of memory for %u series of %u launches", o->series, o->launches);
+        rc = -1;
+    }
+    if (rc == 0)
+        rc = gt_bench_oracle_add(&br->oracle, &gt_schedule_default, true, NAN);
+    if (rc == 0) {
+        say("%s  n=%zu: %u series of %u launch%s, then the oracle", b->name, br->n, o->series, o->launches,
+            o->launches == 1 ? "" : "es");
+        rc = launch_forced(&l, &gt_schedule_default, "warm-up", &ns);
+    }
+    for (unsigned series = 1; rc == 0 && series <= o->series; series++)
+        rc = run_series(&l, br, series);
+    if (rc == 0)
+        rc = run_oracle(&l, br);
     if (rc == 0)
         rc = keep_decision(s, &l);
     gt_bench_case_destroy(&l.bc);
     if (rc == 0)
-        summarise(br, s->o->flags.reps);
+        summarise(br);
     return rc;
+}
+
+static void bench_result_free(bench_result *br)
+{
+    free(br->launches);
+    gt_bench_oracle_free(&br->oracle);
 }
 
 /* ---- printing ------------------------------------------------------------------------------ */
 
-static double ratio(uint64_t a, uint64_t b)
+static const char *mark(int met)
 {
-    return b ? (double)a / (double)b : NAN;
+    return met == MET ? "met" : met == MISSED ? "MISSED" : "n/a";
 }
 
-static const char *mark(bool met)
+static const char *short_mark(int met)
 {
-    return met ? "met" : "MISSED";
+    return met == MET ? "ok" : met == MISSED ? "MISS" : "";
+}
+
+/* "1.07x", or "n/a" for a figure not measured. */
+static const char *ratio_text(double v, char *buf, size_t len)
+{
+    if (isnan(v))
+        snprintf(buf, len, "n/a");
+    else
+        snprintf(buf, len, "%.2fx", v);
+    return buf;
 }
 
 static void print_header(const session *s)
 {
     const options *o = s->o;
     const gt_counter_status *cs = s->status;
-    printf(PROG ": %u benchmark%s, %u workers, %u timed round%s after a checked warm-up round of %u cold run%s\n",
-           o->nbenches, o->nbenches == 1 ? "" : "s", s->workers, o->flags.reps, o->flags.reps == 1 ? "" : "s",
-           o->oracle_runs, o->oracle_runs == 1 ? "" : "s");
+    printf(PROG ": %u benchmark%s, %u workers; each %u series of %u launch%s, then an oracle of at most %u "
+           "schedules forced %u time%s each\n",
+           o->nbenches, o->nbenches == 1 ? "" : "s", s->workers, o->series, o->launches, o->launches == 1 ? "" : "es",
+           o->oracle_max, o->flags.reps, o->flags.reps == 1 ? "" : "s");
     printf("machine:  %s (signature %s)\n", s->machine_desc, s->machine);
     printf("counters: %s (", gt_counter_mode_name(cs->mode));
     for (unsigned i = 0; i < cs->nused; i++)
@@ -817,170 +889,236 @@ static void print_header(const session *s)
            gt_strategy_name(o->cfg.strategy), gt_metric_name(o->cfg.metric), o->cfg.budget * 100,
            o->cfg.min_gain * 100, (double)o->cfg.sample_ns / 1e3);
     printf("wisdom:   %s%s\n", gt_wisdom_path(s->wisdom), s->tmpdir[0] ? " (temporary)" : "");
-    printf("targets:  cold <= %.2fx oracle best, warm <= %.2fx oracle best, analysis <= %.0f%% of the workgroups\n",
-           TARGET_COLD_OVER_ORACLE, TARGET_WARM_OVER_ORACLE, TARGET_ANALYSIS_FRACTION * 100);
+    printf("targets:  over the oracle best, cold <= %.2fx, launch %u <= %.2fx, total <= %.2fx; analysis <= %.0f%% "
+           "of the workgroups; same pick (within %.0f%%) in >= %u of %u series\n",
+           TARGET_COLD, TARGET_LAUNCH, TARGET_LAUNCH_AT, TARGET_TOTAL, TARGET_ANALYSIS * 100,
+           SAME_PICK_WITHIN * 100, TARGET_SAME_OF, TARGET_SAME_IN);
 }
 
-static void print_row(const char *label, const char *what, const gt_bench_times *t, uint64_t best)
+/* One figure: its value, its target and whether it is met (target NULL: none), a note. */
+static void print_figure(const char *label, const char *value, const char *target, int met, const char *note)
 {
-    printf("  %-13s %-52s %10.2f %10.2f %8.2fx\n", label, what, gt_bench_ms(t->median_ns), gt_bench_ms(t->min_ns),
-           ratio(t->median_ns, best));
+    printf("  %-12s %8s  %-9s %-6s  %s\n", label, value, target ? target : "", target ? mark(met) : "", note);
 }
 
-static void print_bench(const options *o, const bench_result *br)
+/* The figure of launch k, unless k is past the last launch or printed already. */
+static void print_launch_figure(const bench_result *br, unsigned k, double v, bool target)
 {
-    const contender *best = &br->oracle[br->best], *worst = &br->oracle[br->worst];
-    uint64_t b = best->times.median_ns;
-    char warm[GT_SCHEDULE_TEXT_MAX];
-    gt_schedule_format(&br->warm_winners[o->flags.reps - 1], warm, sizeof warm);
+    char label[32], value[16], limit[16];
+    if (k <= 1 || k > br->nlaunches)
+        return;
+    snprintf(label, sizeof label, "launch %u", k);
+    snprintf(limit, sizeof limit, "<= %.2fx", TARGET_LAUNCH_AT);
+    print_figure(label, ratio_text(v, value, sizeof value), target ? limit : NULL, br->f.met[T_LAUNCH],
+                 "median over the series");
+}
+
+/* Each distinct cold pick once: how many series picked it, its oracle median over the best. */
+static void print_cold_picks(const bench_result *br)
+{
+    for (unsigned s = 1, printed = 0; s <= br->nseries; s++) {
+        const gt_schedule *w = &record_at(br, s, 1)->winner;
+        unsigned count = 0, first = s;
+        for (unsigned j = br->nseries; j >= 1; j--)
+            if (gt_schedule_equal(&record_at(br, j, 1)->winner, w)) {
+                count++;
+                first = j;
+            }
+        if (first != s)
+            continue;
+        char text[GT_SCHEDULE_TEXT_MAX], r[16];
+        gt_schedule_format(w, text, sizeof text);
+        printf("  %-12s %3ux %6s  %s\n", printed++ ? "" : "cold picks", count,
+               ratio_text(over(oracle_median_ns(br, w), (double)br->f.best_ns), r, sizeof r), text);
+    }
+}
+
+/* The decisions of series 1, a line per launch; a schedule like the one before is not repeated. */
+static void print_history(const bench_result *br)
+{
+    printf("  %-12s %6s %10s %8s  %-9s %8s  %s\n", "series 1", "launch", "ms", "vs best", "source", "analysed",
+           "schedule");
+    for (unsigned k = 1; k <= br->nlaunches; k++) {
+        const launch_record *r = record_at(br, 1, k);
+        char text[GT_SCHEDULE_TEXT_MAX] = "(same)", v[16];
+        if (k == 1 || !gt_schedule_equal(&r->winner, &record_at(br, 1, k - 1)->winner))
+            gt_schedule_format(&r->winner, text, sizeof text);
+        printf("  %-12s %6u %10.2f %8s  %-9s %7.1f%%  %s\n", "", k, gt_bench_ms(r->ns),
+               ratio_text(over((double)r->ns, (double)br->f.best_ns), v, sizeof v), gt_decision_source_name(r->source),
+               r->groups_total ? 100.0 * (double)r->groups_analysis / (double)r->groups_total : 0.0, text);
+    }
+}
+
+static void print_bench(const bench_result *br)
+{
+    const figures *f = &br->f;
+    const gt_bench_oracle *o = &br->oracle;
+    size_t n = gt_bench_oracle_count(o), kept = 0;
+    for (size_t i = 0; i < n; i++)
+        kept += o->entries[i].keep;
+    char value[32], limit[32], note[128], r1[16], r2[16], r3[16];
     printf("\n%s  n=%zu  (%s)  %llu workgroups\n", br->bench->name, br->n, br->bench->summary,
            (unsigned long long)br->groups_total);
-    printf("  %-13s %-52s %10s %10s %9s\n", "contender", "schedule", "median ms", "min ms", "vs oracle");
-    print_row("default", br->def.text, &br->def.times, b);
-    print_row("cold tuned", "wisdom cleared, analysis included", &br->cold.times, b);
-    print_row("warm tuned", "from the wisdom", &br->warm.times, b);
-    print_row("oracle best", best->text, &best->times, b);
-    print_row("oracle worst", worst->text, &worst->times, b);
-    printf("  %-13s %zu candidates, the union of the %u warm-up cold run%s of round 0, which picked:\n", "oracle",
-           br->noracle, br->ndiscovery, br->ndiscovery == 1 ? "" : "s");
-    print_winners(stdout, br, "", br->discovery, br->ndiscovery, NULL);
-    print_winners(stdout, br, "cold winners", br->cold_runs, o->flags.reps, NULL);
-    printf("  %-13s %s (last round)\n", "warm winner", warm);
+    printf("  %-12s %zu schedules forced %u time%s each: %zu kept (the default and every pick), %zu best-analysed "
+           "candidates; %zu left out\n",
+           "oracle", n, o->entries[0].times.n, o->entries[0].times.n == 1 ? "" : "s", kept, n - kept, o->dropped);
+    printf("  %-12s %8.2f ms  %s  (worst %s)\n", "oracle best", gt_bench_ms(f->best_ns),
+           gt_bench_oracle_text(o, o->best),
+           ratio_text(over((double)o->entries[o->worst].times.median_ns, (double)f->best_ns), r1, sizeof r1));
+    printf("  %-12s %8.2f ms  %s the oracle best; default/cold %s, default/tuned %s\n", "default",
+           gt_bench_ms(f->default_ns), ratio_text(over((double)f->default_ns, (double)f->best_ns), r1, sizeof r1),
+           ratio_text(over((double)f->default_ns, launch_median_ns(br, 1)), r2, sizeof r2),
+           ratio_text(over((double)f->default_ns, f->tuned_ns), r3, sizeof r3));
+    snprintf(limit, sizeof limit, "<= %.2fx", TARGET_COLD);
+    snprintf(note, sizeof note, "launch 1, median over %u series: %.2f ms", br->nseries,
+             gt_bench_ms((uint64_t)launch_median_ns(br, 1)));
+    print_figure("cold", ratio_text(f->cold, value, sizeof value), limit, f->met[T_COLD], note);
+    print_launch_figure(br, LAUNCH_EARLY, f->early, false);
+    print_launch_figure(br, TARGET_LAUNCH, f->at_target, true);
+    if (br->nlaunches != LAUNCH_EARLY && br->nlaunches != TARGET_LAUNCH)
+        print_launch_figure(br, br->nlaunches, f->last, false);
+    snprintf(limit, sizeof limit, "<= %.2fx", TARGET_TOTAL);
+    snprintf(note, sizeof note, "the %u launches over %u x the oracle best; a launch %.2f ms on average",
+             br->nlaunches, br->nlaunches, gt_bench_ms((uint64_t)f->tuned_ns));
+    print_figure("total", ratio_text(f->total, value, sizeof value), limit, f->met[T_TOTAL], note);
+    snprintf(value, sizeof value, "%.1f%%", f->analysis * 100);
+    snprintf(limit, sizeof limit, "<= %.0f%%", TARGET_ANALYSIS * 100);
+    print_figure("analysis", value, limit, f->met[T_ANALYSIS], "of launch 1's workgroups, median over the series");
+    snprintf(value, sizeof value, "%u/%u", f->same_pick, br->nseries);
+    snprintf(limit, sizeof limit, ">= %u/%u", same_pick_needed(br->nseries), br->nseries);
+    snprintf(note, sizeof note, "cold picks within %.0f%% of the best of them in the oracle", SAME_PICK_WITHIN * 100);
+    print_figure("same pick", value, limit, f->met[T_SAME_PICK], note);
+    print_cold_picks(br);
     if (*br->metric_note)
-        printf("  %-13s %s\n", "metric", br->metric_note);
-    double cold = ratio(br->cold.times.median_ns, b), hot = ratio(br->warm.times.median_ns, b);
-    printf("  cold/oracle %.2fx (target <= %.2fx: %s), warm/oracle %.2fx (target <= %.2fx: %s), "
-           "analysis %.1f%% (target <= %.0f%%: %s)\n",
-           cold, TARGET_COLD_OVER_ORACLE, mark(cold <= TARGET_COLD_OVER_ORACLE), hot, TARGET_WARM_OVER_ORACLE,
-           mark(hot <= TARGET_WARM_OVER_ORACLE), br->analysis_fraction * 100, TARGET_ANALYSIS_FRACTION * 100,
-           mark(br->analysis_fraction <= TARGET_ANALYSIS_FRACTION));
-    printf("  default/cold %.2fx, default/warm %.2fx, default/oracle best %.2fx, oracle worst/best %.2fx\n",
-           ratio(br->def.times.median_ns, br->cold.times.median_ns),
-           ratio(br->def.times.median_ns, br->warm.times.median_ns), ratio(br->def.times.median_ns, b),
-           ratio(worst->times.median_ns, b));
+        printf("  %-12s %s\n", "metric", br->metric_note);
+    print_history(br);
 }
 
 static void print_summary(const session *s, const bench_result *r, unsigned n)
 {
-    unsigned met_cold = 0, met_warm = 0, met_analysis = 0;
-    printf("\nsummary: medians of %u timed round%s, %u workers; targets cold <= %.2fx, warm <= %.2fx oracle best, "
-           "analysis <= %.0f%%\n",
-           s->o->flags.reps, s->o->flags.reps == 1 ? "" : "s", s->workers, TARGET_COLD_OVER_ORACLE,
-           TARGET_WARM_OVER_ORACLE, TARGET_ANALYSIS_FRACTION * 100);
-    printf("  %-14s %10s %10s %10s %10s %12s %12s %9s %9s %10s\n", "benchmark", "default ms", "oracle ms", "cold ms",
-           "warm ms", "cold/oracle", "warm/oracle", "def/cold", "def/warm", "analysis");
+    const options *o = s->o;
+    unsigned met[NTARGETS] = {0};
+    char at[16], v[NTARGETS][16];
+    snprintf(at, sizeof at, "launch %u", TARGET_LAUNCH);
+    printf("\nsummary: %u series of %u launch%s per benchmark, the oracle's medians of %u forced run%s, %u workers\n",
+           o->series, o->launches, o->launches == 1 ? "" : "es", o->flags.reps, o->flags.reps == 1 ? "" : "s",
+           s->workers);
+    printf("  %-14s %10s %10s %9s %12s %12s %12s %11s %11s\n", "benchmark", "best ms", "default ms", "def/best", "cold",
+           at, "total", "analysis", "same pick");
     for (unsigned i = 0; i < n; i++) {
-        const bench_result *br = &r[i];
-        uint64_t b = br->oracle[br->best].times.median_ns;
-        double cold = ratio(br->cold.times.median_ns, b), hot = ratio(br->warm.times.median_ns, b);
-        bool ok_cold = cold <= TARGET_COLD_OVER_ORACLE, ok_warm = hot <= TARGET_WARM_OVER_ORACLE,
-             ok_analysis = br->analysis_fraction <= TARGET_ANALYSIS_FRACTION;
-        met_cold += ok_cold;
-        met_warm += ok_warm;
-        met_analysis += ok_analysis;
-        printf("  %-14s %10.2f %10.2f %10.2f %10.2f %7.2fx %-4s %7.2fx %-4s %8.2fx %8.2fx %5.1f%% %s\n",
-               br->bench->name, gt_bench_ms(br->def.times.median_ns), gt_bench_ms(b),
-               gt_bench_ms(br->cold.times.median_ns), gt_bench_ms(br->warm.times.median_ns), cold,
-               ok_cold ? "ok" : "MISS", hot, ok_warm ? "ok" : "MISS",
-               ratio(br->def.times.median_ns, br->cold.times.median_ns),
-               ratio(br->def.times.median_ns, br->warm.times.median_ns), br->analysis_fraction * 100,
-               ok_analysis ? "ok" : "MISS");
+        const figures *f = &r[i].f;
+        for (int t = 0; t < NTARGETS; t++)
+            met[t] += f->met[t] == MET;
+        ratio_text(f->cold, v[T_COLD], sizeof v[T_COLD]);
+        ratio_text(f->at_target, v[T_LAUNCH], sizeof v[T_LAUNCH]);
+        ratio_text(f->total, v[T_TOTAL], sizeof v[T_TOTAL]);
+        snprintf(v[T_ANALYSIS], sizeof v[T_ANALYSIS], "%.1f%%", f->analysis * 100);
+        snprintf(v[T_SAME_PICK], sizeof v[T_SAME_PICK], "%u/%u", f->same_pick, r[i].nseries);
+        printf("  %-14s %10.2f %10.2f %8.2fx", r[i].bench->name, gt_bench_ms(f->best_ns), gt_bench_ms(f->default_ns),
+               over((double)f->default_ns, (double)f->best_ns));
+        for (int t = 0; t < NTARGETS; t++)
+            printf(" %*s %-4s", t == T_ANALYSIS || t == T_SAME_PICK ? 6 : 7, v[t], short_mark(f->met[t]));
+        printf("\n");
     }
-    printf("  targets met: cold %u/%u, warm %u/%u, analysis %u/%u\n", met_cold, n, met_warm, n, met_analysis, n);
+    printf("  targets met:");
+    for (int t = 0; t < NTARGETS; t++)
+        printf("%s %s %u/%u", t ? "," : "", t == T_LAUNCH ? at : target_label[t], met[t], n);
+    if (o->launches < TARGET_LAUNCH)
+        printf(" (%s needs --launches %u or more)", at, TARGET_LAUNCH);
+    printf("\n");
 }
 
 /* ---- JSON ---------------------------------------------------------------------------------- */
 
-static void add_ratio(cJSON *obj, const char *key, double v)
+static void add_number(cJSON *obj, const char *key, double v)
 {
     cJSON_AddItemToObject(obj, key, isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull());
 }
 
-static cJSON *contender_json(const char *key, const char *schedule, const gt_bench_times *t)
-{
-    cJSON *j = cJSON_CreateObject();
-    if (schedule)
-        cJSON_AddStringToObject(j, key, schedule);
-    gt_bench_times_json(j, t);
-    return j;
-}
-
-static void add_schedule(cJSON *list, const gt_schedule *s)
+static void add_schedule(cJSON *obj, const char *key, const gt_schedule *s)
 {
     char text[GT_SCHEDULE_TEXT_MAX];
     gt_schedule_format(s, text, sizeof text);
-    cJSON_AddItemToArray(list, cJSON_CreateString(text));
+    cJSON_AddStringToObject(obj, key, text);
 }
 
-/* Cold runs into j, one entry each in every list, in the order they ran. */
-static void add_runs_json(cJSON *j, const bench_result *br, const cold_run *runs, unsigned n)
+static cJSON *series_json(const bench_result *br, unsigned s)
 {
-    cJSON *winners = cJSON_AddArrayToObject(j, "winners"), *sources = cJSON_AddArrayToObject(j, "sources"),
-          *reasons = cJSON_AddArrayToObject(j, "reasons"),
-          *fractions = cJSON_AddArrayToObject(j, "analysis_fractions"),
-          *outside = cJSON_AddArrayToObject(j, "winners_not_in_oracle");
-    for (unsigned i = 0; i < n; i++) {
-        add_schedule(winners, &runs[i].winner);
-        cJSON_AddItemToArray(sources, cJSON_CreateString(gt_decision_source_name(runs[i].source)));
-        cJSON_AddItemToArray(reasons, cJSON_CreateString(runs[i].reason));
-        cJSON_AddItemToArray(fractions, cJSON_CreateNumber(runs[i].analysis_fraction));
-        if (!in_oracle(br, &runs[i].winner))
-            add_schedule(outside, &runs[i].winner);
+    cJSON *list = cJSON_CreateArray();
+    for (unsigned k = 1; k <= br->nlaunches; k++) {
+        const launch_record *r = record_at(br, s, k);
+        cJSON *j = cJSON_CreateObject();
+        cJSON_AddNumberToObject(j, "launch", k);
+        cJSON_AddNumberToObject(j, "ns", (double)r->ns);
+        cJSON_AddStringToObject(j, "source", gt_decision_source_name(r->source));
+        add_schedule(j, "schedule", &r->winner);
+        cJSON_AddStringToObject(j, "reason", r->reason);
+        cJSON_AddNumberToObject(j, "groups_analysis", (double)r->groups_analysis);
+        cJSON_AddNumberToObject(j, "groups_total", (double)r->groups_total);
+        cJSON_AddItemToArray(list, j);
     }
-}
-
-static cJSON *cold_json(const bench_result *br, unsigned reps)
-{
-    cJSON *j = contender_json(NULL, NULL, &br->cold.times);
-    add_runs_json(j, br, br->cold_runs, reps);
-    cJSON_AddNumberToObject(j, "analysis_fraction_median", br->analysis_fraction);
-    return j;
+    return list;
 }
 
 static cJSON *oracle_json(const bench_result *br)
 {
+    const gt_bench_oracle *o = &br->oracle;
     cJSON *j = cJSON_CreateObject();
-    cJSON *discovery = cJSON_AddObjectToObject(j, "discovery");
-    add_runs_json(discovery, br, br->discovery, br->ndiscovery);
-    /* The candidates are the union of what these warm-up cold runs considered, and their winners. */
-    cJSON_AddNumberToObject(j, "oracle_runs", br->ndiscovery);
-    cJSON *list = cJSON_AddArrayToObject(j, "candidates");
-    for (size_t i = 0; i < br->noracle; i++)
-        cJSON_AddItemToArray(list, contender_json("schedule", br->oracle[i].text, &br->oracle[i].times));
-    const contender *best = &br->oracle[br->best], *worst = &br->oracle[br->worst];
-    cJSON_AddItemToObject(j, "best", contender_json("schedule", best->text, &best->times));
-    cJSON_AddItemToObject(j, "worst", contender_json("schedule", worst->text, &worst->times));
+    cJSON_AddStringToObject(j, "best", gt_bench_oracle_text(o, o->best));
+    cJSON_AddNumberToObject(j, "best_median_ns", (double)br->f.best_ns);
+    cJSON_AddStringToObject(j, "default", gt_bench_oracle_text(o, br->def));
+    cJSON_AddNumberToObject(j, "default_median_ns", (double)br->f.default_ns);
+    cJSON_AddNumberToObject(j, "left_out", (double)o->dropped);
+    cJSON *list = cJSON_AddArrayToObject(j, "schedules");
+    for (size_t i = 0; i < gt_bench_oracle_count(o); i++) {
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "schedule", gt_bench_oracle_text(o, i));
+        cJSON_AddBoolToObject(e, "kept", o->entries[i].keep);
+        add_number(e, "analysis_median", o->entries[i].analysis);
+        gt_bench_times_json(e, &o->entries[i].times);
+        cJSON_AddItemToArray(list, e);
+    }
     return j;
 }
 
-static cJSON *bench_json(const bench_result *br, unsigned reps)
+static cJSON *figures_json(const bench_result *br)
+{
+    const figures *f = &br->f;
+    double best = (double)f->best_ns;
+    cJSON *j = cJSON_CreateObject();
+    add_number(j, "cold_over_oracle_best", f->cold);
+    cJSON *curve = cJSON_AddArrayToObject(j, "launch_over_oracle_best"); /* [k - 1]: launch k */
+    for (unsigned k = 1; k <= br->nlaunches; k++)
+        cJSON_AddItemToArray(curve, cJSON_CreateNumber(over(launch_median_ns(br, k), best)));
+    add_number(j, "total_over_oracle_best", f->total);
+    add_number(j, "tuned_mean_ns", f->tuned_ns);
+    add_number(j, "analysis_fraction", f->analysis);
+    cJSON_AddNumberToObject(j, "same_pick", f->same_pick);
+    add_number(j, "default_over_oracle_best", over((double)f->default_ns, best));
+    add_number(j, "default_over_cold", over((double)f->default_ns, launch_median_ns(br, 1)));
+    add_number(j, "default_over_tuned", over((double)f->default_ns, f->tuned_ns));
+    add_number(j, "oracle_worst_over_best",
+               over((double)br->oracle.entries[br->oracle.worst].times.median_ns, best));
+    return j;
+}
+
+static cJSON *bench_json(const bench_result *br)
 {
     cJSON *j = cJSON_CreateObject();
-    uint64_t b = br->oracle[br->best].times.median_ns;
-    double cold = ratio(br->cold.times.median_ns, b), hot = ratio(br->warm.times.median_ns, b);
     cJSON_AddStringToObject(j, "benchmark", br->bench->name);
     cJSON_AddNumberToObject(j, "n", (double)br->n);
     cJSON_AddNumberToObject(j, "work_items", (double)br->work_items);
     cJSON_AddNumberToObject(j, "groups_total", (double)br->groups_total);
-    cJSON_AddItemToObject(j, "default", contender_json("schedule", br->def.text, &br->def.times));
-    cJSON_AddItemToObject(j, "cold", cold_json(br, reps));
-    cJSON *warm = contender_json(NULL, NULL, &br->warm.times), *winners = cJSON_AddArrayToObject(warm, "winners");
-    for (unsigned i = 0; i < reps; i++)
-        add_schedule(winners, &br->warm_winners[i]);
-    cJSON_AddItemToObject(j, "warm", warm);
+    cJSON_AddStringToObject(j, "metric_note", br->metric_note);
+    cJSON *series = cJSON_AddArrayToObject(j, "series");
+    for (unsigned s = 1; s <= br->nseries; s++)
+        cJSON_AddItemToArray(series, series_json(br, s));
     cJSON_AddItemToObject(j, "oracle", oracle_json(br));
-    cJSON *ratios = cJSON_AddObjectToObject(j, "ratios");
-    add_ratio(ratios, "cold_over_oracle_best", cold);
-    add_ratio(ratios, "warm_over_oracle_best", hot);
-    add_ratio(ratios, "default_over_cold", ratio(br->def.times.median_ns, br->cold.times.median_ns));
-    add_ratio(ratios, "default_over_warm", ratio(br->def.times.median_ns, br->warm.times.median_ns));
-    add_ratio(ratios, "default_over_oracle_best", ratio(br->def.times.median_ns, b));
-    add_ratio(ratios, "oracle_worst_over_best", ratio(br->oracle[br->worst].times.median_ns, b));
-    add_ratio(ratios, "analysis_fraction", br->analysis_fraction);
+    cJSON_AddItemToObject(j, "figures", figures_json(br));
     cJSON *met = cJSON_AddObjectToObject(j, "targets_met");
-    cJSON_AddBoolToObject(met, "cold", cold <= TARGET_COLD_OVER_ORACLE);
-    cJSON_AddBoolToObject(met, "warm", hot <= TARGET_WARM_OVER_ORACLE);
-    cJSON_AddBoolToObject(met, "analysis_fraction", br->analysis_fraction <= TARGET_ANALYSIS_FRACTION);
+    for (int t = 0; t < NTARGETS; t++)
+        cJSON_AddItemToObject(met, target_key[t],
+                              br->f.met[t] == NOT_MEASURED ? cJSON_CreateNull() : cJSON_CreateBool(br->f.met[t] == MET));
     return j;
 }
 
@@ -988,8 +1126,13 @@ static cJSON *setup_json(const session *s)
 {
     const options *o = s->o;
     cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "format", PROG);
+    cJSON_AddNumberToObject(root, "version", 2);
     cJSON_AddNumberToObject(root, "workers", s->workers);
+    cJSON_AddNumberToObject(root, "launches", o->launches);
+    cJSON_AddNumberToObject(root, "series", o->series);
     cJSON_AddNumberToObject(root, "reps", o->flags.reps);
+    cJSON_AddNumberToObject(root, "oracle_max", o->oracle_max);
     cJSON *m = cJSON_AddObjectToObject(root, "machine");
     cJSON_AddStringToObject(m, "signature", s->machine);
     cJSON_AddStringToObject(m, "description", s->machine_desc);
@@ -1013,9 +1156,14 @@ static cJSON *setup_json(const session *s)
     cJSON_AddNumberToObject(t, "min_gain", o->cfg.min_gain);
     cJSON_AddNumberToObject(t, "sample_ns", (double)o->cfg.sample_ns);
     cJSON *targets = cJSON_AddObjectToObject(root, "targets");
-    cJSON_AddNumberToObject(targets, "cold_over_oracle_best", TARGET_COLD_OVER_ORACLE);
-    cJSON_AddNumberToObject(targets, "warm_over_oracle_best", TARGET_WARM_OVER_ORACLE);
-    cJSON_AddNumberToObject(targets, "analysis_fraction", TARGET_ANALYSIS_FRACTION);
+    cJSON_AddNumberToObject(targets, "cold_over_oracle_best", TARGET_COLD);
+    cJSON_AddNumberToObject(targets, "launch", TARGET_LAUNCH);
+    cJSON_AddNumberToObject(targets, "launch_over_oracle_best", TARGET_LAUNCH_AT);
+    cJSON_AddNumberToObject(targets, "total_over_oracle_best", TARGET_TOTAL);
+    cJSON_AddNumberToObject(targets, "analysis_fraction", TARGET_ANALYSIS);
+    cJSON_AddNumberToObject(targets, "same_pick_of", TARGET_SAME_OF);
+    cJSON_AddNumberToObject(targets, "same_pick_in", TARGET_SAME_IN);
+    cJSON_AddNumberToObject(targets, "same_pick_within", SAME_PICK_WITHIN);
     return root;
 }
 
@@ -1024,7 +1172,7 @@ static int write_json(const session *s, const bench_result *r, unsigned n)
     cJSON *root = setup_json(s);
     cJSON *list = cJSON_AddArrayToObject(root, "benchmarks");
     for (unsigned i = 0; i < n; i++)
-        cJSON_AddItemToArray(list, bench_json(&r[i], s->o->flags.reps));
+        cJSON_AddItemToArray(list, bench_json(&r[i]));
     return gt_bench_json_write(root, s->o->flags.json);
 }
 
@@ -1037,7 +1185,7 @@ static int run_all(session *s, bench_result *results)
     for (unsigned i = 0; i < o->nbenches; i++) {
         if (run_bench(s, o->benches[i], &results[i]) != 0)
             return -1;
-        print_bench(o, &results[i]);
+        print_bench(&results[i]);
         fflush(stdout);
     }
     print_summary(s, results, o->nbenches);
@@ -1058,10 +1206,8 @@ int main(int argc, char **argv)
     int rc = session_open(&s, &o);
     if (rc == 0)
         rc = run_all(&s, results);
-    for (unsigned i = 0; i < o.nbenches; i++) {
-        gt_contest_oracle_free(&results[i].set);
-        free(results[i].oracle);
-    }
+    for (unsigned i = 0; i < o.nbenches; i++)
+        bench_result_free(&results[i]);
     session_close(&s);
     return rc == -2 ? 2 : rc ? 1 : 0;
 }

@@ -1,8 +1,9 @@
-/* cli_bench.c: `gridtune bench`: the tuner benchmark (bench/tune_bench.c) run through gridtuned,
- * timed as an application sees it. For each seed benchmark, side by side in one run: the default
- * schedule forced, a cold tuned launch (retune: analysis decides, and the decision is
- * remembered), a warm one straight after (a wisdom hit) and, with --oracle, every candidate of
- * the first cold launch forced on the whole launch.
+/* cli_bench.c: `gridtune bench`: the tuner's launches run through gridtuned, timed as an
+ * application sees it (bench/tune_bench.c measures series of launches in-process). For each
+ * seed benchmark, side by side in one run: the default schedule forced, a cold tuned launch
+ * (retune: analysis decides, and the decision is remembered), a warm one straight after (a
+ * wisdom hit) and, with --oracle, every candidate of the first cold launch forced on the whole
+ * launch.
  *
  * Method:
  * - A launch's time is the client's: the monotonic clock around gt_launch + gt_wait, so the
