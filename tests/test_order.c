@@ -98,6 +98,17 @@ static void assert_hilbert_steps_to_neighbours(uint32_t x, uint32_t y, uint32_t 
     free(seq);
 }
 
+static void assert_same_as(gt_order o, gt_order like, const uint32_t shape[3])
+{
+    uint32_t *seq = fill(o, shape), *want = fill(like, shape);
+    for (uint32_t i = 0; i < cell_count(shape); i++)
+        if (seq[i] != want[i])
+            fail_msg("on %ux%ux%u, step %u goes to cell %u instead of %u", shape[0], shape[1], shape[2], i, seq[i],
+                     want[i]);
+    free(want);
+    free(seq);
+}
+
 /* ---- every order is a permutation ------------------------------------------------------ */
 
 static void test_linear_permutes(void **state)
@@ -144,6 +155,14 @@ static void test_morton_permutes(void **state)
 {
     (void)state;
     assert_permutes_all_shapes((gt_order){GT_ORDER_MORTON, 0, 0});
+}
+
+static void test_grouped_permutes(void **state)
+{
+    (void)state;
+    static const uint32_t bands[] = {1, 2, 3, 7, 8, 100, 65536, UINT32_MAX};
+    for (size_t i = 0; i < ARRAY_LEN(bands); i++)
+        assert_permutes_all_shapes((gt_order){GT_ORDER_GROUPED, bands[i], 0});
 }
 
 /* ---- hilbert adjacency ------------------------------------------------------------------ */
@@ -326,13 +345,64 @@ static void test_morton_on_skinny_grids_is_linear(void **state)
     assert_linear((gt_order){GT_ORDER_MORTON, 0, 0}, 1, 1, 9);
 }
 
+static void test_grouped_on_4x5_ends_with_a_short_band(void **state)
+{
+    (void)state;
+    /* Rows 0-1, rows 2-3, then row 4 alone; column-major inside each band. */
+    static const uint32_t expected[] = {0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15, 16, 17, 18, 19};
+    assert_sequence((gt_order){GT_ORDER_GROUPED, 2, 0}, 4, 5, 1, expected, ARRAY_LEN(expected));
+}
+
+static void test_grouped_on_3x7_with_bands_of_3(void **state)
+{
+    (void)state;
+    /* Rows 0-2, rows 3-5, then row 6 alone. */
+    static const uint32_t expected[] = {0, 3, 6, 1, 4, 7, 2, 5, 8, 9, 12, 15, 10, 13, 16, 11, 14, 17, 18, 19, 20};
+    assert_sequence((gt_order){GT_ORDER_GROUPED, 3, 0}, 3, 7, 1, expected, ARRAY_LEN(expected));
+}
+
+static void test_grouped_walks_planes_in_turn(void **state)
+{
+    (void)state;
+    static const uint32_t expected[] = {0, 2, 1, 3, 4, 5, 6, 8, 7, 9, 10, 11};
+    assert_sequence((gt_order){GT_ORDER_GROUPED, 2, 0}, 2, 3, 2, expected, ARRAY_LEN(expected));
+}
+
+static void test_grouped_with_one_row_bands_is_linear(void **state)
+{
+    (void)state;
+    for (size_t s = 0; s < ARRAY_LEN(permutation_shapes); s++)
+        assert_same_as((gt_order){GT_ORDER_GROUPED, 1, 0}, (gt_order){GT_ORDER_LINEAR, 0, 0}, permutation_shapes[s]);
+}
+
+static void test_grouped_with_bands_over_the_grid_is_column_in_2d(void **state)
+{
+    (void)state;
+    for (size_t s = 0; s < ARRAY_LEN(permutation_shapes); s++) {
+        const uint32_t *shape = permutation_shapes[s];
+        if (shape[2] != 1)
+            continue;
+        uint32_t bands[] = {shape[1], shape[1] + 5, UINT32_MAX};
+        for (size_t i = 0; i < ARRAY_LEN(bands); i++)
+            assert_same_as((gt_order){GT_ORDER_GROUPED, bands[i], 0}, (gt_order){GT_ORDER_COLUMN, 0, 0}, shape);
+    }
+}
+
+static void test_grouped_on_1d_is_linear(void **state)
+{
+    (void)state;
+    assert_linear((gt_order){GT_ORDER_GROUPED, 4, 0}, 1000, 1, 1);
+    assert_linear((gt_order){GT_ORDER_GROUPED, 1, 0}, 1000, 1, 1);
+}
+
 /* ---- fill argument checks --------------------------------------------------------------- */
 
 static void test_zero_parameters_are_rejected(void **state)
 {
     (void)state;
     static const gt_order bad[] = {
-        {GT_ORDER_STRIDED, 0, 1}, {GT_ORDER_STRIDED, 1, 0}, {GT_ORDER_TILED, 0, 1}, {GT_ORDER_TILED, 1, 0}};
+        {GT_ORDER_STRIDED, 0, 1}, {GT_ORDER_STRIDED, 1, 0}, {GT_ORDER_TILED, 0, 1}, {GT_ORDER_TILED, 1, 0},
+        {GT_ORDER_GROUPED, 0, 0}, {GT_ORDER_GROUPED, 0, 1}};
     uint32_t shape[3] = {4, 4, 1}, out[16];
     for (size_t i = 0; i < ARRAY_LEN(bad); i++)
         assert_int_equal(gt_order_fill(&bad[i], shape, out), -EINVAL);
@@ -343,7 +413,7 @@ static void test_empty_shape_is_rejected(void **state)
     (void)state;
     static const uint32_t shapes[][3] = {{0, 1, 1}, {1, 0, 1}, {1, 1, 0}, {0, 0, 0}};
     uint32_t out[1];
-    for (int kind = GT_ORDER_LINEAR; kind <= GT_ORDER_MORTON; kind++)
+    for (int kind = 0; kind < GT_ORDER_KINDS; kind++)
         for (size_t s = 0; s < ARRAY_LEN(shapes); s++) {
             gt_order o = {(gt_order_kind)kind, 2, 2};
             assert_int_equal(gt_order_fill(&o, shapes[s], out), -EINVAL);
@@ -388,6 +458,7 @@ static void test_format_writes_canonical_text(void **state)
         {{GT_ORDER_STRIDED, 8, 4}, "strided:8/4"}, {{GT_ORDER_ZIGZAG, 0, 0}, "zigzag"},
         {{GT_ORDER_TILED, 4, 4}, "tiled:4x4"},     {{GT_ORDER_TILED, 5, 3}, "tiled:5x3"},
         {{GT_ORDER_HILBERT, 0, 0}, "hilbert"},     {{GT_ORDER_MORTON, 0, 0}, "morton"},
+        {{GT_ORDER_GROUPED, 8, 0}, "grouped:8"},   {{GT_ORDER_GROUPED, 65536, 0}, "grouped:65536"},
     };
     char buf[64];
     for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
@@ -413,7 +484,8 @@ static void test_parse_format_round_trips(void **state)
         {GT_ORDER_LINEAR, 0, 0},  {GT_ORDER_COLUMN, 0, 0},           {GT_ORDER_STRIDED, 8, 4},
         {GT_ORDER_STRIDED, 1, 1}, {GT_ORDER_STRIDED, UINT32_MAX, UINT32_MAX}, {GT_ORDER_ZIGZAG, 0, 0},
         {GT_ORDER_TILED, 1, 1},   {GT_ORDER_TILED, 65536, 65536},    {GT_ORDER_TILED, 5, 3},
-        {GT_ORDER_HILBERT, 0, 0}, {GT_ORDER_MORTON, 0, 0},
+        {GT_ORDER_HILBERT, 0, 0}, {GT_ORDER_MORTON, 0, 0},            {GT_ORDER_GROUPED, 1, 0},
+        {GT_ORDER_GROUPED, 8, 0}, {GT_ORDER_GROUPED, 65536, 0},
     };
     char buf[64], err[256];
     for (size_t i = 0; i < ARRAY_LEN(orders); i++) {
@@ -435,7 +507,9 @@ static void test_parse_rejects_malformed_text_quoting_it(void **state)
         "tiled:4x0", "tiled:4x4x",    "tiled:4x-4",  "tiled:4 x4",     "tiled:65537x1", "tiledd:4x4",
         "strided:8", "strided:-1/2",  "strided:+1/2", "strided:1/0",   "strided:99999999999/1",
         "strided:8/4/", "hilbert:2",  "morton:",     "LINEAR",         " linear",     "linear ",
-        "linear,",   "zig zag",
+        "linear,",   "zig zag",       "grouped",     "grouped:",       "grouped:0",   "grouped:x",
+        "grouped:70000", "grouped:4x4", "grouped:-1", "grouped:+8",    "grouped:8/2", "grouped: 8",
+        "grouped:8:", "groupd:8",
     };
     for (size_t i = 0; i < ARRAY_LEN(bad); i++) {
         gt_order o;
@@ -452,7 +526,7 @@ static void test_parse_error_says_what_was_expected(void **state)
     static const struct {
         const char *text, *says;
     } cases[] = {
-        {"tiledd:4x4", "expected linear, column, strided:S/G, zigzag, tiled:WxH, hilbert or morton"},
+        {"tiledd:4x4", "expected linear, column, strided:S/G, zigzag, tiled:WxH, hilbert, morton or grouped:G"},
         {"tiled:4x0", "tile height must be at least 1"},
         {"tiled:0x4", "tile width must be at least 1"},
         {"tiled:65537x4", "tile width must be at most 65536"},
@@ -462,6 +536,12 @@ static void test_parse_error_says_what_was_expected(void **state)
         {"strided:8", "strided:S/G"},
         {"tiled:4x", "tiled:WxH"},
         {"hilbert:2", "takes no parameters"},
+        {"grouped:0", "band height must be at least 1"},
+        {"grouped:70000", "band height must be at most 65536"},
+        {"grouped:", "expected grouped:G with a whole number from 1 to 65536"},
+        {"grouped", "expected grouped:G"},
+        {"grouped:x", "expected grouped:G"},
+        {"grouped:4x4", "expected grouped:G"},
     };
     for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
         gt_order o;
@@ -483,13 +563,17 @@ static void test_parse_reads_only_len_chars(void **state)
     assert_int_equal(o.kind, GT_ORDER_TILED);
     assert_int_equal(o.p1, 4);
     assert_int_equal(o.p2, 8);
+    assert_int_equal(gt_order_parse("grouped:8,item=linear", 9, &o, err, sizeof err), 0);
+    assert_int_equal(o.kind, GT_ORDER_GROUPED);
+    assert_int_equal(o.p1, 8);
+    assert_int_equal(o.p2, 0);
 }
 
 static void test_parse_never_reads_past_len(void **state)
 {
     (void)state;
     /* Heap copies without a terminator, so ASan and valgrind flag any overread. */
-    static const char *texts[] = {"strided:12/34", "tiled:4x", "hilbert", "strided:7"};
+    static const char *texts[] = {"strided:12/34", "tiled:4x", "hilbert", "strided:7", "grouped:16", "grouped:"};
     for (size_t i = 0; i < ARRAY_LEN(texts); i++) {
         size_t len = strlen(texts[i]);
         char *copy = malloc(len);
@@ -512,6 +596,7 @@ int main(void)
         cmocka_unit_test(test_tiled_permutes),
         cmocka_unit_test(test_hilbert_permutes),
         cmocka_unit_test(test_morton_permutes),
+        cmocka_unit_test(test_grouped_permutes),
         cmocka_unit_test(test_hilbert_steps_to_neighbours_in_2d),
         cmocka_unit_test(test_hilbert_steps_to_neighbours_on_larger_2d),
         cmocka_unit_test(test_hilbert_steps_to_neighbours_in_3d),
@@ -536,6 +621,12 @@ int main(void)
         cmocka_unit_test(test_morton_skips_cells_outside_the_grid),
         cmocka_unit_test(test_morton_interleaves_x_y_z),
         cmocka_unit_test(test_morton_on_skinny_grids_is_linear),
+        cmocka_unit_test(test_grouped_on_4x5_ends_with_a_short_band),
+        cmocka_unit_test(test_grouped_on_3x7_with_bands_of_3),
+        cmocka_unit_test(test_grouped_walks_planes_in_turn),
+        cmocka_unit_test(test_grouped_with_one_row_bands_is_linear),
+        cmocka_unit_test(test_grouped_with_bands_over_the_grid_is_column_in_2d),
+        cmocka_unit_test(test_grouped_on_1d_is_linear),
         cmocka_unit_test(test_zero_parameters_are_rejected),
         cmocka_unit_test(test_empty_shape_is_rejected),
         cmocka_unit_test(test_too_many_cells_overflow),
