@@ -1,7 +1,8 @@
 /* test_order.c: behaviour of the grid orders (tuner/order.c).
  * Every order must be a permutation of the grid on 1-, 2- and 3-D and skinny shapes; each
  * order's documented meaning is pinned by exact sequences on small grids; hilbert must only
- * step between neighbours; and the text form must round-trip and reject malformed input. */
+ * step between neighbours; gt_order_at must agree with gt_order_fill cell by cell; and the
+ * text form must round-trip and reject malformed input. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -107,6 +108,23 @@ static void assert_same_as(gt_order o, gt_order like, const uint32_t shape[3])
                      want[i]);
     free(want);
     free(seq);
+}
+
+/* gt_order_at(o, shape, k) is gt_order_fill's out[k] for every k of every permutation shape. */
+static void assert_at_matches_fill(gt_order o)
+{
+    assert_true(gt_order_has_closed_form(&o));
+    for (size_t s = 0; s < ARRAY_LEN(permutation_shapes); s++) {
+        const uint32_t *shape = permutation_shapes[s];
+        uint32_t *seq = fill(o, shape);
+        for (uint32_t k = 0; k < cell_count(shape); k++) {
+            uint32_t at = gt_order_at(&o, shape, k);
+            if (at != seq[k])
+                fail_msg("order %d (%u, %u) on %ux%ux%u: at(%u) = %u, fill has %u", (int)o.kind, o.p1, o.p2, shape[0],
+                         shape[1], shape[2], k, at, seq[k]);
+        }
+        free(seq);
+    }
 }
 
 /* ---- every order is a permutation ------------------------------------------------------ */
@@ -395,6 +413,127 @@ static void test_grouped_on_1d_is_linear(void **state)
     assert_linear((gt_order){GT_ORDER_GROUPED, 1, 0}, 1000, 1, 1);
 }
 
+/* ---- the k-th cell without filling -------------------------------------------------------- */
+
+static void test_closed_forms(void **state)
+{
+    (void)state;
+    for (int kind = 0; kind < GT_ORDER_KINDS; kind++) {
+        gt_order o = {(gt_order_kind)kind, 2, 2};
+        assert_int_equal(gt_order_has_closed_form(&o), kind != GT_ORDER_HILBERT && kind != GT_ORDER_MORTON);
+    }
+    gt_order unknown = {(gt_order_kind)99, 2, 2};
+    assert_false(gt_order_has_closed_form(&unknown));
+}
+
+static void test_linear_at_matches_fill(void **state)
+{
+    (void)state;
+    assert_at_matches_fill((gt_order){GT_ORDER_LINEAR, 0, 0});
+}
+
+static void test_column_at_matches_fill(void **state)
+{
+    (void)state;
+    assert_at_matches_fill((gt_order){GT_ORDER_COLUMN, 0, 0});
+}
+
+static void test_zigzag_at_matches_fill(void **state)
+{
+    (void)state;
+    assert_at_matches_fill((gt_order){GT_ORDER_ZIGZAG, 0, 0});
+}
+
+/* Strides and granularities above the grid and ones that leave a short last granule. */
+static void test_strided_at_matches_fill(void **state)
+{
+    (void)state;
+    static const uint32_t params[][2] = {{1, 1},     {2, 1},          {3, 2},        {7, 5},
+                                         {4, 3},     {1000, 1},       {2, 1000},     {65537, 3},
+                                         {5, 65536}, {2, UINT32_MAX}, {UINT32_MAX, 1}, {UINT32_MAX, UINT32_MAX}};
+    for (size_t i = 0; i < ARRAY_LEN(params); i++)
+        assert_at_matches_fill((gt_order){GT_ORDER_STRIDED, params[i][0], params[i][1]});
+}
+
+/* Tiles that divide the grid, clipped edge tiles, and tiles larger than the grid. */
+static void test_tiled_at_matches_fill(void **state)
+{
+    (void)state;
+    static const uint32_t params[][2] = {{1, 1}, {2, 2},    {4, 4},      {5, 3},      {3, 5},          {1, 7},
+                                         {7, 1}, {2, 100},  {100, 100},  {65536, 3},  {3, UINT32_MAX},
+                                         {UINT32_MAX, UINT32_MAX}};
+    for (size_t i = 0; i < ARRAY_LEN(params); i++)
+        assert_at_matches_fill((gt_order){GT_ORDER_TILED, params[i][0], params[i][1]});
+}
+
+/* Bands that divide the rows, short last bands, and bands taller than the grid. */
+static void test_grouped_at_matches_fill(void **state)
+{
+    (void)state;
+    static const uint32_t bands[] = {1, 2, 3, 4, 5, 7, 8, 16, 100, 65535, 65536, UINT32_MAX};
+    for (size_t i = 0; i < ARRAY_LEN(bands); i++)
+        assert_at_matches_fill((gt_order){GT_ORDER_GROUPED, bands[i], 0});
+}
+
+/* A grid of 2^32 - 2^16 cells, too large to fill here: the k-th cells follow from each order's
+ * meaning, and the intermediate products (granules x granularity, tiles x rows) pass 2^32. */
+static void test_at_on_a_grid_near_the_cell_limit(void **state)
+{
+    (void)state;
+    const uint32_t shape[3] = {65536, 65535, 1}, X = 65536, last = 65536u * 65535u - 1;
+    const gt_order column = {GT_ORDER_COLUMN, 0, 0}, zigzag = {GT_ORDER_ZIGZAG, 0, 0};
+    assert_int_equal(gt_order_at(&column, shape, 1), X);
+    assert_int_equal(gt_order_at(&column, shape, 65535), 1);
+    assert_int_equal(gt_order_at(&column, shape, last), last);
+    assert_int_equal(gt_order_at(&zigzag, shape, X), 2 * X - 1);
+    assert_int_equal(gt_order_at(&zigzag, shape, 65534u * X - 1), 65533u * X);
+    assert_int_equal(gt_order_at(&zigzag, shape, last), last);
+
+    /* Four granules of 2^30 cells, the last one 2^16 short: visited 0, 2, 1, 3. */
+    const gt_order strided = {GT_ORDER_STRIDED, 2, 1u << 30};
+    assert_int_equal(gt_order_at(&strided, shape, 0), 0);
+    assert_int_equal(gt_order_at(&strided, shape, 1u << 30), 1u << 31);
+    assert_int_equal(gt_order_at(&strided, shape, 1u << 31), 1u << 30);
+    assert_int_equal(gt_order_at(&strided, shape, (1u << 31) + (1u << 30)), (1u << 31) + (1u << 30));
+    assert_int_equal(gt_order_at(&strided, shape, last), last);
+
+    /* Tiles two columns wide and the grid's height: down the first two columns first. */
+    const gt_order tiled = {GT_ORDER_TILED, 2, 65535};
+    assert_int_equal(gt_order_at(&tiled, shape, 3), X + 1);
+    assert_int_equal(gt_order_at(&tiled, shape, 2 * 65535), 2);
+    assert_int_equal(gt_order_at(&tiled, shape, last), last);
+    const gt_order whole = {GT_ORDER_TILED, UINT32_MAX, UINT32_MAX};
+    assert_int_equal(gt_order_at(&whole, shape, last - 7), last - 7);
+
+    /* 65535 rows in bands of 2: the last band is row 65534 alone, walked left to right. */
+    const gt_order grouped = {GT_ORDER_GROUPED, 2, 0};
+    assert_int_equal(gt_order_at(&grouped, shape, 3), X + 1);
+    assert_int_equal(gt_order_at(&grouped, shape, last - 1), last - 1);
+    assert_int_equal(gt_order_at(&grouped, shape, last - (X - 1)), 65534u * X);
+    assert_int_equal(gt_order_at(&grouped, shape, last - X), 65534u * X - 1);
+    const gt_order tall = {GT_ORDER_GROUPED, 65535, 0};
+    assert_int_equal(gt_order_at(&tall, shape, 65535), 1);
+    assert_int_equal(gt_order_at(&tall, shape, last), last);
+}
+
+static void test_at_refuses_what_fill_refuses(void **state)
+{
+    (void)state;
+    const uint32_t shape[3] = {4, 4, 1}, empty[3] = {4, 0, 1}, huge[3] = {65536, 65536, 1};
+    const gt_order linear = {GT_ORDER_LINEAR, 0, 0}, hilbert = {GT_ORDER_HILBERT, 0, 0},
+                   morton = {GT_ORDER_MORTON, 0, 0}, no_band = {GT_ORDER_GROUPED, 0, 0},
+                   no_granule = {GT_ORDER_STRIDED, 2, 0}, unknown = {(gt_order_kind)99, 0, 0};
+    assert_int_equal(gt_order_at(&linear, shape, 15), 15);
+    assert_int_equal(gt_order_at(&linear, shape, 16), GT_ORDER_NO_CELL);
+    assert_int_equal(gt_order_at(&linear, empty, 0), GT_ORDER_NO_CELL);
+    assert_int_equal(gt_order_at(&linear, huge, 0), GT_ORDER_NO_CELL);
+    assert_int_equal(gt_order_at(&hilbert, shape, 0), GT_ORDER_NO_CELL);
+    assert_int_equal(gt_order_at(&morton, shape, 0), GT_ORDER_NO_CELL);
+    assert_int_equal(gt_order_at(&no_band, shape, 0), GT_ORDER_NO_CELL);
+    assert_int_equal(gt_order_at(&no_granule, shape, 0), GT_ORDER_NO_CELL);
+    assert_int_equal(gt_order_at(&unknown, shape, 0), GT_ORDER_NO_CELL);
+}
+
 /* ---- fill argument checks --------------------------------------------------------------- */
 
 static void test_zero_parameters_are_rejected(void **state)
@@ -627,6 +766,15 @@ int main(void)
         cmocka_unit_test(test_grouped_with_one_row_bands_is_linear),
         cmocka_unit_test(test_grouped_with_bands_over_the_grid_is_column_in_2d),
         cmocka_unit_test(test_grouped_on_1d_is_linear),
+        cmocka_unit_test(test_closed_forms),
+        cmocka_unit_test(test_linear_at_matches_fill),
+        cmocka_unit_test(test_column_at_matches_fill),
+        cmocka_unit_test(test_zigzag_at_matches_fill),
+        cmocka_unit_test(test_strided_at_matches_fill),
+        cmocka_unit_test(test_tiled_at_matches_fill),
+        cmocka_unit_test(test_grouped_at_matches_fill),
+        cmocka_unit_test(test_at_on_a_grid_near_the_cell_limit),
+        cmocka_unit_test(test_at_refuses_what_fill_refuses),
         cmocka_unit_test(test_zero_parameters_are_rejected),
         cmocka_unit_test(test_empty_shape_is_rejected),
         cmocka_unit_test(test_too_many_cells_overflow),

@@ -1,6 +1,7 @@
 /* order.c: the orders a schedule walks a grid in, and their text form.
  * gt_order_fill turns an order and a grid shape into the list of linear cell indices in
  * visiting order; the executor calls it once per batch, so every order is O(cells).
+ * gt_order_at gives one entry of that list in O(1), for the orders that have a closed form.
  * gt_order_parse and gt_order_format convert between gt_order and the canonical text that
  * schedules, wisdom files and the command line share. */
 #include "order.h"
@@ -30,8 +31,9 @@ typedef struct grid_args {
     uint32_t p1, p2;
 } grid_args;
 
-/* One row per kind: its text form and its walker. Parameterised orders take one number after
- * the colon, or two with sep between them. */
+/* One row per kind: its text form and its walkers. Parameterised orders take one number after
+ * the colon, or two with sep between them. at is NULL for the orders without a closed form for
+ * the k-th cell. */
 typedef struct order_info {
     const char *name;
     unsigned params; /* 0, 1 or 2 */
@@ -40,14 +42,25 @@ typedef struct order_info {
     const char *p1_name, *p2_name;
     uint32_t max;
     void (*fill)(const grid_args *g, uint32_t *out);
+    uint32_t (*at)(const grid_args *g, uint32_t k);
 } order_info;
 
 /* ---- filling ---------------------------------------------------------------------------- */
+
+/* The fill and at walkers of each order sit side by side; the tests check that at(k) is the
+ * fill's out[k] for every k. Intermediate products are 64-bit: a parameter may be up to 2^32-1
+ * and a product of one with a cell count passes 2^32. */
 
 static void fill_linear(const grid_args *g, uint32_t *out)
 {
     for (uint32_t i = 0; i < g->n; i++)
         out[i] = i;
+}
+
+static uint32_t at_linear(const grid_args *g, uint32_t k)
+{
+    (void)g;
+    return k;
 }
 
 static void fill_column(const grid_args *g, uint32_t *out)
@@ -58,6 +71,14 @@ static void fill_column(const grid_args *g, uint32_t *out)
         for (uint32_t y = 0; y < s[1]; y++)
             for (uint32_t z = 0; z < s[2]; z++)
                 out[k++] = x + s[0] * (y + s[1] * z);
+}
+
+/* k = z + Z*(y + Y*x): the linear index with the dimensions reversed. */
+static uint32_t at_column(const grid_args *g, uint32_t k)
+{
+    const uint32_t *s = g->s;
+    uint32_t z = k % s[2], y = k / s[2] % s[1], x = k / s[2] / s[1];
+    return (uint32_t)(x + (uint64_t)s[0] * (y + (uint64_t)s[1] * z));
 }
 
 /* 64-bit arithmetic because granule * granularity may pass 2^32 for huge granularities. */
@@ -73,6 +94,29 @@ static void fill_strided(const grid_args *g, uint32_t *out)
         }
 }
 
+/* Granules fall into classes by granule mod stride, visited class after class. With
+ * granules = q*stride + r, classes below r hold q+1 granules and the others q. Only the last
+ * granule may be short, and it ends its class, so k is first mapped to the sequence in which it
+ * is full (adding the missing cells once k is past that class), then split into slot and offset. */
+static uint32_t at_strided(const grid_args *g, uint32_t k)
+{
+    uint64_t n = g->n, stride = g->p1, gran = g->p2;
+    uint64_t granules = (n + gran - 1) / gran, q = granules / stride, r = granules % stride;
+    uint64_t missing = granules * gran - n;
+    /* The short granule's class is r-1, or the last one when r is 0: its end, in full cells. */
+    uint64_t through_short = (r ? r * (q + 1) : granules) * gran;
+    uint64_t full = k < through_short - missing ? k : k + missing;
+    uint64_t slot = full / gran, offset = full % gran, cls, i;
+    if (slot < r * (q + 1)) {
+        cls = slot / (q + 1);
+        i = slot % (q + 1);
+    } else {
+        cls = r + (slot - r * (q + 1)) / q;
+        i = (slot - r * (q + 1)) % q;
+    }
+    return (uint32_t)((cls + i * stride) * gran + offset);
+}
+
 static void fill_zigzag(const grid_args *g, uint32_t *out)
 {
     const uint32_t *s = g->s;
@@ -80,6 +124,12 @@ static void fill_zigzag(const grid_args *g, uint32_t *out)
     for (uint32_t r = 0; r < rows; r++)
         for (uint32_t x = 0; x < s[0]; x++)
             out[k++] = r * s[0] + (r & 1 ? s[0] - 1 - x : x);
+}
+
+static uint32_t at_zigzag(const grid_args *g, uint32_t k)
+{
+    uint32_t X = g->s[0], r = k / X, x = k % X;
+    return r * X + (r & 1 ? X - 1 - x : x);
 }
 
 static uint32_t tile_end(uint32_t start, uint32_t size, uint32_t limit)
@@ -109,6 +159,21 @@ static void fill_tiled(const grid_args *g, uint32_t *out)
             }
 }
 
+/* Within a plane, rows of tiles are bands of h full rows (the last band shorter); within a
+ * band, tiles of w columns by the band's height (the last tile narrower). Every band before
+ * the last, and every tile before a band's last, is whole, so plain divisions find them. */
+static uint32_t at_tiled(const grid_args *g, uint32_t k)
+{
+    const uint64_t X = g->s[0], Y = g->s[1], plane = X * Y;
+    const uint64_t w = g->p1 < X ? g->p1 : X, h = g->p2 < Y ? g->p2 : Y;
+    uint64_t z = k / plane, m = k % plane;
+    uint64_t band = m / (h * X), band_y = band * h, band_h = Y - band_y < h ? Y - band_y : h;
+    m -= band * h * X;
+    uint64_t tile_x = m / (band_h * w) * w, tile_w = X - tile_x < w ? X - tile_x : w;
+    m -= tile_x * band_h;
+    return (uint32_t)(z * plane + (band_y + m / tile_w) * X + tile_x + m % tile_w);
+}
+
 static void fill_grouped(const grid_args *g, uint32_t *out)
 {
     const uint32_t *s = g->s;
@@ -118,6 +183,17 @@ static void fill_grouped(const grid_args *g, uint32_t *out)
             for (uint32_t x = 0, y1 = tile_end(y0, g->p1, s[1]); x < s[0]; x++)
                 for (uint32_t y = y0; y < y1; y++)
                     out[k++] = x + s[0] * (y + s[1] * z);
+}
+
+/* Every band but the last is G whole rows, so a division finds k's band; column-major inside
+ * it, down the band's own height. */
+static uint32_t at_grouped(const grid_args *g, uint32_t k)
+{
+    const uint64_t X = g->s[0], Y = g->s[1], plane = X * Y, G = g->p1 < Y ? g->p1 : Y;
+    uint64_t z = k / plane, m = k % plane;
+    uint64_t band_y = m / (G * X) * G, band_h = Y - band_y < G ? Y - band_y : G;
+    m -= band_y * X;
+    return (uint32_t)(z * plane + (band_y + m % band_h) * X + m / band_h);
 }
 
 /* Generalized Hilbert curve ("gilbert", Jakub Cervený). generate() fills the rectangle
@@ -268,14 +344,16 @@ static void fill_morton(const grid_args *g, uint32_t *out)
 }
 
 static const order_info orders[] = {
-    [GT_ORDER_LINEAR] = {"linear", 0, 0, "linear", NULL, NULL, 0, fill_linear},
-    [GT_ORDER_COLUMN] = {"column", 0, 0, "column", NULL, NULL, 0, fill_column},
-    [GT_ORDER_STRIDED] = {"strided", 2, '/', "strided:S/G", "stride", "granularity", UINT32_MAX, fill_strided},
-    [GT_ORDER_ZIGZAG] = {"zigzag", 0, 0, "zigzag", NULL, NULL, 0, fill_zigzag},
-    [GT_ORDER_TILED] = {"tiled", 2, 'x', "tiled:WxH", "tile width", "tile height", TILE_MAX, fill_tiled},
-    [GT_ORDER_HILBERT] = {"hilbert", 0, 0, "hilbert", NULL, NULL, 0, fill_hilbert},
-    [GT_ORDER_MORTON] = {"morton", 0, 0, "morton", NULL, NULL, 0, fill_morton},
-    [GT_ORDER_GROUPED] = {"grouped", 1, 0, "grouped:G", "band height", NULL, BAND_MAX, fill_grouped},
+    [GT_ORDER_LINEAR] = {"linear", 0, 0, "linear", NULL, NULL, 0, fill_linear, at_linear},
+    [GT_ORDER_COLUMN] = {"column", 0, 0, "column", NULL, NULL, 0, fill_column, at_column},
+    [GT_ORDER_STRIDED] = {"strided", 2, '/', "strided:S/G", "stride", "granularity", UINT32_MAX, fill_strided,
+                          at_strided},
+    [GT_ORDER_ZIGZAG] = {"zigzag", 0, 0, "zigzag", NULL, NULL, 0, fill_zigzag, at_zigzag},
+    [GT_ORDER_TILED] = {"tiled", 2, 'x', "tiled:WxH", "tile width", "tile height", TILE_MAX, fill_tiled, at_tiled},
+    [GT_ORDER_HILBERT] = {"hilbert", 0, 0, "hilbert", NULL, NULL, 0, fill_hilbert, NULL},
+    [GT_ORDER_MORTON] = {"morton", 0, 0, "morton", NULL, NULL, 0, fill_morton, NULL},
+    [GT_ORDER_GROUPED] = {"grouped", 1, 0, "grouped:G", "band height", NULL, BAND_MAX, fill_grouped,
+                          at_grouped},
 };
 #define ORDER_COUNT (sizeof orders / sizeof orders[0])
 _Static_assert(ORDER_COUNT == GT_ORDER_KINDS, "GT_ORDER_KINDS counts the orders");
@@ -307,6 +385,20 @@ int gt_order_fill(const gt_order *o, const uint32_t shape[3], uint32_t *out)
     if (rc == 0)
         order_info_of(o->kind)->fill(&g, out);
     return rc;
+}
+
+bool gt_order_has_closed_form(const gt_order *o)
+{
+    const order_info *info = order_info_of(o->kind);
+    return info && info->at;
+}
+
+uint32_t gt_order_at(const gt_order *o, const uint32_t shape[3], uint32_t k)
+{
+    grid_args g;
+    if (!gt_order_has_closed_form(o) || check_fill_args(o, shape, &g) < 0 || k >= g.n)
+        return GT_ORDER_NO_CELL;
+    return order_info_of(o->kind)->at(&g, k);
 }
 
 /* ---- text form -------------------------------------------------------------------------- */

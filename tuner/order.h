@@ -28,6 +28,7 @@
 #ifndef GT_ORDER_H
 #define GT_ORDER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -53,6 +54,14 @@ typedef struct gt_order {
  * linear index of the k-th cell visited. Returns 0, or -EINVAL for a zero parameter or an
  * empty shape, or -EOVERFLOW when the cell count does not fit in 32 bits. */
 int gt_order_fill(const gt_order *o, const uint32_t shape[3], uint32_t *out);
+
+/* True when gt_order_at has a closed form for o (every order but hilbert and morton). */
+bool gt_order_has_closed_form(const gt_order *o);
+/* The linear index of the k-th cell o visits on shape (the same as gt_order_fill's out[k]);
+ * closed-form orders only, k < the cell count. O(1). Arguments gt_order_fill would refuse, an
+ * order without a closed form or k out of range give GT_ORDER_NO_CELL. */
+uint32_t gt_order_at(const gt_order *o, const uint32_t shape[3], uint32_t k);
+#define GT_ORDER_NO_CELL UINT32_MAX
 
 /* Text form: "linear", "column", "strided:S/G", "zigzag", "tiled:WxH", "hilbert", "morton",
  * "grouped:G". Tile sides and band heights are 1..65536, strides and granularities
