@@ -35,7 +35,7 @@ EOF
 cat >"$tmp/good.json" <<EOF
 {"format": "gridtune-wisdom", "version": 1, "entries": [
 $(entry transpose "item=tiled:4x4,assign=block" 0.31 2),
-$(entry matmul "group=hilbert,item=linear,assign=dynamic:8" null 4)
+$(entry matmul "group=grouped:8,item=hilbert,assign=dynamic:8" null 4)
 ]}
 EOF
 cat >"$tmp/bad.json" <<EOF
@@ -61,7 +61,7 @@ expect_in "$out" "kernel" "show header"
 expect_in "$out" "transpose" "show"
 expect_in "$out" "8192x8192/16x16" "show range"
 expect_in "$out" "group=linear,item=tiled:4x4,assign=block" "show canonical schedule"
-expect_in "$out" "group=hilbert,item=linear,assign=dynamic:8" "show"
+expect_in "$out" "group=grouped:8,item=hilbert,assign=dynamic:8" "show"
 expect_in "$out" "+31.0%" "show gain"
 expect_in "$out" "2026-11-18T11:06:40Z" "show decided"
 [ "$(printf '%s\n' "$out" | wc -l)" = 3 ] || fail "show printed other than a header and 2 rows: $out"

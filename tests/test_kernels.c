@@ -43,6 +43,7 @@ static const char *const schedules[] = {
     "group=zigzag,span=5,item=tiled:3x2,assign=stealing",
     "group=tiled:2x2,span=8,item=strided:4/2,assign=dynamic:3",
     "group=morton,span=64,item=hilbert,assign=block",
+    "group=grouped:3,span=2,item=grouped:4,assign=dynamic:2",
 };
 
 static int group_setup(void **state)

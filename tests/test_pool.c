@@ -106,7 +106,7 @@ static void exactly_once_every_policy_and_worker_count(void **state)
 {
     (void)state;
     const char *assigns[] = {"block", "cyclic:1", "cyclic:3", "dynamic:1", "dynamic:5", "stealing"};
-    const char *groups[] = {"linear", "hilbert", "tiled:3x2", "strided:4/2"};
+    const char *groups[] = {"linear", "hilbert", "tiled:3x2", "strided:4/2", "grouped:5"};
     const char *items[] = {"zigzag", "linear", "column", "tiled:2x2"};
     const unsigned spans[] = {1, 3, 8, 40}; /* 33 groups a row: the last span of a row is narrower */
     gt_range r = range3(66, 51, 1, 2, 3, 1, 2); /* a 33 x 17 grid */
@@ -115,7 +115,7 @@ static void exactly_once_every_policy_and_worker_count(void **state)
         char err[256];
         assert_int_equal(gt_pool_create(&(gt_pool_config){.workers = workers}, &pool, err, sizeof err), 0);
         for (size_t a = 0; a < 6; a++)
-            for (size_t g = 0; g < 4; g++)
+            for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++)
                 for (size_t s = 0; s < 4; s++) {
                     char text[GT_SCHEDULE_TEXT_MAX];
                     snprintf(text, sizeof text, "group=%s,span=%u,item=%s,assign=%s", groups[g], spans[s],
@@ -370,9 +370,9 @@ static void item_order_reaches_the_kernel(void **state)
     gt_pool *pool;
     char err[256];
     assert_int_equal(gt_pool_create(&(gt_pool_config){.workers = 1}, &pool, err, sizeof err), 0);
-    const char *items[] = {"linear", "zigzag", "column", "tiled:2x2", "hilbert", "strided:3/1"};
+    const char *items[] = {"linear", "zigzag", "column", "tiled:2x2", "hilbert", "strided:3/1", "grouped:2"};
     uint32_t shape[3] = {4, 3, 1};
-    for (size_t i = 0; i < 6; i++) {
+    for (size_t i = 0; i < sizeof items / sizeof items[0]; i++) {
         char text[64];
         snprintf(text, sizeof text, "item=%s", items[i]);
         gt_batch b = {.run = gt_kernel_desc_record_items.run, .range = range3(8, 6, 1, 4, 3, 1, 2),

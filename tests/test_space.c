@@ -88,12 +88,37 @@ static void test_group_axis_is_bounded_by_the_grid(void **state)
     (void)state;
     gt_space_config c = gt_space_config_default();
     char text[512];
-    /* Tiles clip to the 13 x 8 grid: 16x8 covers whole rows, the linear order again. */
+    /* Tiles clip to the 13 x 8 grid: 16x8 covers whole rows, the linear order again; a band of
+     * 8 rows is the whole grid, the column order again. */
     axis_text(&c, GT_AXIS_GROUP, items16x16, grid13x8, 2, text, sizeof text);
-    assert_string_equal(text, "linear column zigzag tiled:2x2 tiled:4x4 tiled:8x8 hilbert");
+    assert_string_equal(text, "linear column zigzag tiled:2x2 tiled:4x4 tiled:8x8 hilbert grouped:2 grouped:4");
     /* A sample holds a whole tile: samples of 20 workgroups take tiles up to 4x4. */
     axis_text_sampled(&c, GT_AXIS_GROUP, items16x16, grid13x8, 20, 2, text, sizeof text);
-    assert_string_equal(text, "linear column zigzag tiled:2x2 tiled:4x4 hilbert");
+    assert_string_equal(text, "linear column zigzag tiled:2x2 tiled:4x4 hilbert grouped:2 grouped:4");
+}
+
+/* Band heights follow the series up to the grid's height and at most 16 rows. */
+static void test_grouped_bands_are_bounded(void **state)
+{
+    (void)state;
+    gt_space_config c = gt_space_config_default();
+    c.group_styles = (1u << GT_ORDER_COLUMN) | (1u << GT_ORDER_GROUPED);
+    char text[512];
+    const uint32_t tall[3] = {256, 256, 1}, short_grid[3] = {64, 3, 1}, line[3] = {1024, 1, 1};
+    axis_text(&c, GT_AXIS_GROUP, items16x16, tall, 2, text, sizeof text);
+    assert_string_equal(text, "linear column grouped:2 grouped:4 grouped:8 grouped:16");
+    axis_text(&c, GT_AXIS_GROUP, items16x16, short_grid, 2, text, sizeof text);
+    assert_string_equal(text, "linear column grouped:2");
+    axis_text(&c, GT_AXIS_GROUP, items16x16, line, 2, text, sizeof text);
+    assert_string_equal(text, "linear");
+    /* In 3-D, a band of the whole height walks each plane column-major, which the column order
+     * (z fastest) does not. */
+    const uint32_t cube[3] = {8, 4, 2};
+    axis_text(&c, GT_AXIS_GROUP, items16x16, cube, 2, text, sizeof text);
+    assert_string_equal(text, "linear column grouped:2 grouped:4");
+    c.series.limit = 4;
+    axis_text(&c, GT_AXIS_GROUP, items16x16, tall, 2, text, sizeof text);
+    assert_string_equal(text, "linear column grouped:2 grouped:4");
 }
 
 /* Spans follow the series up to a row of the grid and a worker's share of a sample. */
@@ -150,9 +175,14 @@ static void test_styles_parse(void **state)
     assert_int_equal(gt_space_styles_parse("span=wide", &c, err, sizeof err), -EINVAL);
     assert_non_null(strstr(err, "unknown span style \"wide\""));
 
+    assert_int_equal(gt_space_styles_parse("group=linear+grouped", &c, err, sizeof err), 0);
+    assert_int_equal(c.group_styles, (1u << GT_ORDER_LINEAR) | (1u << GT_ORDER_GROUPED));
+    assert_true(c.axes & (1u << GT_AXIS_GROUP));
+
     gt_space_config before = c;
     assert_int_equal(gt_space_styles_parse("item=linear+spiral", &c, err, sizeof err), -EINVAL);
     assert_non_null(strstr(err, "unknown item style \"spiral\""));
+    assert_non_null(strstr(err, "expected linear, column, strided, zigzag, tiled, hilbert, morton or grouped"));
     assert_memory_equal(&c, &before, sizeof c);
     assert_int_equal(gt_space_styles_parse("grop=linear", &c, err, sizeof err), -EINVAL);
     assert_non_null(strstr(err, "grop=linear"));
@@ -181,6 +211,7 @@ int main(void)
         cmocka_unit_test(test_assign_axis_follows_the_series),
         cmocka_unit_test(test_item_axis_drops_twins),
         cmocka_unit_test(test_group_axis_is_bounded_by_the_grid),
+        cmocka_unit_test(test_grouped_bands_are_bounded),
         cmocka_unit_test(test_span_axis_is_bounded_by_a_row_and_a_share),
         cmocka_unit_test(test_strided_takes_both_parameters),
         cmocka_unit_test(test_styles_parse),

@@ -165,7 +165,7 @@ static void stored_entries_survive_save_and_reopen(void **state)
     fixture *f = *state;
     f->w = open_ok(f, f->path);
     gt_wisdom_key k1 = key_of("transpose", 8192, 2), k2 = key_of("matmul", 1024, 4);
-    gt_wisdom_entry e1 = entry_of("group=linear,item=tiled:4x4,assign=block", 0.1 + 0.2, 0.31);
+    gt_wisdom_entry e1 = entry_of("group=grouped:8,item=tiled:4x4,assign=block", 0.1 + 0.2, 0.31);
     gt_wisdom_entry e2 = entry_of("group=hilbert,span=16,item=linear,assign=dynamic:8", 1e-9 / 3, NAN);
     e2.decided = 0;
     assert_int_equal(gt_wisdom_store(f->w, &k1, &e1, NULL, 0), 0);

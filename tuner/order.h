@@ -20,10 +20,15 @@
  *                 walked backwards so the path stays connected. 1-D: linear.
  *   morton        Z-order: bits of x, y, z interleaved with x lowest; cells outside the grid
  *                 are skipped. 1-D: linear.
- * Parameterless orders ignore p1 and p2. */
+ *   grouped:G     bands of G rows (the last band shorter), bands top to bottom, column-major
+ *                 inside a band (y fastest within the band, then x); each z plane in turn.
+ *                 G = 1 is linear; G >= Y is column on 2-D. 1-D: linear. (Triton's
+ *                 GROUP_SIZE_M, CUTLASS's threadblock swizzle.)
+ * Parameterless orders ignore p1 and p2; grouped ignores p2. */
 #ifndef GT_ORDER_H
 #define GT_ORDER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -35,9 +40,11 @@ typedef enum gt_order_kind {
     GT_ORDER_TILED,
     GT_ORDER_HILBERT,
     GT_ORDER_MORTON,
+    GT_ORDER_GROUPED,
 } gt_order_kind;
 
-/* p1, p2: strided -> stride, granularity; tiled -> width, height; others -> 0. */
+/* p1, p2: strided -> stride, granularity; tiled -> width, height; grouped -> G, 0;
+ * others -> 0. */
 typedef struct gt_order {
     gt_order_kind kind;
     uint32_t p1, p2;
@@ -48,8 +55,17 @@ typedef struct gt_order {
  * empty shape, or -EOVERFLOW when the cell count does not fit in 32 bits. */
 int gt_order_fill(const gt_order *o, const uint32_t shape[3], uint32_t *out);
 
-/* Text form: "linear", "column", "strided:S/G", "zigzag", "tiled:WxH", "hilbert", "morton".
- * Tile sides are 1..65536, strides and granularities 1..2^32-1.
+/* True when gt_order_at has a closed form for o (every order but hilbert and morton). */
+bool gt_order_has_closed_form(const gt_order *o);
+/* The linear index of the k-th cell o visits on shape (the same as gt_order_fill's out[k]);
+ * closed-form orders only, k < the cell count. O(1). Arguments gt_order_fill would refuse, an
+ * order without a closed form or k out of range give GT_ORDER_NO_CELL. */
+uint32_t gt_order_at(const gt_order *o, const uint32_t shape[3], uint32_t k);
+#define GT_ORDER_NO_CELL UINT32_MAX
+
+/* Text form: "linear", "column", "strided:S/G", "zigzag", "tiled:WxH", "hilbert", "morton",
+ * "grouped:G". Tile sides and band heights are 1..65536, strides and granularities
+ * 1..2^32-1.
  * gt_order_parse reads exactly len characters of text. On error it returns -EINVAL and writes
  * a sentence quoting the bad part into err. gt_order_format returns the length it would
  * write, as snprintf does. */
@@ -57,7 +73,7 @@ int gt_order_parse(const char *text, size_t len, gt_order *out, char *err, size_
 int gt_order_format(const gt_order *o, char *buf, size_t len);
 
 /* A kind's name without parameters ("tiled"), and back; NULL / -EINVAL when unknown. */
-#define GT_ORDER_KINDS 7
+#define GT_ORDER_KINDS 8
 const char *gt_order_kind_name(gt_order_kind kind);
 int gt_order_kind_parse(const char *name, size_t len, gt_order_kind *out);
 

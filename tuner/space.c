@@ -1,7 +1,8 @@
 /* space.c: the candidates of one axis, their parameter series, and the style syntax.
  * A variation is left out when its permutation of the sample's shape equals one already
- * listed: in 1-D, column, zigzag, tiled, Hilbert and Morton are all the linear order, and a
- * tile as large as the grid is no tile at all. Measuring such twins would only spend budget. */
+ * listed: in 1-D, column, zigzag, tiled, Hilbert, Morton and grouped are all the linear order,
+ * a tile as large as the grid is no tile at all, and a band as tall as a 2-D grid is the column
+ * order. Measuring such twins would only spend budget. */
 #include "space.h"
 
 #include "machine.h"
@@ -27,13 +28,21 @@ const char *gt_axis_name(gt_axis a)
 
 #define BIT(k) (1u << (unsigned)(k))
 
+/* The tallest band grouped:G is tried with. Triton's tuned matmuls group 8 rows of tiles (its
+ * GROUP_SIZE_M); 16 leaves one step beyond. Taller bands move towards the column order, which
+ * the axis has already, and on a tall grid they would add a candidate for
+ * every doubling of its height. */
+#define SPACE_BAND_MAX 16u
+/* Room for the list of order style names in an error message. */
+#define STYLE_NAMES_MAX 128
+
 gt_space_config gt_space_config_default(void)
 {
     return (gt_space_config){
         .series = {.start = 2, .ratio = 2, .limit = 0},
         .axes = BIT(GT_AXIS_ASSIGN) | BIT(GT_AXIS_ITEM) | BIT(GT_AXIS_GROUP) | BIT(GT_AXIS_SPAN),
         .group_styles = BIT(GT_ORDER_LINEAR) | BIT(GT_ORDER_COLUMN) | BIT(GT_ORDER_ZIGZAG) | BIT(GT_ORDER_TILED) |
-                        BIT(GT_ORDER_HILBERT),
+                        BIT(GT_ORDER_HILBERT) | BIT(GT_ORDER_GROUPED),
         .item_styles = BIT(GT_ORDER_LINEAR) | BIT(GT_ORDER_COLUMN) | BIT(GT_ORDER_TILED),
         .assign_styles = BIT(GT_ASSIGN_BLOCK) | BIT(GT_ASSIGN_DYNAMIC) | BIT(GT_ASSIGN_STEALING),
     };
@@ -78,6 +87,18 @@ int gt_series_parse(const char *text, gt_series *out, char *err, size_t errlen)
     return rc;
 }
 
+/* "linear, column, ... or grouped": the order styles' names, for error messages. */
+static void order_style_names(char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (unsigned k = 0; k < GT_ORDER_KINDS && used < len; k++) {
+        const char *joint = k == 0 ? "" : k + 1 == GT_ORDER_KINDS ? " or " : ", ";
+        int n = snprintf(buf + used, len - used, "%s%s", joint, gt_order_kind_name((gt_order_kind)k));
+        used += n > 0 ? (size_t)n : 0;
+    }
+}
+
 /* Parses "linear+tiled+hilbert" into a style bitmask of the axis. */
 static int parse_style_list(gt_axis axis, const char *text, size_t len, uint32_t *out, char *err, size_t errlen)
 {
@@ -100,11 +121,13 @@ static int parse_style_list(gt_axis axis, const char *text, size_t len, uint32_t
             mask |= rc == 0 ? BIT(k) : 0;
         }
         if (rc < 0 || n == 0) {
+            char orders[STYLE_NAMES_MAX];
+            order_style_names(orders, sizeof orders);
             snprintf(err, errlen, "styles \"%.*s\": unknown %s style \"%.*s\"; expected %s", (int)len, text,
                      axis_names[axis], (int)n, text + pos,
                      axis == GT_AXIS_ASSIGN ? "block, cyclic, dynamic or stealing"
                      : axis == GT_AXIS_SPAN ? "series, or nothing to switch spans off"
-                                            : "linear, column, strided, zigzag, tiled, hilbert or morton");
+                                            : orders);
             return -EINVAL;
         }
         pos += n + (plus ? 1 : 0);
@@ -254,6 +277,13 @@ static void add_order_styles(entry_list *l, gt_axis axis, const gt_space_config 
                     o.p2 = (uint32_t)gran;
                     add_order(l, axis, base, o, shape, scratch);
                 }
+            }
+        } else if (k == GT_ORDER_GROUPED) {
+            /* Bands of G rows; a band as tall as the shape is the column order on 2-D, dropped as
+             * its twin. */
+            FOR_SERIES(rows, &c->series, shape[1] < SPACE_BAND_MAX ? shape[1] : SPACE_BAND_MAX) {
+                o.p1 = (uint32_t)rows;
+                add_order(l, axis, base, o, shape, scratch);
             }
         } else {
             add_order(l, axis, base, o, shape, scratch);

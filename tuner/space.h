@@ -2,8 +2,9 @@
  * A schedule has four axes (assignment, item order, group order, span). Analysis explores them
  * one after the other, each time varying one axis of the best schedule so far, so the space is
  * the sum of the axes' styles rather than their product. Each style's control parameters
- * (chunk, tile side, stride and granularity) and the span follow a geometric series bounded by
- * the grid (a span by a row, and by a worker's share of a sample).
+ * (chunk, tile side, stride and granularity, band height) and the span follow a geometric
+ * series bounded by the grid (a span by a row and by a worker's share of a sample, a band
+ * height by 16).
  * Variations that give the same permutation as an earlier one for this shape are left out. */
 #ifndef GT_SPACE_H
 #define GT_SPACE_H
@@ -39,7 +40,7 @@ typedef struct gt_space_config {
     uint32_t assign_styles; /* bit (1 << gt_assign_kind) */
 } gt_space_config;
 
-/* All axes; group: linear column zigzag tiled hilbert; item: linear column tiled;
+/* All axes; group: linear column zigzag tiled hilbert grouped; item: linear column tiled;
  * assign: block dynamic stealing; spans; series 2, 2, grid-bounded. */
 gt_space_config gt_space_config_default(void);
 int gt_space_config_check(const gt_space_config *c, char *err, size_t errlen);

@@ -72,7 +72,8 @@ int gt_wisdom_entry_check(const gt_wisdom_entry *e, char *err, size_t errlen)
     gt_schedule back;
     char text[GT_SCHEDULE_TEXT_MAX], why[256];
     const gt_schedule *s = &e->schedule;
-    if (s->group.kind > GT_ORDER_MORTON || s->item.kind > GT_ORDER_MORTON || s->assign.kind > GT_ASSIGN_STEALING)
+    if ((unsigned)s->group.kind >= GT_ORDER_KINDS || (unsigned)s->item.kind >= GT_ORDER_KINDS ||
+        (unsigned)s->assign.kind >= GT_ASSIGN_KINDS)
         return gt_sentence_fail(err, errlen, -EINVAL, "\"schedule\": unknown order or assignment kind");
     int n = gt_schedule_format(&e->schedule, text, sizeof text);
     if (n <= 0 || (size_t)n >= sizeof text || gt_schedule_parse(text, &back, why, sizeof why) != 0 ||

@@ -32,10 +32,13 @@ OPTIONS = ["-O2 -DN=4 -march=native -ffast-math", "-O0 -g -std=c11 -pedantic -Wa
            "-lm", "-L.", "-fopenmp", "-include", "-iquote.", "--sysroot=x", "@file", "-MF", "-save-temps=obj",
            "-frecord-gcc-switches", "-x"]
 
-# Schedule texts beside the traces' ones, set into a launch's options: spans and their bad forms.
+# Schedule texts beside the traces' ones, set into a launch's options: spans, grouped orders and
+# their bad forms.
 SCHEDULES = ["group=linear,span=8,item=linear,assign=dynamic:1", "span=65536,item=tiled:16x4", "span=0",
              "span=65537", "span=", "span=2,span=2", "group=hilbert,span=3,item=column,assign=stealing",
-             "span=-1,item=linear", "span=99999999999999999999"]
+             "span=-1,item=linear", "span=99999999999999999999",
+             "group=grouped:8,span=2,item=grouped:4,assign=dynamic:4", "group=grouped:65536,item=grouped:1",
+             "group=grouped:0", "item=grouped:70000", "group=grouped:4x4", "group=grouped"]
 
 
 # A launch's answer and keep_event beside what the traces hold: the one-trip forms and refused ones.
