@@ -97,6 +97,22 @@ static void test_group_axis_is_bounded_by_the_grid(void **state)
     assert_string_equal(text, "linear column zigzag tiled:2x2 tiled:4x4 hilbert grouped:2 grouped:4");
 }
 
+/* On grids too large to fill, twins are still found (a tile as wide as the grid is the linear
+   order, every order of a line is), and Hilbert stays. */
+static void test_twins_are_found_on_large_grids(void **state)
+{
+    (void)state;
+    gt_space_config c = gt_space_config_default();
+    char text[512];
+    const uint32_t wide[3] = {1024, 512, 1}, line[3] = {1u << 20, 1, 1};
+    axis_text_sampled(&c, GT_AXIS_GROUP, items16x16, wide, 1u << 22, 2, text, sizeof text);
+    assert_string_equal(text, "linear column zigzag tiled:2x2 tiled:4x4 tiled:8x8 tiled:16x16 tiled:32x32 "
+                              "tiled:64x64 tiled:128x128 tiled:256x256 tiled:512x512 hilbert grouped:2 grouped:4 "
+                              "grouped:8 grouped:16");
+    axis_text_sampled(&c, GT_AXIS_GROUP, items16x16, line, 4096, 2, text, sizeof text);
+    assert_string_equal(text, "linear");
+}
+
 /* Band heights follow the series up to the grid's height and at most 16 rows. */
 static void test_grouped_bands_are_bounded(void **state)
 {
@@ -212,6 +228,7 @@ int main(void)
         cmocka_unit_test(test_item_axis_drops_twins),
         cmocka_unit_test(test_group_axis_is_bounded_by_the_grid),
         cmocka_unit_test(test_grouped_bands_are_bounded),
+        cmocka_unit_test(test_twins_are_found_on_large_grids),
         cmocka_unit_test(test_span_axis_is_bounded_by_a_row_and_a_share),
         cmocka_unit_test(test_strided_takes_both_parameters),
         cmocka_unit_test(test_styles_parse),

@@ -224,13 +224,51 @@ static uint64_t perm_hash(const uint32_t *v, uint64_t n)
     return gt_hash_bytes(n, lane, sizeof lane);
 }
 
+/* Up to this many cells, twins are found by filling and hashing the whole permutation. */
+#define TWIN_FILL_MAX 65536u
+/* Beyond it, by hashing the cells at this many positions spread over the order, and at as
+   many first positions: two different orders of a large grid that agree at all of them would
+   have to differ only between the spread positions, which no order here does. */
+#define TWIN_PROBES 2048u
+
+/* The permutation's hash, or false when o cannot be applied to the shape. On a large shape,
+   an order without a closed form (Hilbert, Morton) is its own permutation except in 1-D,
+   where it is the linear one: filling it would cost milliseconds per candidate. */
+static bool order_signature(const gt_order *o, const uint32_t shape[3], uint32_t *scratch, uint64_t *h)
+{
+    uint64_t cells = cells_of(shape);
+    if (cells <= TWIN_FILL_MAX) {
+        if (gt_order_fill(o, shape, scratch) < 0)
+            return false;
+        *h = perm_hash(scratch, cells);
+        return true;
+    }
+    gt_order probe = *o;
+    if (!gt_order_has_closed_form(o)) {
+        if (shape[1] != 1 || shape[2] != 1) {
+            *h = gt_hash_bytes(GT_HASH_SEED, o, sizeof *o);
+            return true;
+        }
+        probe = (gt_order){GT_ORDER_LINEAR, 0, 0};
+    }
+    for (uint32_t i = 0; i < TWIN_PROBES; i++) {
+        uint32_t spread = (uint32_t)((uint64_t)i * cells / TWIN_PROBES);
+        scratch[i] = gt_order_at(&probe, shape, i);
+        scratch[TWIN_PROBES + i] = gt_order_at(&probe, shape, spread);
+        if (scratch[i] == GT_ORDER_NO_CELL || scratch[TWIN_PROBES + i] == GT_ORDER_NO_CELL)
+            return false;
+    }
+    *h = perm_hash(scratch, 2 * TWIN_PROBES);
+    return true;
+}
+
 /* Adds base with its order on this axis replaced by o, unless the permutation is a twin. */
 static void add_order(entry_list *l, gt_axis axis, const gt_schedule *base, gt_order o, const uint32_t shape[3],
                       uint32_t *scratch)
 {
-    if (l->failed || gt_order_fill(&o, shape, scratch) < 0)
+    uint64_t h;
+    if (l->failed || !order_signature(&o, shape, scratch, &h))
         return;
-    uint64_t h = perm_hash(scratch, cells_of(shape));
     for (size_t i = 0; i < l->n; i++)
         if (l->perm_hash[i] == h)
             return;
@@ -353,7 +391,8 @@ int gt_space_axis(const gt_space_config *c, gt_axis axis, const gt_schedule *bas
         add_assign(&l, base, base->assign);
         add_assign_styles(&l, c, base, share);
     } else {
-        scratch = malloc(cells_of(shape) * sizeof *scratch);
+        uint64_t cells = cells_of(shape);
+        scratch = malloc((cells <= TWIN_FILL_MAX ? cells : 2 * TWIN_PROBES) * sizeof *scratch);
         if (!scratch)
             return -ENOMEM;
         add_order(&l, axis, base, axis == GT_AXIS_ITEM ? base->item : base->group, shape, scratch);

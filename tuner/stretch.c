@@ -141,15 +141,18 @@ int gt_stretch_take(gt_walks *w, const gt_schedule *s, uint64_t start, uint64_t 
     span_grid(w->grid, span, shape);
     uint64_t n = (uint64_t)shape[0] * shape[1] * shape[2];
     int rc = 0;
-    const uint32_t *perm = perm_of(w, &s->group, shape, &rc);
-    if (!perm)
+    const uint32_t *perm = gt_order_has_closed_form(&s->group) ? NULL : perm_of(w, &s->group, shape, &rc);
+    if (rc < 0)
         return rc;
     uint32_t cap = 0;
     out->start = n ? start % n : 0;
     uint64_t i = 0;
     for (; i < n && out->groups < want; i++) {
-        uint32_t c[3];
-        gt_grid_coords(shape, perm[(out->start + i) % n], c);
+        uint32_t c[3], pos = (uint32_t)((out->start + i) % n);
+        uint32_t cell = perm ? perm[pos] : gt_order_at(&s->group, shape, pos);
+        if (cell == GT_ORDER_NO_CELL)
+            return -EINVAL;
+        gt_grid_coords(shape, cell, c);
         uint32_t x = c[0] * span, len = w->grid[0] - x < span ? w->grid[0] - x : span;
         rc = add_span(out, &cap, w->grid, done, x, len, c[1], c[2], want);
         if (rc < 0)

@@ -15,8 +15,9 @@
 
 #include <stdint.h>
 
-/* The walks of one launch's grid: remembers the permutations of the orders that have no
- * closed form for the position -> cell step, so that each is filled once per analysis. */
+/* The walks of one launch's grid. Orders with a closed form (gt_order_at) step from position
+ * to cell directly; the permutations of the others (Hilbert, Morton) are remembered, so that
+ * each is filled once per analysis. */
 typedef struct gt_walks gt_walks;
 
 /* NULL when out of memory. */
