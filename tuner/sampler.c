@@ -54,6 +54,8 @@ struct gt_sampler {
     double sample_ns;       /* what a sample should take: cfg->sample_ns, or more for a costly batch */
     double fixed_ns;        /* a batch's cost beyond its workgroups, from calibration */
     uint64_t sample_groups; /* a sample of the default's size */
+    uint64_t reserved;      /* workgroups of the budget kept for the confirming samples */
+    uint64_t confirm_groups; /* a confirming sample's workgroups */
     unsigned round;
     size_t calibration_samples; /* the default's first samples, which only size the others */
     size_t probed_samples;      /* samples that came with probe figures */
@@ -351,10 +353,22 @@ uint64_t gt_sampler_sample_groups(const gt_sampler *s) { return s->sample_groups
 unsigned gt_sampler_workers(const gt_sampler *s) { return s->exec->workers; }
 unsigned gt_sampler_next_round(gt_sampler *s) { return s->round++; }
 
-size_t gt_sampler_slots_left(const gt_sampler *s)
+/* The budget's workgroups a sample may still use: the reserve is the confirmation's. */
+static uint64_t groups_left(const gt_sampler *s, bool confirm)
 {
     uint64_t left = s->budget_groups - s->r->groups_analysis;
-    return s->ready ? (size_t)(left / s->sample_groups) : 0;
+    return confirm || left > s->reserved ? left - (confirm ? 0 : s->reserved) : 0;
+}
+
+size_t gt_sampler_slots_left(const gt_sampler *s)
+{
+    return s->ready ? (size_t)(groups_left(s, false) / s->sample_groups) : 0;
+}
+
+void gt_sampler_reserve(gt_sampler *s, double share, unsigned samples)
+{
+    s->reserved = (uint64_t)(share * (double)groups_left(s, true));
+    s->confirm_groups = samples ? s->reserved / samples : 0;
 }
 
 /* ---- sampling ---------------------------------------------------------------------------- */
@@ -397,7 +411,9 @@ static int run_sample(gt_sampler *s, size_t index, unsigned round, bool confirm,
     const gt_candidate *c = &s->r->candidates[index];
     bool look;
     uint64_t want = sample_size(s, c, &look), least = least_groups(s, &c->schedule);
-    uint64_t left = s->budget_groups - s->r->groups_analysis;
+    uint64_t left = groups_left(s, confirm);
+    if (confirm && s->confirm_groups && want > s->confirm_groups)
+        want = s->confirm_groups; /* the reserve holds every confirming sample */
     if (want < least)
         want = least;
     if (want > left)
@@ -418,10 +434,10 @@ static bool last_disturbed(const gt_sampler *s, size_t index)
 
 int gt_sampler_run(gt_sampler *s, size_t index, unsigned round, bool confirm, char *err, size_t errlen)
 {
-    if (gt_sampler_slots_left(s) == 0)
+    if (!s->ready || groups_left(s, confirm) == 0)
         return -ENOSPC;
     int rc = run_sample(s, index, round, confirm, err, errlen), runs = 1;
-    for (; rc == 0 && runs <= REMEASURE_MAX && last_disturbed(s, index) && gt_sampler_slots_left(s) > 0; runs++) {
+    for (; rc == 0 && runs <= REMEASURE_MAX && last_disturbed(s, index) && groups_left(s, confirm) > 0; runs++) {
         rc = run_sample(s, index, round, confirm, err, errlen);
         if (rc == -ENOSPC)
             return runs; /* no workgroup left after all: the disturbed sample stays unused */

@@ -39,8 +39,11 @@ void gt_sampler_destroy(gt_sampler *s);
 bool gt_sampler_ready(const gt_sampler *s);
 /* The bitmap of workgroups already run, or NULL when none was. */
 const uint8_t *gt_sampler_done(const gt_sampler *s);
-/* Samples of the default's size the budget still holds. */
+/* Samples of the default's size the budget still holds, beyond the reserve. */
 size_t gt_sampler_slots_left(const gt_sampler *s);
+/* Keeps share (0..1) of the budget still left for the confirming samples: other samples stop
+ * short of it, and confirming samples are sized to share it out over `samples` of them. */
+void gt_sampler_reserve(gt_sampler *s, double share, unsigned samples);
 /* The shapes candidates are generated for: the workgroup in items, the grid in workgroups,
  * and the workgroups of a sample of the default's size. */
 const uint32_t *gt_sampler_item_shape(const gt_sampler *s);

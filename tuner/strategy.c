@@ -22,6 +22,8 @@
 /* The confirmation measures the incumbent and its challenger this many times each: four
    against four is the fewest whose rank test can show a difference at p < 0.05 (1/70). */
 #define CONFIRM_PAIRS 4
+/* The share of the budget (after calibration) kept for the confirmation. */
+#define CONFIRM_SHARE 0.2
 
 typedef struct axis_run {
     const gt_tune_config *cfg;
@@ -356,7 +358,7 @@ int gt_strategy_run(const gt_tune_config *cfg, gt_sampler *s, gt_tune_result *r,
     size_t npasses = plan_passes(cfg, s, passes, sizes);
     for (size_t p = 0; p < npasses; p++)
         remaining += sizes[p];
-    size_t reserve = 2 * CONFIRM_PAIRS; /* the confirmation's samples, kept from the axes */
+    gt_sampler_reserve(s, CONFIRM_SHARE, 2 * CONFIRM_PAIRS);
     axis_run a = {.cfg = cfg, .s = s, .r = r, .incumbent = 0, .err = err, .errlen = errlen};
     size_t after_first = 0;
     for (size_t p = 0; p < npasses; p++) {
@@ -364,8 +366,7 @@ int gt_strategy_run(const gt_tune_config *cfg, gt_sampler *s, gt_tune_result *r,
             break; /* nothing moved since the first axis was decided */
         int rc = axis_field(&a, passes[p]);
         /* Each pass gets the share of the remaining samples its size asks for. */
-        size_t left = gt_sampler_slots_left(s) > reserve ? gt_sampler_slots_left(s) - reserve : 0;
-        a.slots = remaining ? left * sizes[p] / remaining : 0;
+        a.slots = remaining ? gt_sampler_slots_left(s) * sizes[p] / remaining : 0;
         remaining -= sizes[p];
         if (rc == 0 && a.n > 1 && a.slots > 0)
             rc = cfg->strategy == GT_STRATEGY_NESTED ? nested(&a) : race(&a);
