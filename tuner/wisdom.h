@@ -26,12 +26,44 @@ typedef struct gt_wisdom_key {
     unsigned workers;
 } gt_wisdom_key;
 
+/* Launches that keep learning (refine.h): after analysis decided, the next launches with the
+ * same key run the winner on most of the launch and one contender on a share of it, until the
+ * rank test settles between them or a limit of launches is reached. */
+#define GT_REFINE_CONTENDERS 2
+#define GT_REFINE_OBSERVATIONS 8
+
+typedef enum gt_refine_state {
+    GT_REFINE_SETTLED,  /* the winner runs the whole launch */
+    GT_REFINE_REFINING, /* launches still compare contenders with the winner */
+    GT_REFINE_REOPENED, /* as refining, after a settled winner's cost drifted */
+} gt_refine_state;
+#define GT_REFINE_STATES 3
+const char *gt_refine_state_name(gt_refine_state s);
+int gt_refine_state_parse(const char *text, gt_refine_state *out);
+
+typedef struct gt_refine_contender {
+    gt_schedule schedule;
+    unsigned n; /* launches that ran it on a share, the latest GT_REFINE_OBSERVATIONS kept */
+    double cost[GT_REFINE_OBSERVATIONS];      /* its cost per work-item on its share */
+    double incumbent[GT_REFINE_OBSERVATIONS]; /* the winner's on the rest of the same launch */
+} gt_refine_contender;
+
+typedef struct gt_wisdom_refine {
+    gt_refine_state state;
+    unsigned launches;   /* refining launches since the decision, or since it reopened */
+    unsigned ncontenders;
+    gt_refine_contender contenders[GT_REFINE_CONTENDERS];
+    double settled_cost; /* the winner's whole-launch cost per work-item once settled; NaN before */
+    unsigned drifted;    /* settled launches in a row whose cost drifted beyond the threshold */
+} gt_wisdom_refine;
+
 typedef struct gt_wisdom_entry {
     gt_schedule schedule;
     char metric[16];  /* the metric it won on, gt_metric_name */
     double cost;      /* the winner's median cost per work-item in that metric; NaN if unknown */
     double gain;      /* estimated gain over the default when it was decided; NaN if unknown */
     int64_t decided;  /* unix time of the decision */
+    gt_wisdom_refine refine; /* all zero (settled, no contenders) for an entry from an older file */
 } gt_wisdom_entry;
 
 /* The default file: $XDG_STATE_HOME/gridtune/wisdom.json, else
