@@ -86,6 +86,7 @@ NUMBER_FLAG(set_max_user_buffers, limits.max_user_buffers, 1, 1u << 24, false, "
 NUMBER_FLAG(set_stop_grace, stop_grace_s, 1, 3600, false, "--stop-grace")
 NUMBER_FLAG(set_keep_reports, keep_reports, 1, 100000, false, "--keep-reports")
 NUMBER_FLAG(set_build_timeout, build_timeout_ms, 1, 3600, false, "--build-timeout")
+NUMBER_FLAG(set_refine_limit, tune.refine_limit, 1, 1000, false, "--refine-limit")
 
 static int set_copy(char *dst, size_t len, const char *what, const char *arg, char *err, size_t errlen)
 {
@@ -314,6 +315,16 @@ static int set_strategy(gt_daemon_config *cfg, const char *arg, char *err, size_
     return -EINVAL;
 }
 
+static int set_refine(gt_daemon_config *cfg, const char *arg, char *err, size_t errlen)
+{
+    if (strcmp(arg, "on") == 0 || strcmp(arg, "off") == 0) {
+        cfg->tune.refine = strcmp(arg, "on") == 0;
+        return 0;
+    }
+    snprintf(err, errlen, "--refine \"%s\": expected on or off", arg);
+    return -EINVAL;
+}
+
 static int set_metric(gt_daemon_config *cfg, const char *arg, char *err, size_t errlen)
 {
     if (gt_metric_parse(arg, &cfg->tune.metric) == 0)
@@ -359,6 +370,10 @@ static const flag flags[] = {
     {"budget", "FRACTION", set_budget, "share of a launch's workgroups analysis may use (default 0.1)"},
     {"strategy", "NAME", set_strategy, "analysis strategy: racing (default) or nested"},
     {"metric", "NAME", set_metric, "what candidates are judged by: time (default), ipc, l1, l2, energy"},
+    {"refine", "on|off", set_refine,
+     "after analysis, repeated launches run the best runners-up on a quarter of a launch until the winner is "
+     "settled (default on)"},
+    {"refine-limit", "N", set_refine_limit, "refining launches before a decision settles in any case (default 8)"},
     {"disturbed-share", "FRACTION", set_disturbed_share,
      "with probes, a sample in which a worker waited for other tasks this share of its time is measured again (default 0.1)"},
     {"http", "WHERE", set_http,

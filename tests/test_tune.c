@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include "tests/fixtures/fake_executor.h"
+#include "tuner/refine.h"
 #include "tuner/tune.h"
 #include "tuner/wisdom.h"
 
@@ -404,6 +405,7 @@ static void test_wisdom_hit_skips_analysis(void **state)
     gt_wisdom *w = open_wisdom(dir, "wisdom.json");
     fixture fx;
     fixture_init(&fx, &square);
+    fx.cfg.refine = false; /* the winner alone on later launches; refinement is tested below */
     fake_executor_factor(&fx.fake, "item=tiled:4x4", 0.5, 0);
     assert_int_equal(tune(&fx, w), 0);
     assert_int_equal(fx.result.source, GT_SOURCE_ANALYSIS);
@@ -414,6 +416,7 @@ static void test_wisdom_hit_skips_analysis(void **state)
 
     w = open_wisdom(dir, "wisdom.json"); /* from the file, as a new process would */
     fixture_init(&fx, &square);
+    fx.cfg.refine = false;
     assert_int_equal(tune(&fx, w), 0);
     assert_int_equal(fx.result.source, GT_SOURCE_WISDOM);
     assert_winner(&fx.result, "group=linear,item=tiled:4x4,assign=dynamic:1");
@@ -791,6 +794,177 @@ static void test_the_confirmation_replaces_the_incumbent_on_a_shown_gain(void **
     fixture_fini(&fx);
 }
 
+/* ---- launches that keep learning --------------------------------------------------------- */
+
+/* Item orders only: the winner item=tiled:4x4 (0.5), one runner-up close behind, tiled:8x8
+   (0.55); the others (1.0) are too far behind to be contenders. */
+static void close_runner_up(fixture *fx)
+{
+    fx->cfg.space.axes = 1u << GT_AXIS_ITEM;
+    fake_executor_factor(&fx->fake, "item=tiled:4x4", 0.5, 0);
+    fake_executor_factor(&fx->fake, "item=tiled:8x8", 0.55, 0);
+}
+
+/* One more launch of the same kernel, on a fresh fake (the wisdom carries over), in which
+   schedules with part `changed` cost `factor` times the model's (none when NULL). Every launch
+   runs every workgroup once. Returns the wisdom entry after it. */
+static gt_wisdom_entry launch_again(fixture *fx, gt_wisdom *w, const char *changed, double factor)
+{
+    gt_tune_config cfg = fx->cfg;
+    fixture_fini(fx);
+    fixture_init(fx, &square);
+    fx->cfg = cfg;
+    close_runner_up(fx);
+    if (changed)
+        fake_executor_factor(&fx->fake, changed, factor, 0);
+    assert_int_equal(tune(fx, w), 0);
+    assert_launch_complete(fx);
+    gt_wisdom_entry e;
+    assert_true(gt_wisdom_get(w, 0, NULL, &e));
+    return e;
+}
+
+static void assert_schedule(const gt_schedule *s, const char *expected)
+{
+    char text[GT_SCHEDULE_TEXT_MAX];
+    gt_schedule_format(s, text, sizeof text);
+    assert_string_equal(text, expected);
+}
+
+#define WINNER "group=linear,item=tiled:4x4,assign=dynamic:1"
+#define RUNNER_UP "group=linear,item=tiled:8x8,assign=dynamic:1"
+
+/* After analysis the entry is refining with the runner-up as its contender; the next launch
+   runs it on a quarter of the workgroups and the winner on the rest, and records the pair. */
+static void test_a_refining_launch_runs_a_contender_on_a_share(void **state)
+{
+    (void)state;
+    char *dir = temp_wisdom();
+    gt_wisdom *w = open_wisdom(dir, "wisdom.json");
+    fixture fx;
+    fixture_init(&fx, &square);
+    gt_wisdom_entry e = launch_again(&fx, w, NULL, 1);
+    assert_int_equal(fx.result.source, GT_SOURCE_ANALYSIS);
+    assert_true(fx.result.wisdom_changed);
+    assert_int_equal(e.refine.state, GT_REFINE_REFINING);
+    assert_int_equal(e.refine.ncontenders, 1);
+    assert_schedule(&e.refine.contenders[0].schedule, RUNNER_UP);
+
+    e = launch_again(&fx, w, NULL, 1);
+    assert_int_equal(fx.result.source, GT_SOURCE_WISDOM);
+    assert_winner(&fx.result, WINNER);
+    assert_true(fx.result.refine.shared);
+    assert_false(fx.result.wisdom_changed);
+    assert_int_equal(fx.result.groups_analysis, fx.fake.groups / GT_REFINE_SHARE);
+    assert_int_equal(fx.result.refine.event, GT_REFINE_EVENT_COMPARED);
+    assert_true(fabs(fx.result.refine.contender_cost / fx.result.refine.incumbent_cost - 1.1) < 1e-9);
+    assert_int_equal(e.refine.launches, 1);
+    assert_int_equal(e.refine.contenders[0].n, 1);
+    assert_non_null(strstr(fx.result.reason, "refining 1/8"));
+
+    /* with refinement off, the same entry runs the winner alone */
+    fx.cfg.refine = false;
+    launch_again(&fx, w, NULL, 1);
+    assert_int_equal(fx.result.groups_analysis, 0);
+    assert_false(fx.result.refine.ran);
+    fixture_fini(&fx);
+    gt_wisdom_close(w);
+    remove_tree(dir);
+}
+
+/* A contender that runs faster on shares of whole launches than it did in the samples takes
+   the winner's place once the rank test shows it (four pairs); the old winner, now the slower
+   contender, then leaves, and with none left the entry settles: the winner runs alone. */
+static void test_a_faster_contender_replaces_the_winner(void **state)
+{
+    (void)state;
+    char *dir = temp_wisdom();
+    gt_wisdom *w = open_wisdom(dir, "wisdom.json");
+    fixture fx;
+    fixture_init(&fx, &square);
+    gt_wisdom_entry e = launch_again(&fx, w, NULL, 1);
+    unsigned launch = 1, replaced_at = 0, dropped_at = 0;
+    while (e.refine.state != GT_REFINE_SETTLED && launch < 20) {
+        e = launch_again(&fx, w, "item=tiled:8x8", 0.3 / 0.55);
+        launch++;
+        if (fx.result.refine.event == GT_REFINE_EVENT_REPLACED)
+            replaced_at = launch;
+        if (fx.result.refine.event == GT_REFINE_EVENT_DROPPED)
+            dropped_at = launch;
+    }
+    assert_int_equal(replaced_at, 1 + GT_REFINE_MIN_PAIRS);
+    assert_int_equal(dropped_at, 1 + 2 * GT_REFINE_MIN_PAIRS);
+    assert_true(fx.result.wisdom_changed);
+    assert_int_equal(e.refine.state, GT_REFINE_SETTLED);
+    assert_schedule(&e.schedule, RUNNER_UP);
+    assert_int_equal(e.refine.ncontenders, 0);
+    launch_again(&fx, w, "item=tiled:8x8", 0.3 / 0.55);
+    assert_winner(&fx.result, RUNNER_UP);
+    assert_int_equal(fx.result.groups_analysis, 0);
+    fixture_fini(&fx);
+    gt_wisdom_close(w);
+    remove_tree(dir);
+}
+
+/* A contender no better and no worse than the winner is neither taken nor dropped: the entry
+   settles at the limit of refining launches. */
+static void test_an_undecided_entry_settles_at_the_limit(void **state)
+{
+    (void)state;
+    char *dir = temp_wisdom();
+    gt_wisdom *w = open_wisdom(dir, "wisdom.json");
+    fixture fx;
+    fixture_init(&fx, &square);
+    fx.cfg.refine_limit = 5;
+    gt_wisdom_entry e = launch_again(&fx, w, NULL, 1);
+    for (unsigned k = 1; k <= 5; k++) {
+        assert_int_equal(e.refine.state, GT_REFINE_REFINING);
+        e = launch_again(&fx, w, "item=tiled:8x8", 0.5 / 0.55);
+        assert_true(fx.result.refine.shared);
+    }
+    assert_int_equal(e.refine.state, GT_REFINE_SETTLED);
+    assert_true(fx.result.refine.settled_now);
+    assert_int_equal(e.refine.ncontenders, 1);
+    assert_schedule(&e.schedule, WINNER);
+    fixture_fini(&fx);
+    gt_wisdom_close(w);
+    remove_tree(dir);
+}
+
+/* A slower contender leaves after four pairs and the entry settles. Then the winner's cost
+   drifts: two launches are noted, the third reopens the entry, and with no contender left the
+   next launch analyses again. */
+static void test_a_drifting_winner_reopens_the_entry(void **state)
+{
+    (void)state;
+    char *dir = temp_wisdom();
+    gt_wisdom *w = open_wisdom(dir, "wisdom.json");
+    fixture fx;
+    fixture_init(&fx, &square);
+    gt_wisdom_entry e = launch_again(&fx, w, NULL, 1);
+    for (unsigned k = 0; k < GT_REFINE_MIN_PAIRS; k++)
+        e = launch_again(&fx, w, "item=tiled:8x8", 2.0);
+    assert_int_equal(fx.result.refine.event, GT_REFINE_EVENT_DROPPED);
+    assert_int_equal(e.refine.state, GT_REFINE_SETTLED);
+    e = launch_again(&fx, w, NULL, 1); /* within its cost */
+    assert_int_equal(fx.result.refine.event, GT_REFINE_EVENT_NONE);
+    for (unsigned k = 1; k < GT_REFINE_DRIFT_LAUNCHES; k++) {
+        e = launch_again(&fx, w, "item=tiled:4x4", 1.5);
+        assert_int_equal(fx.result.refine.event, GT_REFINE_EVENT_DRIFTED);
+        assert_int_equal(e.refine.drifted, k);
+    }
+    e = launch_again(&fx, w, "item=tiled:4x4", 1.5);
+    assert_int_equal(fx.result.refine.event, GT_REFINE_EVENT_REOPENED);
+    assert_true(fx.result.wisdom_changed);
+    assert_int_equal(e.refine.state, GT_REFINE_REOPENED);
+    launch_again(&fx, w, "item=tiled:4x4", 1.5);
+    assert_int_not_equal(fx.result.source, GT_SOURCE_WISDOM);
+    assert_true(fx.result.groups_analysis > 0);
+    fixture_fini(&fx);
+    gt_wisdom_close(w);
+    remove_tree(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -823,6 +997,10 @@ int main(void)
         cmocka_unit_test(test_a_hopeless_look_leaves_the_race),
         cmocka_unit_test(test_the_confirmation_keeps_the_incumbent_without_a_shown_gain),
         cmocka_unit_test(test_the_confirmation_replaces_the_incumbent_on_a_shown_gain),
+        cmocka_unit_test(test_a_refining_launch_runs_a_contender_on_a_share),
+        cmocka_unit_test(test_a_faster_contender_replaces_the_winner),
+        cmocka_unit_test(test_an_undecided_entry_settles_at_the_limit),
+        cmocka_unit_test(test_a_drifting_winner_reopens_the_entry),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -68,7 +68,7 @@ const char *gt_sample_kind_name(gt_sample_kind k)
     return (unsigned)k < sizeof kind_names / sizeof kind_names[0] ? kind_names[k] : "unknown";
 }
 
-static double sample_cost(const gt_metric_plan *m, const gt_exec_result *er, uint64_t items)
+double gt_metric_cost(const gt_metric_plan *m, const gt_exec_result *er, uint64_t items)
 {
     if (m->num < 0)
         return items ? (double)er->wall_ns / (double)items : NAN;
@@ -116,14 +116,6 @@ static void check_steady_contention(gt_sampler *s)
     }
 }
 
-static void mark_done(gt_sampler *s, const gt_stretch *st)
-{
-    for (uint32_t i = 0; i < st->nruns; i++)
-        for (uint32_t g = st->runs[i].first; g < st->runs[i].first + st->runs[i].count; g++)
-            s->done[g / 8] |= (uint8_t)(1u << (g % 8));
-    s->any_done |= st->nruns > 0;
-}
-
 static void record(gt_sampler *s, gt_candidate *c, const gt_stretch *st, const gt_exec_result *er, unsigned round,
                    gt_sample_kind kind)
 {
@@ -137,7 +129,7 @@ static void record(gt_sampler *s, gt_candidate *c, const gt_stretch *st, const g
     smp->groups = er->groups;
     smp->items = er->groups * s->r->items_per_group;
     smp->wall_ns = er->wall_ns;
-    smp->cost = sample_cost(&s->metric, er, smp->items);
+    smp->cost = gt_metric_cost(&s->metric, er, smp->items);
     smp->probed = er->probed;
     smp->probe = er->probe;
     smp->worst_offcpu_ns = er->worst_offcpu_ns;
@@ -178,7 +170,8 @@ static int run_stretch(gt_sampler *s, size_t index, uint64_t start, uint64_t wan
     gt_exec_result er = {0};
     rc = s->exec->run(s->exec->ctx, &b, &er, err, errlen);
     if (rc == 0) {
-        mark_done(s, &st);
+        gt_stretch_mark(&st, s->done);
+        s->any_done = true;
         s->r->groups_analysis += er.groups;
         s->r->analysis_ns += er.wall_ns;
         s->r->analysis_page_faults += er.probed ? er.probe.page_faults : 0;
@@ -373,16 +366,6 @@ void gt_sampler_reserve(gt_sampler *s, double share, unsigned samples)
 
 /* ---- sampling ---------------------------------------------------------------------------- */
 
-/* The round's share of the walk: the van der Corput sequence in base 2 (0, 1/2, 1/4, 3/4,
-   1/8, ...), so that however many rounds run, their starts are spread over the whole walk. */
-static double round_share(unsigned round)
-{
-    double share = 0, bit = 0.5;
-    for (; round; round >>= 1, bit /= 2)
-        share += (round & 1) * bit;
-    return share;
-}
-
 /* The workgroups the candidate's next sample should hold: a look takes a sample of the
    default's size; after it, the candidate's own time per workgroup (the median over its used
    samples, less the batch's fixed cost) sizes its samples to take s->sample_ns. */
@@ -420,7 +403,7 @@ static int run_sample(gt_sampler *s, size_t index, unsigned round, bool confirm,
         want = left;
     if (want < least)
         return -ENOSPC;
-    uint64_t start = (uint64_t)(round_share(round) * (double)gt_walk_positions(s->grid, c->schedule.span));
+    uint64_t start = (uint64_t)(gt_walk_share(round) * (double)gt_walk_positions(s->grid, c->schedule.span));
     gt_sample_kind kind = confirm ? GT_SAMPLE_CONFIRM : look ? GT_SAMPLE_LOOK : GT_SAMPLE_SIZED;
     return run_stretch(s, index, start, want, round, kind, NULL, err, errlen);
 }

@@ -26,6 +26,10 @@ typedef struct gt_metric_plan {
     int num, den;
 } gt_metric_plan;
 
+/* A batch's cost per work-item under the plan; NaN when it ran no item or its denominator
+ * counter read 0. */
+double gt_metric_cost(const gt_metric_plan *m, const gt_exec_result *er, uint64_t items);
+
 typedef struct gt_sampler gt_sampler;
 
 /* Checks the launch is large enough, calibrates and sizes the samples. When the launch is too

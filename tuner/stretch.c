@@ -168,3 +168,18 @@ void gt_stretch_free(gt_stretch *st)
     st->runs = NULL;
     st->nruns = 0;
 }
+
+void gt_stretch_mark(const gt_stretch *st, uint8_t *done)
+{
+    for (uint32_t i = 0; i < st->nruns; i++)
+        for (uint32_t g = st->runs[i].first; g < st->runs[i].first + st->runs[i].count; g++)
+            done[g / 8] |= (uint8_t)(1u << (g % 8));
+}
+
+double gt_walk_share(unsigned k)
+{
+    double share = 0, bit = 0.5;
+    for (; k; k >>= 1, bit /= 2)
+        share += (k & 1) * bit;
+    return share;
+}

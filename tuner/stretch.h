@@ -44,5 +44,11 @@ typedef struct gt_stretch {
 int gt_stretch_take(gt_walks *w, const gt_schedule *s, uint64_t start, uint64_t want, const uint8_t *done,
                     gt_stretch *out);
 void gt_stretch_free(gt_stretch *st);
+/* Marks the stretch's workgroups in done. */
+void gt_stretch_mark(const gt_stretch *st, uint8_t *done);
+
+/* The k-th share of a walk to start at: the van der Corput sequence in base 2 (0, 1/2, 1/4,
+ * 3/4, 1/8, ...), so that however many stretches are taken, their starts spread over the walk. */
+double gt_walk_share(unsigned k);
 
 #endif

@@ -9,8 +9,10 @@
 #include "tune.h"
 
 #include "grid.h"
+#include "refine.h"
 #include "sampler.h"
 #include "strategy.h"
+#include "stretch.h"
 #include "wisdom.h"
 
 #include <errno.h>
@@ -86,6 +88,8 @@ gt_tune_config gt_tune_config_default(void)
         .min_samples = 2,
         .disturbed_share = 0.10,
         .space = gt_space_config_default(),
+        .refine = true,
+        .refine_limit = 8,
         .forced = false,
         .schedule = gt_schedule_default,
     };
@@ -111,6 +115,10 @@ int gt_tune_config_check(const gt_tune_config *cfg, char *err, size_t errlen)
     }
     if (cfg->min_samples < 1 || cfg->min_samples > 64) {
         snprintf(err, errlen, "minimum samples %u: expected 1 to 64", cfg->min_samples);
+        return -EINVAL;
+    }
+    if (cfg->refine_limit < 1 || cfg->refine_limit > 1000) {
+        snprintf(err, errlen, "refine limit %u: expected 1 to 1000 launches", cfg->refine_limit);
         return -EINVAL;
     }
     if ((unsigned)cfg->mode >= COUNT(mode_names) || (unsigned)cfg->strategy >= COUNT(strategy_names) ||
@@ -209,16 +217,106 @@ static void wisdom_key(const gt_tune_launch *l, unsigned workers, gt_wisdom_key 
 }
 
 /* A launch whose decision cannot be remembered still succeeded: its report says why. */
-static void record_wisdom(gt_wisdom *w, const gt_wisdom_key *key, gt_tune_result *r)
+static void store_entry(gt_wisdom *w, const gt_wisdom_key *key, const gt_wisdom_entry *e, gt_tune_result *r)
+{
+    char why[sizeof r->wisdom_note - 40]; /* room for the sentence's start */
+    if (gt_wisdom_store(w, key, e, why, sizeof why) < 0)
+        snprintf(r->wisdom_note, sizeof r->wisdom_note, "the decision was not remembered: %s", why);
+}
+
+static void record_wisdom(const gt_tune_config *cfg, gt_wisdom *w, const gt_wisdom_key *key, gt_tune_result *r)
 {
     gt_wisdom_entry e = {.schedule = r->winner, .cost = NAN, .gain = r->estimated_gain, .decided = (int64_t)time(NULL)};
     snprintf(e.metric, sizeof e.metric, "%s", gt_metric_name(r->metric));
     for (size_t i = 0; i < r->ncandidates; i++)
         if (gt_schedule_equal(&r->candidates[i].schedule, &r->winner))
             e.cost = r->candidates[i].median;
-    char why[sizeof r->wisdom_note - 40]; /* room for the sentence's start */
-    if (gt_wisdom_store(w, key, &e, why, sizeof why) < 0)
-        snprintf(r->wisdom_note, sizeof r->wisdom_note, "the decision was not remembered: %s", why);
+    gt_refine_start(cfg, r, &e.refine);
+    r->refine = (gt_refine_outcome){.ran = cfg->refine, .state = e.refine.state, .p = NAN,
+                                    .contender_cost = NAN, .incumbent_cost = NAN};
+    r->wisdom_changed = true;
+    store_entry(w, key, &e, r);
+}
+
+/* The remainder's cost per work-item, from what run_remainder kept. */
+static double remainder_cost(const gt_metric_plan *metric, const gt_tune_result *r)
+{
+    gt_exec_result er = {.wall_ns = r->remainder_ns, .groups = r->groups_remainder};
+    memcpy(er.counters, r->remainder_counters, sizeof er.counters);
+    return gt_metric_cost(metric, &er, r->groups_remainder * r->items_per_group);
+}
+
+/* A refining launch: the contender whose turn it is runs a stretch of its own walk holding a
+   GT_REFINE_SHARE-th of the workgroups, the winner runs the rest, and the pair of costs goes
+   to the rules of refine.h. The contender's share is accounted as the launch's analysis. */
+static int refine_launch(const gt_tune_config *cfg, const gt_tune_launch *launch, const gt_executor *exec,
+                         const gt_metric_plan *metric, gt_wisdom *wisdom, const gt_wisdom_key *key,
+                         gt_wisdom_entry *e, gt_tune_result *r, char *err, size_t errlen)
+{
+    size_t c = gt_refine_next(&e->refine);
+    gt_schedule contender = e->refine.contenders[c].schedule;
+    uint32_t grid[3];
+    gt_range_groups(&launch->range, grid);
+    uint8_t *done = calloc((r->groups_total + 7) / 8, 1);
+    gt_walks *walks = gt_walks_create(grid);
+    gt_stretch st = {0};
+    uint64_t share = r->groups_total / GT_REFINE_SHARE ? r->groups_total / GT_REFINE_SHARE : 1;
+    uint64_t start = (uint64_t)(gt_walk_share(e->refine.launches) * (double)gt_walk_positions(grid, contender.span));
+    int rc = done && walks ? gt_stretch_take(walks, &contender, start, share, NULL, &st) : -ENOMEM;
+    gt_exec_result er = {0};
+    if (rc == 0) {
+        gt_exec_batch b = {.schedule = contender, .runs = st.runs, .nruns = st.nruns};
+        rc = exec->run(exec->ctx, &b, &er, err, errlen);
+    } else {
+        snprintf(err, errlen, "cannot plan the contender's share of the launch: %s",
+                 rc == -ENOMEM ? "out of memory" : "bad order or span");
+    }
+    if (rc == 0) {
+        gt_stretch_mark(&st, done);
+        r->groups_analysis = er.groups;
+        r->analysis_ns = er.wall_ns;
+        r->analysis_page_faults = er.probed ? er.probe.page_faults : 0;
+        rc = run_remainder(exec, &r->winner, done, r, err, errlen);
+    }
+    gt_stretch_free(&st);
+    gt_walks_destroy(walks);
+    free(done);
+    r->total_ns = r->analysis_ns + r->remainder_ns;
+    if (rc < 0)
+        return rc;
+    gt_refine_outcome *o = &r->refine;
+    *o = (gt_refine_outcome){.ran = true, .shared = true, .contender = contender};
+    o->contender_cost = gt_metric_cost(metric, &er, er.groups * r->items_per_group);
+    o->incumbent_cost = remainder_cost(metric, r);
+    o->event = gt_refine_observe(cfg, e, c, o->contender_cost, o->incumbent_cost, &o->p, &o->settled_now);
+    o->state = e->refine.state;
+    o->launch = e->refine.launches;
+    r->wisdom_changed = o->event == GT_REFINE_EVENT_REPLACED || o->event == GT_REFINE_EVENT_DROPPED || o->settled_now;
+    char text[GT_SCHEDULE_TEXT_MAX];
+    gt_schedule_format(&contender, text, sizeof text);
+    set_reason(r, "refining %u/%u: the winner ran the launch but a share, which %s ran (%.3g against %.3g %s)%s",
+               o->launch, cfg->refine_limit, text, o->contender_cost, o->incumbent_cost, gt_metric_unit(r->metric),
+               o->event == GT_REFINE_EVENT_REPLACED  ? "; it replaced the winner"
+               : o->event == GT_REFINE_EVENT_DROPPED ? "; the winner beat it, and it left"
+               : o->settled_now                      ? "; the entry settled"
+                                                     : "");
+    store_entry(wisdom, key, e, r);
+    return 0;
+}
+
+/* A settled entry's launch ran the winner on all of it: the drift rule. */
+static void after_settled_launch(const gt_tune_config *cfg, const gt_metric_plan *metric, gt_wisdom *wisdom,
+                                 const gt_wisdom_key *key, gt_wisdom_entry *e, gt_tune_result *r)
+{
+    if (!cfg->refine)
+        return;
+    double cost = remainder_cost(metric, r);
+    gt_refine_outcome *o = &r->refine;
+    *o = (gt_refine_outcome){.ran = true, .incumbent_cost = cost, .contender_cost = NAN, .p = NAN};
+    o->event = gt_refine_check_drift(cfg, e, cost);
+    o->state = e->refine.state;
+    r->wisdom_changed = o->event == GT_REFINE_EVENT_REOPENED;
+    store_entry(wisdom, key, e, r);
 }
 
 static int analyse_and_dispatch(const gt_tune_config *cfg, const gt_tune_launch *launch, const gt_executor *exec,
@@ -236,7 +334,7 @@ static int analyse_and_dispatch(const gt_tune_config *cfg, const gt_tune_launch 
     r->total_ns = r->analysis_ns + r->remainder_ns;
     /* A default kept by analysis is remembered too, so the next launch skips analysis. */
     if (rc == 0 && analysed && wisdom)
-        record_wisdom(wisdom, key, r);
+        record_wisdom(cfg, wisdom, key, r);
     return rc;
 }
 
@@ -272,11 +370,19 @@ int gt_tune_run(const gt_tune_config *cfg, const gt_tune_launch *launch, const g
     } else if (cfg->mode == GT_TUNE_OFF) {
         r->source = GT_SOURCE_DEFAULT;
         set_reason(r, "tuning is off for this launch");
-    } else if (cfg->mode == GT_TUNE_AUTO && keyed && gt_wisdom_lookup(wisdom, &key, &hit)) {
+    } else if (cfg->mode == GT_TUNE_AUTO && keyed && gt_wisdom_lookup(wisdom, &key, &hit) &&
+               !gt_refine_needs_analysis(cfg, &hit)) {
         r->source = GT_SOURCE_WISDOM;
         r->winner = hit.schedule;
         r->estimated_gain = hit.gain;
+        if (gt_refine_active(cfg, &hit))
+            return refine_launch(cfg, launch, exec, &metric, wisdom, &key, &hit, r, err, errlen);
         set_reason(r, "the wisdom has this kernel, range and worker count on this machine");
+        rc = run_remainder(exec, &r->winner, NULL, r, err, errlen);
+        r->total_ns = r->analysis_ns + r->remainder_ns;
+        if (rc == 0)
+            after_settled_launch(cfg, &metric, wisdom, &key, &hit, r);
+        return rc;
     } else {
         gt_tune_config analysed = gt_tune_config_for(cfg, exec);
         return analyse_and_dispatch(&analysed, launch, exec, &metric, keyed ? wisdom : NULL, &key, r, err, errlen);

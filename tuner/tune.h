@@ -53,6 +53,8 @@ typedef struct gt_tune_config {
        statistics and measured again. (0, 1]. */
     double disturbed_share;
     gt_space_config space;   /* the candidate space and its parameter series */
+    bool refine;             /* repeated launches keep comparing the winner with contenders (refine.h) */
+    unsigned refine_limit;   /* refining launches before an entry settles in any case: 1..1000 */
     bool forced;             /* run `schedule` on the whole launch, no analysis */
     gt_schedule schedule;
 } gt_tune_config;
@@ -133,6 +135,19 @@ typedef struct gt_confirmation {
     bool replaced;                /* the test showed the gain: the challenger won */
 } gt_confirmation;
 
+/* What a launch did for the refinement of its wisdom entry (refine.h). */
+typedef struct gt_refine_outcome {
+    bool ran;              /* the launch was a refining or a settled one with refinement on */
+    int state;             /* the entry's gt_refine_state after the launch */
+    bool settled_now;      /* this launch settled the entry */
+    unsigned launch;       /* refining launches so far, this one included */
+    bool shared;           /* a contender ran a share of this launch */
+    gt_schedule contender; /* which one */
+    double contender_cost, incumbent_cost; /* their costs per work-item in this launch */
+    double p;              /* the rank test that decided something, NaN if none */
+    int event;             /* gt_refine_event */
+} gt_refine_outcome;
+
 typedef struct gt_tune_result {
     gt_decision_source source;
     char reason[256];   /* why this schedule: one sentence */
@@ -147,6 +162,8 @@ typedef struct gt_tune_result {
     uint64_t groups_remainder;
     uint64_t items_per_group;
     gt_confirmation confirmation;
+    gt_refine_outcome refine;
+    bool wisdom_changed; /* the launch changed its entry's decision or state: worth saving */
     unsigned disturbed_samples; /* analysis samples the probes marked disturbed */
     unsigned remeasured;        /* of those, how many were measured again on fresh workgroups */
     bool steady_contention;     /* so many were disturbed that the disturbed ones count too */

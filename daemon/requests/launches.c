@@ -155,7 +155,7 @@ static void launch_run(gt_job *job)
     if (rc == 0)
         answer_early(j);
     if (rc == 0) {
-        if (res.groups_analysis > 0) /* analysis decided, also when it kept the default */
+        if (res.wisdom_changed) /* analysis decided (also to keep the default), or a refinement moved */
             save_wisdom(d);
         j->ev->report = keep_report(j, &exec, &tl, &res, started);
         if (!j->ev->report)

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# test_daemon_options.sh: gridtuned's tuning options on the command line. --help documents
+# them, and a bad value is refused with exit status 2 and a sentence naming the value and what
+# was expected, before the daemon starts. Nothing listens here.
+# usage: test_daemon_options.sh GRIDTUNED
+set -euo pipefail
+
+gridtune=$1 # the command under test, as fixtures/cli_checks.sh calls it
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_daemon_options-XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+# shellcheck source=fixtures/cli_checks.sh
+. "$(dirname "$0")/fixtures/cli_checks.sh"
+
+run 0 --help
+for opt in --budget --strategy --metric --refine --refine-limit --disturbed-share; do
+  expect_in "$out" "$opt " "--help documents $opt"
+done
+
+refused() {
+  local want=$1
+  shift
+  run 2 "$@"
+  expect_in "$err" "$want" "$*"
+}
+
+refused '--refine "maybe": expected on or off' --refine maybe
+refused '--refine "": expected on or off' --refine ""
+refused '--refine-limit "0": expected an integer from 1 to 1000' --refine-limit 0
+refused '--refine-limit "1001": expected an integer from 1 to 1000' --refine-limit 1001
+refused '--refine-limit "x": expected an integer from 1 to 1000' --refine-limit x
+refused '--budget "0.5": expected a fraction of the workgroups above 0 and below 0.5' --budget 0.5
+refused '--strategy "fast": expected racing or nested' --strategy fast
+echo "test_daemon_options: ok"

@@ -1,0 +1,172 @@
+/* refine.c: the rules of launches that keep learning (refine.h). */
+#include "refine.h"
+
+#include "stats.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+static const char *const event_names[] = {"none", "compared", "replaced", "dropped", "drifted", "reopened"};
+
+const char *gt_refine_event_name(gt_refine_event e)
+{
+    return (unsigned)e < sizeof event_names / sizeof event_names[0] ? event_names[e] : "unknown";
+}
+
+/* Up to max candidates other than the winner, by median, best first. */
+static size_t runners_up(const gt_tune_result *r, size_t *out, size_t max)
+{
+    size_t n = 0;
+    for (; n < max; n++) {
+        size_t best = SIZE_MAX;
+        for (size_t i = 0; i < r->ncandidates; i++) {
+            const gt_candidate *c = &r->candidates[i];
+            bool taken = false;
+            for (size_t j = 0; j < n; j++)
+                taken |= out[j] == i;
+            if (!taken && !c->eliminated && c->median >= 0 && !gt_schedule_equal(&c->schedule, &r->winner) &&
+                (best == SIZE_MAX || c->median < r->candidates[best].median))
+                best = i;
+        }
+        if (best == SIZE_MAX)
+            break;
+        out[n] = best;
+    }
+    return n;
+}
+
+static double winner_median(const gt_tune_result *r)
+{
+    for (size_t i = 0; i < r->ncandidates; i++)
+        if (gt_schedule_equal(&r->candidates[i].schedule, &r->winner))
+            return r->candidates[i].median;
+    return NAN;
+}
+
+void gt_refine_start(const gt_tune_config *cfg, const gt_tune_result *r, gt_wisdom_refine *rf)
+{
+    memset(rf, 0, sizeof *rf);
+    rf->settled_cost = NAN;
+    double best = winner_median(r);
+    size_t order[GT_REFINE_CONTENDERS];
+    size_t n = cfg->refine && best > 0 ? runners_up(r, order, GT_REFINE_CONTENDERS) : 0;
+    for (size_t i = 0; i < n; i++)
+        if (r->candidates[order[i]].median <= best * GT_REFINE_WITHIN)
+            rf->contenders[rf->ncontenders++].schedule = r->candidates[order[i]].schedule;
+    rf->state = rf->ncontenders ? GT_REFINE_REFINING : GT_REFINE_SETTLED;
+}
+
+bool gt_refine_active(const gt_tune_config *cfg, const gt_wisdom_entry *e)
+{
+    return cfg->refine && e->refine.state != GT_REFINE_SETTLED && e->refine.ncontenders > 0;
+}
+
+bool gt_refine_needs_analysis(const gt_tune_config *cfg, const gt_wisdom_entry *e)
+{
+    return cfg->refine && e->refine.state == GT_REFINE_REOPENED && e->refine.ncontenders == 0;
+}
+
+size_t gt_refine_next(const gt_wisdom_refine *rf)
+{
+    return rf->ncontenders ? rf->launches % rf->ncontenders : 0;
+}
+
+static void clear_pairs(gt_wisdom_refine *rf)
+{
+    for (unsigned i = 0; i < rf->ncontenders; i++)
+        rf->contenders[i].n = 0;
+}
+
+static void drop(gt_wisdom_refine *rf, size_t c)
+{
+    memmove(&rf->contenders[c], &rf->contenders[c + 1], (rf->ncontenders - c - 1) * sizeof rf->contenders[0]);
+    rf->ncontenders--;
+}
+
+/* The median of the winner's costs over every recorded pair: its cost when it settles. */
+static double incumbent_median(const gt_wisdom_refine *rf)
+{
+    double v[GT_REFINE_CONTENDERS * GT_REFINE_OBSERVATIONS];
+    size_t n = 0;
+    for (unsigned i = 0; i < rf->ncontenders; i++)
+        for (unsigned k = 0; k < rf->contenders[i].n; k++)
+            v[n++] = rf->contenders[i].incumbent[k];
+    return gt_stats_median(v, n);
+}
+
+static void settle(gt_wisdom_refine *rf, double cost)
+{
+    rf->state = GT_REFINE_SETTLED;
+    rf->settled_cost = cost;
+    rf->drifted = 0;
+}
+
+gt_refine_event gt_refine_observe(const gt_tune_config *cfg, gt_wisdom_entry *e, size_t c, double contender_cost,
+                                  double incumbent_cost, double *p, bool *settled)
+{
+    gt_wisdom_refine *rf = &e->refine;
+    *p = NAN;
+    *settled = false;
+    if (c >= rf->ncontenders)
+        return GT_REFINE_EVENT_NONE;
+    gt_refine_contender *k = &rf->contenders[c];
+    if (k->n == GT_REFINE_OBSERVATIONS) { /* keep the latest */
+        memmove(k->cost, k->cost + 1, (GT_REFINE_OBSERVATIONS - 1) * sizeof k->cost[0]);
+        memmove(k->incumbent, k->incumbent + 1, (GT_REFINE_OBSERVATIONS - 1) * sizeof k->incumbent[0]);
+        k->n--;
+    }
+    k->cost[k->n] = contender_cost;
+    k->incumbent[k->n] = incumbent_cost;
+    k->n++;
+    rf->launches++;
+    gt_refine_event ev = GT_REFINE_EVENT_COMPARED;
+    double winner_cost = incumbent_median(rf);
+    if (k->n >= GT_REFINE_MIN_PAIRS) {
+        gt_rank_test better, worse;
+        gt_rank_test_less(k->cost, k->n, k->incumbent, k->n, cfg->min_gain, &better);
+        gt_rank_test_less(k->incumbent, k->n, k->cost, k->n, 0, &worse);
+        if (better.p < GT_RANK_TEST_ALPHA) {
+            *p = better.p;
+            gt_schedule old = e->schedule;
+            e->schedule = k->schedule;
+            e->cost = gt_stats_median(k->cost, k->n);
+            k->schedule = old;
+            winner_cost = e->cost;
+            clear_pairs(rf);
+            ev = GT_REFINE_EVENT_REPLACED;
+        } else if (worse.p < GT_RANK_TEST_ALPHA) {
+            *p = worse.p;
+            drop(rf, c);
+            ev = GT_REFINE_EVENT_DROPPED;
+        }
+    }
+    if (rf->ncontenders == 0 || rf->launches >= cfg->refine_limit) {
+        settle(rf, winner_cost);
+        *settled = true;
+    }
+    return ev;
+}
+
+gt_refine_event gt_refine_check_drift(const gt_tune_config *cfg, gt_wisdom_entry *e, double cost)
+{
+    gt_wisdom_refine *rf = &e->refine;
+    if (!cfg->refine || rf->state != GT_REFINE_SETTLED || !(cost >= 0))
+        return GT_REFINE_EVENT_NONE;
+    if (!(rf->settled_cost > 0)) {
+        rf->settled_cost = cost; /* an entry that settled before any pair, or an older one */
+        return GT_REFINE_EVENT_NONE;
+    }
+    if (cost <= rf->settled_cost * (1 + GT_REFINE_DRIFT)) {
+        rf->drifted = 0;
+        return GT_REFINE_EVENT_NONE;
+    }
+    if (++rf->drifted < GT_REFINE_DRIFT_LAUNCHES)
+        return GT_REFINE_EVENT_DRIFTED;
+    rf->state = GT_REFINE_REOPENED;
+    rf->launches = 0;
+    rf->drifted = 0;
+    rf->settled_cost = NAN;
+    clear_pairs(rf);
+    return GT_REFINE_EVENT_REOPENED;
+}

@@ -1,0 +1,65 @@
+/* refine.h: launches that keep learning.
+ *
+ * Analysis decides from a minority of one launch. A program that launches the same kernel
+ * again (time steps, frames, iterations) gives more: every launch is a measurement of whole
+ * stretches of the grid. While an entry is refining, a launch with its key runs one contender
+ * on a share of the launch (a stretch of its own walk, GT_REFINE_SHARE of the workgroups) and
+ * the winner on the rest, and records both costs per work-item, paired; the contenders take
+ * turns. Once a contender has GT_REFINE_MIN_PAIRS pairs, the rank test (stats.h) decides: a
+ * contender whose costs are lower than the winner's by the minimum gain becomes the winner (the
+ * old winner a contender, every pair cleared); one whose costs are higher leaves. The entry
+ * settles when no contender is left or after the configured limit of refining launches; a
+ * settled entry runs the winner alone. When a settled winner's whole-launch cost drifts above
+ * its settled cost by GT_REFINE_DRIFT for GT_REFINE_DRIFT_LAUNCHES launches in a row, the entry
+ * reopens: refining again with its contenders, or analysis again when none is left.
+ *
+ * The contenders are the analysis's best candidates after the winner whose median cost was
+ * within GT_REFINE_WITHIN of the winner's: so a refining launch costs at most a share of that
+ * in expectation, and nothing once settled. This file keeps the rules; tune.c runs the
+ * launches. */
+#ifndef GT_REFINE_H
+#define GT_REFINE_H
+
+#include "tune.h"
+#include "wisdom.h"
+
+#include <stddef.h>
+
+/* A contender runs one workgroup in this many of a refining launch. */
+#define GT_REFINE_SHARE 4
+/* Pairs a contender needs before the rank test may decide: four against four is the fewest
+   whose one-sided p can fall below 0.05. */
+#define GT_REFINE_MIN_PAIRS 4
+/* Runners-up whose analysis median is within this factor of the winner's become contenders. */
+#define GT_REFINE_WITHIN 1.3
+#define GT_REFINE_DRIFT 0.2
+#define GT_REFINE_DRIFT_LAUNCHES 3
+
+typedef enum gt_refine_event {
+    GT_REFINE_EVENT_NONE,     /* a settled launch within its cost */
+    GT_REFINE_EVENT_COMPARED, /* a pair was recorded, nothing decided yet */
+    GT_REFINE_EVENT_REPLACED, /* the contender beat the winner and took its place */
+    GT_REFINE_EVENT_DROPPED,  /* the winner beat the contender, which left */
+    GT_REFINE_EVENT_DRIFTED,  /* a settled launch cost more than its settled cost by the drift */
+    GT_REFINE_EVENT_REOPENED, /* drifted for long enough: refining again */
+} gt_refine_event;
+const char *gt_refine_event_name(gt_refine_event e);
+
+/* The contenders and the state of a freshly analysed entry: refining when refinement is on
+ * and a runner-up is close enough, else settled. */
+void gt_refine_start(const gt_tune_config *cfg, const gt_tune_result *r, gt_wisdom_refine *rf);
+/* The launch runs a contender on a share: refinement is on and the entry has one to run. */
+bool gt_refine_active(const gt_tune_config *cfg, const gt_wisdom_entry *e);
+/* The entry reopened with no contender left: the launch analyses again. */
+bool gt_refine_needs_analysis(const gt_tune_config *cfg, const gt_wisdom_entry *e);
+/* The contender this launch runs: they take turns. */
+size_t gt_refine_next(const gt_wisdom_refine *rf);
+/* Records a refining launch's pair for contender c and applies the rules; *p is the deciding
+ * rank test's p-value (NaN when none ran). The entry's state, contenders and winner may
+ * change; settled says whether this launch settled it. */
+gt_refine_event gt_refine_observe(const gt_tune_config *cfg, gt_wisdom_entry *e, size_t c, double contender_cost,
+                                  double incumbent_cost, double *p, bool *settled);
+/* A settled launch's whole-launch cost per work-item: the drift rule. */
+gt_refine_event gt_refine_check_drift(const gt_tune_config *cfg, gt_wisdom_entry *e, double cost);
+
+#endif
