@@ -14,28 +14,6 @@ const char *gt_refine_event_name(gt_refine_event e)
     return (unsigned)e < sizeof event_names / sizeof event_names[0] ? event_names[e] : "unknown";
 }
 
-/* Up to max candidates other than the winner, by median, best first. */
-static size_t runners_up(const gt_tune_result *r, size_t *out, size_t max)
-{
-    size_t n = 0;
-    for (; n < max; n++) {
-        size_t best = SIZE_MAX;
-        for (size_t i = 0; i < r->ncandidates; i++) {
-            const gt_candidate *c = &r->candidates[i];
-            bool taken = false;
-            for (size_t j = 0; j < n; j++)
-                taken |= out[j] == i;
-            if (!taken && !c->eliminated && c->median >= 0 && !gt_schedule_equal(&c->schedule, &r->winner) &&
-                (best == SIZE_MAX || c->median < r->candidates[best].median))
-                best = i;
-        }
-        if (best == SIZE_MAX)
-            break;
-        out[n] = best;
-    }
-    return n;
-}
-
 static double winner_median(const gt_tune_result *r)
 {
     for (size_t i = 0; i < r->ncandidates; i++)
@@ -44,16 +22,54 @@ static double winner_median(const gt_tune_result *r)
     return NAN;
 }
 
+/* The analysis's best candidate (by median, within GT_REFINE_WITHIN of the winner's) whose
+   order on this axis differs from the winner's; SIZE_MAX when there is none. */
+static size_t best_other_order(const gt_tune_result *r, gt_axis axis, double winner_median)
+{
+    size_t best = SIZE_MAX;
+    for (size_t i = 0; i < r->ncandidates; i++) {
+        const gt_candidate *c = &r->candidates[i];
+        const gt_order *mine = axis == GT_AXIS_ITEM ? &c->schedule.item : &c->schedule.group;
+        const gt_order *won = axis == GT_AXIS_ITEM ? &r->winner.item : &r->winner.group;
+        bool differs = mine->kind != won->kind || mine->p1 != won->p1 || mine->p2 != won->p2;
+        if (differs && !c->eliminated && c->median >= 0 && c->median <= winner_median * GT_REFINE_WITHIN &&
+            (best == SIZE_MAX || c->median < r->candidates[best].median))
+            best = i;
+    }
+    return best;
+}
+
+static void add_contender(gt_wisdom_refine *rf, const gt_schedule *s, const gt_schedule *winner)
+{
+    if (rf->ncontenders == GT_REFINE_CONTENDERS || gt_schedule_equal(s, winner))
+        return;
+    for (unsigned i = 0; i < rf->ncontenders; i++)
+        if (gt_schedule_equal(&rf->contenders[i].schedule, s))
+            return;
+    rf->contenders[rf->ncontenders++].schedule = *s;
+}
+
+/* Samples judge orders least well (a sample cannot show how an order meets the TLB, the
+   prefetchers or the other worker over a whole launch), so the contenders are the winner with
+   its item order, then its group order, replaced by the best other one analysis measured:
+   schedules the samples could not tell from the winner, which whole shares of launches can. */
 void gt_refine_start(const gt_tune_config *cfg, const gt_tune_result *r, gt_wisdom_refine *rf)
 {
     memset(rf, 0, sizeof *rf);
     rf->settled_cost = NAN;
     double best = winner_median(r);
-    size_t order[GT_REFINE_CONTENDERS];
-    size_t n = cfg->refine && best > 0 ? runners_up(r, order, GT_REFINE_CONTENDERS) : 0;
-    for (size_t i = 0; i < n; i++)
-        if (r->candidates[order[i]].median <= best * GT_REFINE_WITHIN)
-            rf->contenders[rf->ncontenders++].schedule = r->candidates[order[i]].schedule;
+    static const gt_axis axes[] = {GT_AXIS_ITEM, GT_AXIS_GROUP};
+    for (size_t a = 0; cfg->refine && best > 0 && a < sizeof axes / sizeof axes[0]; a++) {
+        size_t i = best_other_order(r, axes[a], best);
+        if (i == SIZE_MAX)
+            continue;
+        gt_schedule s = r->winner;
+        if (axes[a] == GT_AXIS_ITEM)
+            s.item = r->candidates[i].schedule.item;
+        else
+            s.group = r->candidates[i].schedule.group;
+        add_contender(rf, &s, &r->winner);
+    }
     rf->state = rf->ncontenders ? GT_REFINE_REFINING : GT_REFINE_SETTLED;
 }
 

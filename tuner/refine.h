@@ -13,9 +13,10 @@
  * its settled cost by GT_REFINE_DRIFT for GT_REFINE_DRIFT_LAUNCHES launches in a row, the entry
  * reopens: refining again with its contenders, or analysis again when none is left.
  *
- * The contenders are the analysis's best candidates after the winner whose median cost was
- * within GT_REFINE_WITHIN of the winner's: so a refining launch costs at most a share of that
- * in expectation, and nothing once settled. This file keeps the rules; tune.c runs the
+ * The contenders are the winner with its item order, then its group order, replaced by the
+ * best other one the analysis measured within GT_REFINE_WITHIN of the winner's cost: the
+ * choices samples judge least well. A refining launch costs at most a share of that in
+ * expectation, and nothing once settled. This file keeps the rules; tune.c runs the
  * launches. */
 #ifndef GT_REFINE_H
 #define GT_REFINE_H
@@ -30,8 +31,8 @@
 /* Pairs a contender needs before the rank test may decide: four against four is the fewest
    whose one-sided p can fall below 0.05. */
 #define GT_REFINE_MIN_PAIRS 4
-/* Runners-up whose analysis median is within this factor of the winner's become contenders. */
-#define GT_REFINE_WITHIN 1.3
+/* Orders whose analysis median is within this factor of the winner's make contenders. */
+#define GT_REFINE_WITHIN 1.5
 #define GT_REFINE_DRIFT 0.2
 #define GT_REFINE_DRIFT_LAUNCHES 3
 
