@@ -9,6 +9,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "tuner/refine.h"
 #include "tuner/report.h"
 
 #include <errno.h>
@@ -182,6 +183,10 @@ static void set_wisdom_hit(report_case *c)
 {
     set_common(c);
     gt_tune_result *r = &c->result;
+    r->refine = (gt_refine_outcome){.ran = true, .state = GT_REFINE_REFINING, .event = GT_REFINE_EVENT_COMPARED,
+                                    .launch = 3, .shared = true,
+                                    .contender = schedule_of("group=column,item=column,assign=block"),
+                                    .contender_cost = 1.5, .incumbent_cost = 1.25, .p = NAN};
     r->source = GT_SOURCE_WISDOM;
     snprintf(r->reason, sizeof r->reason, "The wisdom has this kernel, range shape, worker count and machine.");
     r->winner = schedule_of("group=linear,item=tiled:4x4,assign=dynamic:1");
@@ -639,6 +644,23 @@ static void without_analysis_there_is_no_confirmation(void **state)
     assert_null_at(state, "decision.confirmation");
 }
 
+static void a_refining_launch_gives_its_pair(void **state)
+{
+    assert_text(state, "decision.refine.state", "refining");
+    assert_text(state, "decision.refine.event", "compared");
+    assert_number(state, "decision.refine.launch", 3);
+    assert_bool(state, "decision.refine.settled_now", false);
+    assert_text(state, "decision.refine.contender", "group=column,item=column,assign=block");
+    assert_number(state, "decision.refine.contender_cost", 1.5);
+    assert_number(state, "decision.refine.incumbent_cost", 1.25);
+    assert_null_at(state, "decision.refine.p");
+}
+
+static void a_forced_launch_has_no_refine(void **state)
+{
+    assert_null_at(state, "decision.refine");
+}
+
 static void phases_give_groups_times_and_remainder_counters(void **state)
 {
     assert_number(state, "phases.groups_analysis", 320);
@@ -815,6 +837,8 @@ int main(int argc, char **argv)
         ON(analysis, analysis_decision_names_winner_source_and_reason),
         ON(analysis, confirmation_gives_the_pair_and_the_rank_test),
         ON(wisdom_hit, without_analysis_there_is_no_confirmation),
+        ON(wisdom_hit, a_refining_launch_gives_its_pair),
+        ON(forced, a_forced_launch_has_no_refine),
         ON(analysis, phases_give_groups_times_and_remainder_counters),
         ON(analysis, analysis_fraction_is_analysis_groups_over_total),
         ON(wisdom_hit, wisdom_hit_has_no_candidates),

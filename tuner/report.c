@@ -4,6 +4,8 @@
  * printed JSON valid (null for NaN and infinities) and exact (large integers). */
 #include "report.h"
 
+#include "refine.h"
+
 #include "grid.h"
 #include "json.h"
 
@@ -291,10 +293,24 @@ static bool add_confirmation(cJSON *obj, const gt_tune_result *r)
            add_bool(c, "replaced", cf->replaced);
 }
 
+static bool add_refine(cJSON *obj, const gt_tune_result *r)
+{
+    const gt_refine_outcome *o = &r->refine;
+    if (!o->ran)
+        return add_item(obj, "refine", cJSON_CreateNull());
+    cJSON *c = cJSON_AddObjectToObject(obj, "refine");
+    return c && add_name(c, "state", gt_refine_state_name((gt_refine_state)o->state)) &&
+           add_name(c, "event", gt_refine_event_name((gt_refine_event)o->event)) &&
+           add_uint(c, "launch", o->launch) && add_bool(c, "settled_now", o->settled_now) &&
+           (o->shared ? add_schedule(c, "contender", &o->contender) : add_item(c, "contender", cJSON_CreateNull())) &&
+           add_real(c, "contender_cost", o->contender_cost) && add_real(c, "incumbent_cost", o->incumbent_cost) &&
+           add_real(c, "p", o->p);
+}
+
 static bool add_decision(cJSON *root, const gt_tune_result *r)
 {
     cJSON *obj = cJSON_AddObjectToObject(root, "decision");
-    return obj && add_schedule(obj, "winner", &r->winner) && add_confirmation(obj, r) &&
+    return obj && add_schedule(obj, "winner", &r->winner) && add_confirmation(obj, r) && add_refine(obj, r) &&
            add_name(obj, "source", gt_decision_source_name(r->source)) &&
            add_text(obj, "reason", r->reason, sizeof r->reason) &&
            add_text(obj, "wisdom_note", r->wisdom_note, sizeof r->wisdom_note);
