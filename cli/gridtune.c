@@ -257,9 +257,11 @@ static int save(gt_wisdom *w)
     return EXIT_FAILED;
 }
 
-enum { COL_KERNEL, COL_RANGE, COL_WORKERS, COL_SCHEDULE, COL_METRIC, COL_COST, COL_GAIN, COL_DECIDED, NCOLS };
-static const char *const column_names[NCOLS] = {"kernel", "range", "workers", "schedule",
-                                                "metric", "cost", "gain", "decided"};
+enum {
+    COL_KERNEL, COL_RANGE, COL_WORKERS, COL_SCHEDULE, COL_METRIC, COL_COST, COL_GAIN, COL_DECIDED, COL_REFINE, NCOLS
+};
+static const char *const column_names[NCOLS] = {"kernel", "range", "workers", "schedule", "metric",
+                                                "cost", "gain", "decided", "refine"};
 #define CELL_MAX GT_SCHEDULE_TEXT_MAX
 
 /* 8192x8192/16x16: global sizes / local sizes of the used dimensions. */
@@ -272,8 +274,19 @@ static void format_range(const gt_range *r, char *buf, size_t len)
         n += snprintf(buf + n, len - (size_t)n, "%s%zu", d ? "x" : "/", r->local[d]);
 }
 
+/* "settled", or "refining 3 launches, 2 contenders" while launches still compare contenders. */
+static void format_refine(const gt_wisdom_refine *r, char *buf, size_t len)
+{
+    if (r->state == GT_REFINE_SETTLED)
+        snprintf(buf, len, "%s", gt_refine_state_name(r->state));
+    else
+        snprintf(buf, len, "%s %u launch%s, %u contender%s", gt_refine_state_name(r->state), r->launches,
+                 r->launches == 1 ? "" : "es", r->ncontenders, r->ncontenders == 1 ? "" : "s");
+}
+
 static void format_row(const gt_wisdom_key *k, const gt_wisdom_entry *e, char cells[NCOLS][CELL_MAX])
 {
+    format_refine(&e->refine, cells[COL_REFINE], CELL_MAX);
     snprintf(cells[COL_KERNEL], CELL_MAX, "%s", k->kernel);
     format_range(&k->range, cells[COL_RANGE], CELL_MAX);
     snprintf(cells[COL_WORKERS], CELL_MAX, "%u", k->workers);

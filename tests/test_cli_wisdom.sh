@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test_cli_wisdom.sh: `gridtune wisdom` end to end, in a temporary XDG_STATE_HOME: empty show,
-# import of a hand-written file, show, export round trip, a refused import that changes
-# nothing, clear, a corrupt file set aside, and the exit statuses (0 done, 1 failed, 2 usage).
+# import of a hand-written file (one entry refining, one without refine), show, export round
+# trip, a refused import that changes nothing, clear, a corrupt file set aside, and the exit
+# statuses (0 done, 1 failed, 2 usage).
 # With GRIDTUNED, also import and clear through a running daemon, which owns its wisdom.
 # usage: test_cli_wisdom.sh GRIDTUNE [SAVED_COPY [GRIDTUNED]]
 #   SAVED_COPY: where to copy a wisdom file the tool saved, for the schema check.
@@ -23,18 +24,23 @@ wisdom=$XDG_STATE_HOME/gridtune/wisdom.json
 . "$(dirname "$0")/fixtures/cli_checks.sh"
 
 
-entry() { # KERNEL SCHEDULE GAIN WORKERS
+entry() { # KERNEL SCHEDULE GAIN WORKERS [REFINE]
   cat <<EOF
     {"kernel": "$1", "kernel_hash": "0123456789abcdef", "machine": "fedcba9876543210",
      "range": {"dims": 2, "global": [8192, 8192, 1], "local": [16, 16, 1]},
      "workers": $4, "schedule": "$2",
-     "metric": "time", "cost": 1.25, "gain": $3, "decided": 1795000000}
+     "metric": "time", "cost": 1.25, "gain": $3, "decided": 1795000000${5:+, \"refine\": $5}}
 EOF
 }
 
+# transpose is still refining against two contenders; matmul has no refine part (a file
+# written before refinement), which reads as settled.
+refining='{"state": "refining", "launches": 3, "settled_cost": null, "drifted": 0, "contenders": [
+  {"schedule": "group=column,item=column,assign=block", "costs": [1.2, 1.3], "incumbent_costs": [1.1, 1.15]},
+  {"schedule": "group=hilbert,span=4,item=linear,assign=stealing", "costs": [0.9], "incumbent_costs": [1.05]}]}'
 cat >"$tmp/good.json" <<EOF
 {"format": "gridtune-wisdom", "version": 1, "entries": [
-$(entry transpose "item=tiled:4x4,assign=block" 0.31 2),
+$(entry transpose "item=tiled:4x4,assign=block" 0.31 2 "$refining"),
 $(entry matmul "group=grouped:8,item=hilbert,assign=dynamic:8" null 4)
 ]}
 EOF
@@ -64,6 +70,11 @@ expect_in "$out" "group=linear,item=tiled:4x4,assign=block" "show canonical sche
 expect_in "$out" "group=grouped:8,item=hilbert,assign=dynamic:8" "show"
 expect_in "$out" "+31.0%" "show gain"
 expect_in "$out" "2026-11-18T11:06:40Z" "show decided"
+expect_in "$out" "refine" "show header"
+transpose_row=$(printf '%s\n' "$out" | grep '^transpose ')
+matmul_row=$(printf '%s\n' "$out" | grep '^matmul ')
+expect_in "$transpose_row" "refining 3 launches, 2 contenders" "show refine state"
+expect_in "$matmul_row" "settled" "show an entry without refine"
 [ "$(printf '%s\n' "$out" | wc -l)" = 3 ] || fail "show printed other than a header and 2 rows: $out"
 [ -z "$(ls "$XDG_STATE_HOME/gridtune" | grep -v '^wisdom.json$')" ] || fail "import left files beside the wisdom"
 [ "$(stat -c %a "$XDG_STATE_HOME/gridtune")" = 700 ] || fail "the wisdom directory is not private"

@@ -1,6 +1,7 @@
-/* test_wisdom.c: the wisdom file: entries survive a save and a reopen, keys match on every
- * field, saving is atomic and tidy, corrupt or unreadable files are set aside with a warning,
- * the default path follows XDG, import is all or nothing; and the identities that key it. */
+/* test_wisdom.c: the wisdom file: entries and their refinement survive a save and a reopen,
+ * keys match on every field, saving is atomic and tidy, corrupt or unreadable files (a bad
+ * refine part among them) are set aside with a warning, the default path follows XDG, import
+ * is all or nothing; and the identities that key it. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -73,6 +74,34 @@ static gt_wisdom_entry entry_of(const char *schedule, double cost, double gain)
     return e;
 }
 
+/* Bit-exact, or both NaN. */
+static void assert_same_double(double a, double b)
+{
+    if (isnan(a))
+        assert_true(isnan(b));
+    else
+        assert_memory_equal(&a, &b, sizeof a);
+}
+
+/* Every field that is valid: the contenders up to ncontenders, their costs up to n. */
+static void assert_refines_equal(const gt_wisdom_refine *a, const gt_wisdom_refine *b)
+{
+    assert_int_equal(a->state, b->state);
+    assert_int_equal(a->launches, b->launches);
+    assert_same_double(a->settled_cost, b->settled_cost);
+    assert_int_equal(a->drifted, b->drifted);
+    assert_int_equal(a->ncontenders, b->ncontenders);
+    for (unsigned i = 0; i < a->ncontenders; i++) {
+        const gt_refine_contender *x = &a->contenders[i], *y = &b->contenders[i];
+        assert_true(gt_schedule_equal(&x->schedule, &y->schedule));
+        assert_int_equal(x->n, y->n);
+        for (unsigned k = 0; k < x->n; k++) {
+            assert_same_double(x->cost[k], y->cost[k]);
+            assert_same_double(x->incumbent[k], y->incumbent[k]);
+        }
+    }
+}
+
 static void assert_entries_equal(const gt_wisdom_entry *a, const gt_wisdom_entry *b)
 {
     assert_true(gt_schedule_equal(&a->schedule, &b->schedule));
@@ -83,6 +112,33 @@ static void assert_entries_equal(const gt_wisdom_entry *a, const gt_wisdom_entry
     else
         assert_memory_equal(&a->gain, &b->gain, sizeof a->gain);
     assert_int_equal(a->decided, b->decided);
+    assert_refines_equal(&a->refine, &b->refine);
+}
+
+static gt_refine_contender contender_of(const char *schedule, unsigned n, double first)
+{
+    gt_refine_contender c = {.n = n};
+    char err[256];
+    if (gt_schedule_parse(schedule, &c.schedule, err, sizeof err) != 0)
+        fail_msg("bad schedule in test: %s", err);
+    for (unsigned k = 0; k < n; k++) {
+        c.cost[k] = first + k / 3.0; /* thirds, so that printing them exactly matters */
+        c.incumbent[k] = first * 0.9 + k * 1e-7;
+    }
+    return c;
+}
+
+/* Refining, 3 launches in, two contenders (one with all 8 pairs), nothing settled yet. */
+static gt_wisdom_refine refining_of_two(void)
+{
+    return (gt_wisdom_refine){
+        .state = GT_REFINE_REFINING,
+        .launches = 3,
+        .ncontenders = 2,
+        .contenders = {contender_of("group=column,item=column,assign=block", 2, 1.2),
+                       contender_of("group=hilbert,span=4,item=linear,assign=dynamic:8", GT_REFINE_OBSERVATIONS, 0.1)},
+        .settled_cost = NAN,
+    };
 }
 
 static gt_wisdom *open_ok(fixture *f, const char *path)
@@ -227,6 +283,192 @@ static void unknown_cost_and_gain_are_saved_as_null_and_read_back(void **state)
     assert_true(gt_wisdom_get(f->w, 0, NULL, &back));
     assert_true(isnan(back.cost));
     assert_true(isnan(back.gain));
+}
+
+/* ---- Refinement ---- */
+
+static void refine_survives_save_and_reopen(void **state)
+{
+    fixture *f = *state;
+    f->w = open_ok(f, f->path);
+    gt_wisdom_key k1 = key_of("transpose", 8192, 2), k2 = key_of("matmul", 1024, 4);
+    gt_wisdom_entry e1 = entry_of("group=linear,item=tiled:4x4,assign=block", 1.25, 0.31);
+    e1.refine = refining_of_two();
+    gt_wisdom_entry e2 = entry_of("group=zigzag,item=linear,assign=stealing", 0.5, NAN);
+    e2.refine = (gt_wisdom_refine){.state = GT_REFINE_REOPENED, .launches = GT_REFINE_COUNT_MAX, .ncontenders = 1,
+                                   .contenders = {contender_of("group=morton,item=column,assign=cyclic:3", 0, 0)},
+                                   .settled_cost = 0.1 + 0.2, .drifted = 2};
+    assert_int_equal(gt_wisdom_store(f->w, &k1, &e1, f->err, sizeof f->err), 0);
+    assert_int_equal(gt_wisdom_store(f->w, &k2, &e2, f->err, sizeof f->err), 0);
+    assert_int_equal(gt_wisdom_save(f->w, f->err, sizeof f->err), 0);
+    gt_wisdom_close(f->w);
+
+    f->w = open_ok(f, f->path);
+    assert_string_equal(gt_wisdom_warning(f->w), "");
+    gt_wisdom_entry got;
+    assert_true(gt_wisdom_lookup(f->w, &k1, &got));
+    assert_entries_equal(&got, &e1);
+    assert_true(isnan(got.refine.settled_cost));
+    assert_true(gt_wisdom_lookup(f->w, &k2, &got));
+    assert_entries_equal(&got, &e2);
+}
+
+static void saved_refine_has_the_documented_shape(void **state)
+{
+    fixture *f = *state;
+    f->w = open_ok(f, f->path);
+    gt_wisdom_key k = key_of("transpose", 8192, 2);
+    gt_wisdom_entry e = entry_of("group=linear,item=tiled:4x4,assign=block", 1.25, 0.31);
+    e.refine = refining_of_two();
+    e.refine.contenders[0].cost[0] = 1.2;
+    e.refine.contenders[0].incumbent[1] = 1.15;
+    assert_int_equal(gt_wisdom_store(f->w, &k, &e, NULL, 0), 0);
+    assert_int_equal(gt_wisdom_save(f->w, f->err, sizeof f->err), 0);
+    size_t len;
+    char *text = read_file(f->path, &len);
+    cJSON *doc = cJSON_Parse(text);
+    assert_non_null(doc);
+    cJSON *refine = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "entries"), 0), "refine");
+    assert_true(cJSON_IsObject(refine));
+    const char *order[] = {"state", "launches", "settled_cost", "drifted", "contenders"};
+    const cJSON *x = refine->child;
+    for (size_t i = 0; i < sizeof order / sizeof *order; i++, x = x->next)
+        assert_string_equal(x->string, order[i]);
+    assert_null(x);
+    assert_string_equal(cJSON_GetObjectItem(refine, "state")->valuestring, "refining");
+    assert_int_equal(cJSON_GetObjectItem(refine, "launches")->valuedouble, 3);
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(refine, "settled_cost")));
+    assert_int_equal(cJSON_GetObjectItem(refine, "drifted")->valuedouble, 0);
+    cJSON *contenders = cJSON_GetObjectItem(refine, "contenders");
+    assert_int_equal(cJSON_GetArraySize(contenders), 2);
+    cJSON *c0 = cJSON_GetArrayItem(contenders, 0);
+    assert_string_equal(cJSON_GetObjectItem(c0, "schedule")->valuestring, "group=column,item=column,assign=block");
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(c0, "costs")), 2);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(c0, "incumbent_costs")), 2);
+    assert_true(cJSON_GetArrayItem(cJSON_GetObjectItem(c0, "costs"), 0)->valuedouble == 1.2);
+    assert_true(cJSON_GetArrayItem(cJSON_GetObjectItem(c0, "incumbent_costs"), 1)->valuedouble == 1.15);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(cJSON_GetArrayItem(contenders, 1), "costs")),
+                     GT_REFINE_OBSERVATIONS);
+    cJSON_Delete(doc);
+    free(text);
+}
+
+/* Files written before refinement existed have no "refine": their entries are settled, with no
+ * contenders, and the next save writes the part. */
+static void entry_without_refine_reads_as_settled(void **state)
+{
+    fixture *f = *state;
+    make_parent(f);
+    write_doc(f->path, NULL, NULL);
+    f->w = open_ok(f, f->path);
+    assert_string_equal(gt_wisdom_warning(f->w), "");
+    gt_wisdom_key k = key_of("transpose", 8192, 2);
+    gt_wisdom_entry got;
+    assert_true(gt_wisdom_lookup(f->w, &k, &got));
+    assert_int_equal(got.refine.state, GT_REFINE_SETTLED);
+    assert_int_equal(got.refine.ncontenders, 0);
+    assert_int_equal(got.refine.launches, 0);
+    assert_int_equal(got.refine.drifted, 0);
+    assert_true(got.refine.settled_cost == 0);
+    assert_int_equal(gt_wisdom_save(f->w, f->err, sizeof f->err), 0);
+    size_t len;
+    char *text = read_file(f->path, &len);
+    cJSON *doc = cJSON_Parse(text);
+    cJSON *refine = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "entries"), 0), "refine");
+    assert_string_equal(cJSON_GetObjectItem(refine, "state")->valuestring, "settled");
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(refine, "contenders")), 0);
+    cJSON_Delete(doc);
+    free(text);
+}
+
+static void refine_as_written_by_hand_loads(void **state)
+{
+    fixture *f = *state;
+    make_parent(f);
+    write_doc(f->path, "decided",
+              "1795000000, \"refine\": {\"state\": \"reopened\", \"launches\": 3, \"settled_cost\": 0.75, "
+              "\"drifted\": 2, \"contenders\": [{\"schedule\": \"assign=block,item=column,group=column\", "
+              "\"costs\": [1.2, 1.3], \"incumbent_costs\": [1.1, 1.15]}]}");
+    f->w = open_ok(f, f->path);
+    assert_string_equal(gt_wisdom_warning(f->w), "");
+    gt_wisdom_entry got;
+    assert_true(gt_wisdom_get(f->w, 0, NULL, &got));
+    gt_wisdom_refine want = {.state = GT_REFINE_REOPENED, .launches = 3, .settled_cost = 0.75, .drifted = 2,
+                             .ncontenders = 1,
+                             .contenders = {{.n = 2, .cost = {1.2, 1.3}, .incumbent = {1.1, 1.15}}}};
+    char err[256];
+    assert_int_equal(gt_schedule_parse("group=column,item=column,assign=block", &want.contenders[0].schedule, err,
+                                       sizeof err), 0);
+    assert_refines_equal(&got.refine, &want);
+}
+
+static void refine_state_names_read_back(void **state)
+{
+    (void)state;
+    for (int s = 0; s < GT_REFINE_STATES; s++) {
+        gt_refine_state back;
+        assert_int_equal(gt_refine_state_parse(gt_refine_state_name((gt_refine_state)s), &back), 0);
+        assert_int_equal(back, s);
+    }
+    assert_string_equal(gt_refine_state_name(GT_REFINE_SETTLED), "settled");
+    assert_string_equal(gt_refine_state_name(GT_REFINE_REFINING), "refining");
+    assert_string_equal(gt_refine_state_name(GT_REFINE_REOPENED), "reopened");
+    gt_refine_state untouched = GT_REFINE_REFINING;
+    assert_int_equal(gt_refine_state_parse("Settled", &untouched), -EINVAL);
+    assert_int_equal(gt_refine_state_parse(NULL, &untouched), -EINVAL);
+    assert_int_equal(untouched, GT_REFINE_REFINING);
+}
+
+static void store_refuses_a_refine_the_file_could_not_hold(void **state)
+{
+    fixture *f = *state;
+    f->w = open_ok(f, f->path);
+    gt_wisdom_key k = key_of("transpose", 8192, 2);
+    gt_wisdom_entry ok = entry_of("group=linear,item=linear,assign=block", 1, 0);
+    ok.refine = refining_of_two();
+    assert_int_equal(gt_wisdom_store(f->w, &k, &ok, f->err, sizeof f->err), 0);
+    gt_wisdom_clear(f->w);
+    struct {
+        gt_wisdom_entry e;
+        const char *problem;
+    } bad[11];
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        bad[i].e = ok;
+    bad[0].e.refine.state = (gt_refine_state)GT_REFINE_STATES;
+    bad[0].problem = "\"refine\": \"state\": unknown state 3";
+    bad[1].e.refine.ncontenders = GT_REFINE_CONTENDERS + 1;
+    bad[1].problem = "\"refine\": 3 contenders; expected at most 2";
+    bad[2].e.refine.contenders[1].n = GT_REFINE_OBSERVATIONS + 1;
+    bad[2].problem = "\"refine\": \"contenders\"[1]: 9 paired costs; at most 8";
+    bad[3].e.refine.contenders[0].cost[1] = -0.5;
+    bad[3].problem = "\"refine\": \"contenders\"[0]: \"costs\"[1]: -0.5 is not a finite cost";
+    bad[4].e.refine.contenders[1].incumbent[7] = NAN;
+    bad[4].problem = "\"refine\": \"contenders\"[1]: \"incumbent_costs\"[7]: nan is not a finite cost";
+    bad[5].e.refine.contenders[0].incumbent[0] = INFINITY;
+    bad[5].problem = "\"incumbent_costs\"[0]: inf";
+    bad[6].e.refine.contenders[1].schedule.assign.kind = GT_ASSIGN_KINDS;
+    bad[6].problem = "\"refine\": \"contenders\"[1]: \"schedule\": unknown order or assignment kind";
+    bad[7].e.refine.settled_cost = -1;
+    bad[7].problem = "\"refine\": \"settled_cost\": -1 is not a finite cost";
+    bad[8].e.refine.settled_cost = INFINITY;
+    bad[8].problem = "\"settled_cost\": inf";
+    bad[9].e.refine.launches = GT_REFINE_COUNT_MAX + 1;
+    bad[9].problem = "\"refine\": \"launches\": 1000001 is more than 1000000";
+    bad[10].e.refine.drifted = GT_REFINE_COUNT_MAX + 1;
+    bad[10].problem = "\"refine\": \"drifted\": 1000001 is more than 1000000";
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        f->err[0] = '\0';
+        assert_int_equal(gt_wisdom_store(f->w, &k, &bad[i].e, f->err, sizeof f->err), -EINVAL);
+        if (!strstr(f->err, bad[i].problem))
+            fail_msg("case %zu: \"%s\" does not name \"%s\"", i, f->err, bad[i].problem);
+    }
+    assert_int_equal(gt_wisdom_count(f->w), 0);
+    /* Only the valid part is looked at: costs past n, contenders past ncontenders. */
+    gt_wisdom_entry past = ok;
+    past.refine.contenders[0].cost[5] = -1;
+    past.refine.ncontenders = 1;
+    past.refine.contenders[1].n = 99;
+    assert_int_equal(gt_wisdom_store(f->w, &k, &past, f->err, sizeof f->err), 0);
 }
 
 static void keys_differing_in_one_field_do_not_match(void **state)
@@ -466,6 +708,105 @@ static void unknown_field_is_set_aside(void **state)
     file_text(f, "metric", "\"time\", \"colour\": \"blue\"", &text, &len);
     assert_set_aside(f, text, len, "entry 0: unknown field \"colour\"");
     free(text);
+}
+
+/* A document whose one entry has refine as its last field, with that JSON text. */
+static void assert_refine_set_aside(fixture *f, const char *refine, const char *problem)
+{
+    char value[2048], *text;
+    size_t len;
+    snprintf(value, sizeof value, "1795000000, \"refine\": %s", refine);
+    file_text(f, "decided", value, &text, &len);
+    assert_set_aside(f, text, len, problem);
+    free(text);
+}
+
+#define REFINE_START "{\"state\": \"refining\", \"launches\": 3, \"settled_cost\": null, \"drifted\": 0, "
+#define CONTENDER "{\"schedule\": \"group=column\", \"costs\": [1.2], \"incumbent_costs\": [1.1]}"
+
+static void refine_with_unknown_state_is_set_aside(void **state)
+{
+    assert_refine_set_aside(*state,
+                            "{\"state\": \"paused\", \"launches\": 3, \"settled_cost\": null, \"drifted\": 0, "
+                            "\"contenders\": []}",
+                            "entry 0: \"refine\": \"state\": unknown state \"paused\"; expected settled, refining or "
+                            "reopened");
+}
+
+static void refine_with_three_contenders_is_set_aside(void **state)
+{
+    assert_refine_set_aside(*state, REFINE_START "\"contenders\": [" CONTENDER ", " CONTENDER ", " CONTENDER "]}",
+                            "entry 0: \"refine\": \"contenders\" has 3 contenders; expected at most 2");
+}
+
+static void refine_with_nine_costs_is_set_aside(void **state)
+{
+    assert_refine_set_aside(*state,
+                            REFINE_START "\"contenders\": [{\"schedule\": \"group=column\", "
+                                         "\"costs\": [1, 2, 3, 4, 5, 6, 7, 8, 9], "
+                                         "\"incumbent_costs\": [1, 2, 3, 4, 5, 6, 7, 8, 9]}]}",
+                            "entry 0: \"refine\": \"contenders\"[0]: \"costs\" has 9 numbers; at most 8 are kept");
+}
+
+static void refine_with_unpaired_costs_is_set_aside(void **state)
+{
+    assert_refine_set_aside(*state,
+                            REFINE_START "\"contenders\": [" CONTENDER ", {\"schedule\": \"group=column\", "
+                                         "\"costs\": [1.2, 1.3], \"incumbent_costs\": [1.1, 1.15, 1.2]}]}",
+                            "entry 0: \"refine\": \"contenders\"[1]: \"costs\" has 2 numbers and "
+                            "\"incumbent_costs\" 3");
+}
+
+static void refine_with_a_negative_cost_is_set_aside(void **state)
+{
+    assert_refine_set_aside(*state,
+                            REFINE_START "\"contenders\": [{\"schedule\": \"group=column\", "
+                                         "\"costs\": [1.2, -0.5], \"incumbent_costs\": [1.1, 1.15]}]}",
+                            "entry 0: \"refine\": \"contenders\"[0]: \"costs\"[1]: -0.5 is not a finite cost of at "
+                            "least 0");
+}
+
+static void refine_with_a_bad_contender_schedule_is_set_aside(void **state)
+{
+    assert_refine_set_aside(*state,
+                            REFINE_START "\"contenders\": [" CONTENDER ", {\"schedule\": \"item=tiled:0x4\", "
+                                         "\"costs\": [], \"incumbent_costs\": []}]}",
+                            "entry 0: \"refine\": \"contenders\"[1]: \"schedule\": order \"tiled:0x4\": tile width "
+                            "must be at least 1");
+}
+
+static void refine_with_an_unknown_field_is_set_aside(void **state)
+{
+    assert_refine_set_aside(*state, REFINE_START "\"contenders\": [], \"colour\": \"blue\"}",
+                            "entry 0: \"refine\": unknown field \"colour\"");
+}
+
+static void refine_with_a_missing_field_is_set_aside(void **state)
+{
+    assert_refine_set_aside(*state, "{\"state\": \"settled\", \"launches\": 0, \"settled_cost\": 1, "
+                                    "\"contenders\": []}",
+                            "entry 0: \"refine\": missing \"drifted\"");
+}
+
+static void refine_with_a_field_twice_is_set_aside(void **state)
+{
+    assert_refine_set_aside(*state, REFINE_START "\"contenders\": [], \"launches\": 4}",
+                            "entry 0: \"refine\": \"launches\" appears twice");
+}
+
+static void contender_with_an_unknown_field_is_set_aside(void **state)
+{
+    assert_refine_set_aside(*state,
+                            REFINE_START "\"contenders\": [{\"schedule\": \"group=column\", \"costs\": [], "
+                                         "\"incumbent_costs\": [], \"weight\": 1}]}",
+                            "entry 0: \"refine\": \"contenders\"[0]: unknown field \"weight\"");
+}
+
+static void refine_not_an_object_is_set_aside(void **state)
+{
+    assert_refine_set_aside(*state, "[\"refining\", 3]",
+                            "entry 0: \"refine\": must be an object with state, launches, settled_cost, drifted and "
+                            "contenders");
 }
 
 static void directory_in_place_of_the_file_is_set_aside(void **state)
@@ -833,6 +1174,12 @@ int main(void)
         T(stored_entries_survive_save_and_reopen),
         T(schedule_without_span_reads_as_one),
         T(unknown_cost_and_gain_are_saved_as_null_and_read_back),
+        T(refine_survives_save_and_reopen),
+        T(saved_refine_has_the_documented_shape),
+        T(entry_without_refine_reads_as_settled),
+        T(refine_as_written_by_hand_loads),
+        T(refine_state_names_read_back),
+        T(store_refuses_a_refine_the_file_could_not_hold),
         T(keys_differing_in_one_field_do_not_match),
         T(unused_dimensions_do_not_matter),
         T(storing_a_key_again_replaces_it),
@@ -848,6 +1195,17 @@ int main(void)
         T(bad_span_is_set_aside),
         T(bad_range_is_set_aside),
         T(unknown_field_is_set_aside),
+        T(refine_with_unknown_state_is_set_aside),
+        T(refine_with_three_contenders_is_set_aside),
+        T(refine_with_nine_costs_is_set_aside),
+        T(refine_with_unpaired_costs_is_set_aside),
+        T(refine_with_a_negative_cost_is_set_aside),
+        T(refine_with_a_bad_contender_schedule_is_set_aside),
+        T(refine_with_an_unknown_field_is_set_aside),
+        T(refine_with_a_missing_field_is_set_aside),
+        T(refine_with_a_field_twice_is_set_aside),
+        T(contender_with_an_unknown_field_is_set_aside),
+        T(refine_not_an_object_is_set_aside),
         T(directory_in_place_of_the_file_is_set_aside),
         T(second_corruption_in_a_second_keeps_the_first_aside),
         T(missing_file_is_empty_without_warning),

@@ -16,6 +16,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* ---- Names ---- */
+
+static const char *const refine_state_names[GT_REFINE_STATES] = {"settled", "refining", "reopened"};
+
+const char *gt_refine_state_name(gt_refine_state s)
+{
+    return (unsigned)s < GT_REFINE_STATES ? refine_state_names[s] : "unknown";
+}
+
+int gt_refine_state_parse(const char *text, gt_refine_state *out)
+{
+    for (int i = 0; text && i < GT_REFINE_STATES; i++)
+        if (strcmp(text, refine_state_names[i]) == 0) {
+            *out = (gt_refine_state)i;
+            return 0;
+        }
+    return -EINVAL;
+}
+
 /* ---- Checks shared by store and load ---- */
 
 static bool is_kernel_name(const char *s)
@@ -67,19 +86,81 @@ static int metric_index(const char *name, size_t size)
     return (int)m;
 }
 
-int gt_wisdom_entry_check(const gt_wisdom_entry *e, char *err, size_t errlen)
+/* A schedule the file can hold: known kinds, and a text form that reads back as the same
+ * schedule. The sentence leaves the field's name to the caller. */
+static int schedule_check(const gt_schedule *s, char *err, size_t errlen)
 {
     gt_schedule back;
     char text[GT_SCHEDULE_TEXT_MAX], why[256];
-    const gt_schedule *s = &e->schedule;
     if ((unsigned)s->group.kind >= GT_ORDER_KINDS || (unsigned)s->item.kind >= GT_ORDER_KINDS ||
         (unsigned)s->assign.kind >= GT_ASSIGN_KINDS)
-        return gt_sentence_fail(err, errlen, -EINVAL, "\"schedule\": unknown order or assignment kind");
-    int n = gt_schedule_format(&e->schedule, text, sizeof text);
+        return gt_sentence_fail(err, errlen, -EINVAL, "unknown order or assignment kind");
+    int n = gt_schedule_format(s, text, sizeof text);
     if (n <= 0 || (size_t)n >= sizeof text || gt_schedule_parse(text, &back, why, sizeof why) != 0 ||
-        !gt_schedule_equal(&back, &e->schedule))
+        !gt_schedule_equal(&back, s))
+        return gt_sentence_fail(err, errlen, -EINVAL, "\"%s\" does not read back as the same schedule", text);
+    return 0;
+}
+
+static bool is_cost(double c)
+{
+    return isfinite(c) && c >= 0;
+}
+
+static int contender_check(const gt_refine_contender *c, unsigned i, char *err, size_t errlen)
+{
+    char why[GT_SCHEDULE_TEXT_MAX + 64];
+    if (schedule_check(&c->schedule, why, sizeof why) != 0)
+        return gt_sentence_fail(err, errlen, -EINVAL, "\"refine\": \"contenders\"[%u]: \"schedule\": %s", i, why);
+    if (c->n > GT_REFINE_OBSERVATIONS)
         return gt_sentence_fail(err, errlen, -EINVAL,
-                              "\"schedule\": \"%s\" does not read back as the same schedule", text);
+                              "\"refine\": \"contenders\"[%u]: %u paired costs; at most %d are kept", i, c->n,
+                              GT_REFINE_OBSERVATIONS);
+    const struct {
+        const char *name;
+        const double *v;
+    } series[] = {{"costs", c->cost}, {"incumbent_costs", c->incumbent}};
+    for (size_t s = 0; s < sizeof series / sizeof *series; s++)
+        for (unsigned k = 0; k < c->n; k++)
+            if (!is_cost(series[s].v[k]))
+                return gt_sentence_fail(err, errlen, -EINVAL,
+                                      "\"refine\": \"contenders\"[%u]: \"%s\"[%u]: %g is not a finite cost of "
+                                      "at least 0",
+                                      i, series[s].name, k, series[s].v[k]);
+    return 0;
+}
+
+static int refine_check(const gt_wisdom_refine *r, char *err, size_t errlen)
+{
+    if ((unsigned)r->state >= GT_REFINE_STATES)
+        return gt_sentence_fail(err, errlen, -EINVAL,
+                              "\"refine\": \"state\": unknown state %d; expected settled, refining or reopened",
+                              (int)r->state);
+    if (r->launches > GT_REFINE_COUNT_MAX)
+        return gt_sentence_fail(err, errlen, -EINVAL, "\"refine\": \"launches\": %u is more than %d", r->launches,
+                              GT_REFINE_COUNT_MAX);
+    if (r->ncontenders > GT_REFINE_CONTENDERS)
+        return gt_sentence_fail(err, errlen, -EINVAL, "\"refine\": %u contenders; expected at most %d",
+                              r->ncontenders, GT_REFINE_CONTENDERS);
+    for (unsigned i = 0; i < r->ncontenders; i++)
+        if (contender_check(&r->contenders[i], i, err, errlen) != 0)
+            return -EINVAL;
+    if (isinf(r->settled_cost) || r->settled_cost < 0)
+        return gt_sentence_fail(err, errlen, -EINVAL,
+                              "\"refine\": \"settled_cost\": %g is not a finite cost of at least 0 (NaN stands "
+                              "for unknown)",
+                              r->settled_cost);
+    if (r->drifted > GT_REFINE_COUNT_MAX)
+        return gt_sentence_fail(err, errlen, -EINVAL, "\"refine\": \"drifted\": %u is more than %d", r->drifted,
+                              GT_REFINE_COUNT_MAX);
+    return 0;
+}
+
+int gt_wisdom_entry_check(const gt_wisdom_entry *e, char *err, size_t errlen)
+{
+    char why[GT_SCHEDULE_TEXT_MAX + 64];
+    if (schedule_check(&e->schedule, why, sizeof why) != 0)
+        return gt_sentence_fail(err, errlen, -EINVAL, "\"schedule\": %s", why);
     if (metric_index(e->metric, sizeof e->metric) < 0)
         return gt_sentence_fail(err, errlen, -EINVAL,
                               "\"metric\": unknown metric \"%.*s\"; expected time, ipc, l1, l2 or energy",
@@ -93,7 +174,7 @@ int gt_wisdom_entry_check(const gt_wisdom_entry *e, char *err, size_t errlen)
     if (e->decided < 0 || (double)e->decided > GT_WISDOM_JSON_INT_MAX)
         return gt_sentence_fail(err, errlen, -EINVAL,
                               "\"decided\": %" PRId64 " is not a unix time from 0 to 2^53-1", e->decided);
-    return 0;
+    return refine_check(&e->refine, err, errlen);
 }
 
 static bool key_equal(const gt_wisdom_key *a, const gt_wisdom_key *b)

@@ -31,6 +31,8 @@ typedef struct gt_wisdom_key {
  * rank test settles between them or a limit of launches is reached. */
 #define GT_REFINE_CONTENDERS 2
 #define GT_REFINE_OBSERVATIONS 8
+/* The most launches, and drifted launches, an entry counts; the wisdom refuses more. */
+#define GT_REFINE_COUNT_MAX 1000000
 
 typedef enum gt_refine_state {
     GT_REFINE_SETTLED,  /* the winner runs the whole launch */
@@ -96,8 +98,12 @@ bool gt_wisdom_lookup(const gt_wisdom *w, const gt_wisdom_key *key, gt_wisdom_en
  * Returns 0, -ENOMEM, or -EINVAL for what the file could not hold and load again: a kernel
  * that is not a C identifier, kernel_hash or machine not 16 lowercase hex digits (as
  * gt_hash_format writes), a range gt_range_check refuses, 0 workers, a metric other than
- * time, ipc, l1, l2 or energy, a negative or non-finite cost, an infinite gain, or a
- * decided time outside 0..2^53-1. */
+ * time, ipc, l1, l2 or energy, a negative or non-finite cost, an infinite gain, a decided
+ * time outside 0..2^53-1; and in refine: an unknown state, more than GT_REFINE_CONTENDERS
+ * contenders or GT_REFINE_OBSERVATIONS paired costs, a contender's schedule that would be
+ * refused as the entry's, a negative or non-finite cost among a contender's first n, a
+ * settled_cost other than NaN or a finite cost of at least 0, or launches or drifted above
+ * GT_REFINE_COUNT_MAX. */
 int gt_wisdom_store(gt_wisdom *w, const gt_wisdom_key *key, const gt_wisdom_entry *entry, char *err, size_t errlen);
 size_t gt_wisdom_count(const gt_wisdom *w);
 /* Copies the index-th entry and its key (either may be NULL), for listing: entries keep the

@@ -55,30 +55,42 @@ static int read_sizes(const cJSON *v, const char *name, size_t out[3], char *err
     return 0;
 }
 
-static int read_range(const cJSON *v, gt_range *out, char *err, size_t errlen)
+/* Finds an object's fields by name, into f[k] for names[k]: an unknown, repeated or missing
+ * field is an error. */
+static int read_fields(const cJSON *v, const char *const *names, int n, const cJSON **f, char *err, size_t errlen)
 {
-    if (!cJSON_IsObject(v))
-        return gt_sentence_fail(err, errlen, -EINVAL, "must be an object with dims, global and local");
-    const char *names[] = {"dims", "global", "local"};
-    const cJSON *f[3] = {NULL};
+    for (int k = 0; k < n; k++)
+        f[k] = NULL;
     for (const cJSON *x = v->child; x; x = x->next) {
         int k = 0;
-        while (k < 3 && strcmp(x->string, names[k]) != 0)
+        while (k < n && strcmp(x->string, names[k]) != 0)
             k++;
-        if (k == 3)
+        if (k == n)
             return gt_sentence_fail(err, errlen, -EINVAL, "unknown field \"%.40s\"", x->string);
         if (f[k])
             return gt_sentence_fail(err, errlen, -EINVAL, "\"%s\" appears twice", names[k]);
         f[k] = x;
     }
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < n; k++)
         if (!f[k])
             return gt_sentence_fail(err, errlen, -EINVAL, "missing \"%s\"", names[k]);
+    return 0;
+}
+
+static int read_range(const cJSON *v, gt_range *out, char *err, size_t errlen)
+{
+    if (!cJSON_IsObject(v))
+        return gt_sentence_fail(err, errlen, -EINVAL, "must be an object with dims, global and local");
+    static const char *const names[] = {"dims", "global", "local"};
+    const cJSON *f[3];
+    int rc = read_fields(v, names, 3, f, err, errlen);
+    if (rc)
+        return rc;
     double dims;
     if (!read_integer(f[0], 1, 3, &dims))
         return gt_sentence_fail(err, errlen, -EINVAL, "\"dims\" must be 1, 2 or 3");
     gt_range r = {.dims = (unsigned)dims};
-    int rc = read_sizes(f[1], "global", r.global, err, errlen);
+    rc = read_sizes(f[1], "global", r.global, err, errlen);
     if (rc == 0)
         rc = read_sizes(f[2], "local", r.local, err, errlen);
     if (rc == 0)
@@ -86,12 +98,123 @@ static int read_range(const cJSON *v, gt_range *out, char *err, size_t errlen)
     return rc;
 }
 
+/* ---- An entry's refinement: its ranges are gt_wisdom_entry_check's ---- */
+
+static int read_count(const cJSON *v, const char *name, unsigned *out, char *err, size_t errlen)
+{
+    double x;
+    if (!read_integer(v, 0, UINT_MAX, &x))
+        return gt_sentence_fail(err, errlen, -EINVAL, "\"%s\" must be a whole number from 0 to %u", name, UINT_MAX);
+    *out = (unsigned)x;
+    return 0;
+}
+
+static int read_costs(const cJSON *v, const char *name, double out[GT_REFINE_OBSERVATIONS], unsigned *n, char *err,
+                      size_t errlen)
+{
+    if (!cJSON_IsArray(v))
+        return gt_sentence_fail(err, errlen, -EINVAL, "\"%s\" must be an array of at most %d numbers", name,
+                              GT_REFINE_OBSERVATIONS);
+    if (cJSON_GetArraySize(v) > GT_REFINE_OBSERVATIONS)
+        return gt_sentence_fail(err, errlen, -EINVAL, "\"%s\" has %d numbers; at most %d are kept", name,
+                              cJSON_GetArraySize(v), GT_REFINE_OBSERVATIONS);
+    unsigned k = 0;
+    for (const cJSON *x = v->child; x; x = x->next, k++) {
+        if (!cJSON_IsNumber(x))
+            return gt_sentence_fail(err, errlen, -EINVAL, "\"%s\"[%u] must be a number", name, k);
+        out[k] = x->valuedouble;
+    }
+    *n = k;
+    return 0;
+}
+
+static int read_contender(const cJSON *v, gt_refine_contender *out, char *err, size_t errlen)
+{
+    if (!cJSON_IsObject(v))
+        return gt_sentence_fail(err, errlen, -EINVAL, "must be an object with schedule, costs and incumbent_costs");
+    static const char *const names[] = {"schedule", "costs", "incumbent_costs"};
+    const cJSON *f[3];
+    int rc = read_fields(v, names, 3, f, err, errlen);
+    if (rc)
+        return rc;
+    gt_refine_contender c = {0};
+    char why[GT_WISDOM_PROBLEM_MAX];
+    if (!cJSON_IsString(f[0]))
+        return gt_sentence_fail(err, errlen, -EINVAL,
+                              "\"schedule\" must be a string such as group=tiled:4x4,item=linear,assign=block");
+    if (gt_schedule_parse(f[0]->valuestring, &c.schedule, why, sizeof why) != 0)
+        return gt_sentence_fail(err, errlen, -EINVAL, "\"schedule\": %s", why);
+    unsigned incumbents;
+    rc = read_costs(f[1], "costs", c.cost, &c.n, err, errlen);
+    if (rc == 0)
+        rc = read_costs(f[2], "incumbent_costs", c.incumbent, &incumbents, err, errlen);
+    if (rc)
+        return rc;
+    /* cost[i] and incumbent[i] were measured in the same launch: one without the other is no pair */
+    if (incumbents != c.n)
+        return gt_sentence_fail(err, errlen, -EINVAL,
+                              "\"costs\" has %u numbers and \"incumbent_costs\" %u; they pair launch by launch "
+                              "and must have the same length",
+                              c.n, incumbents);
+    *out = c;
+    return 0;
+}
+
+static int read_contenders(const cJSON *v, gt_wisdom_refine *out, char *err, size_t errlen)
+{
+    if (!cJSON_IsArray(v))
+        return gt_sentence_fail(err, errlen, -EINVAL, "\"contenders\" must be an array of at most %d contenders",
+                              GT_REFINE_CONTENDERS);
+    if (cJSON_GetArraySize(v) > GT_REFINE_CONTENDERS)
+        return gt_sentence_fail(err, errlen, -EINVAL, "\"contenders\" has %d contenders; expected at most %d",
+                              cJSON_GetArraySize(v), GT_REFINE_CONTENDERS);
+    char why[GT_WISDOM_PROBLEM_MAX];
+    unsigned i = 0;
+    for (const cJSON *x = v->child; x; x = x->next, i++)
+        if (read_contender(x, &out->contenders[i], why, sizeof why) != 0)
+            return gt_sentence_fail(err, errlen, -EINVAL, "\"contenders\"[%u]: %s", i, why);
+    out->ncontenders = i;
+    return 0;
+}
+
+static int read_refine(const cJSON *v, gt_wisdom_refine *out, char *err, size_t errlen)
+{
+    if (!cJSON_IsObject(v))
+        return gt_sentence_fail(err, errlen, -EINVAL,
+                              "must be an object with state, launches, settled_cost, drifted and contenders");
+    static const char *const names[] = {"state", "launches", "settled_cost", "drifted", "contenders"};
+    const cJSON *f[5];
+    int rc = read_fields(v, names, 5, f, err, errlen);
+    if (rc)
+        return rc;
+    gt_wisdom_refine r = {0};
+    if (!cJSON_IsString(f[0]))
+        return gt_sentence_fail(err, errlen, -EINVAL, "\"state\" must be a string: settled, refining or reopened");
+    if (gt_refine_state_parse(f[0]->valuestring, &r.state) != 0)
+        return gt_sentence_fail(err, errlen, -EINVAL,
+                              "\"state\": unknown state \"%.40s\"; expected settled, refining or reopened",
+                              f[0]->valuestring);
+    if (!cJSON_IsNumber(f[2]) && !cJSON_IsNull(f[2]))
+        return gt_sentence_fail(err, errlen, -EINVAL, "\"settled_cost\" must be a number or null");
+    r.settled_cost = cJSON_IsNull(f[2]) ? NAN : f[2]->valuedouble;
+    rc = read_count(f[1], "launches", &r.launches, err, errlen);
+    if (rc == 0)
+        rc = read_count(f[3], "drifted", &r.drifted, err, errlen);
+    if (rc == 0)
+        rc = read_contenders(f[4], &r, err, errlen);
+    if (rc == 0)
+        *out = r;
+    return rc;
+}
+
+/* Every field is required but refine: an entry written before refinement existed has none,
+ * and reads as settled with no contenders. */
 enum {
     F_KERNEL, F_KERNEL_HASH, F_MACHINE, F_RANGE, F_WORKERS,
-    F_SCHEDULE, F_METRIC, F_COST, F_GAIN, F_DECIDED, NFIELDS
+    F_SCHEDULE, F_METRIC, F_COST, F_GAIN, F_DECIDED, F_REFINE, NFIELDS
 };
 static const char *const field_names[NFIELDS] = {
-    "kernel", "kernel_hash", "machine", "range", "workers", "schedule", "metric", "cost", "gain", "decided",
+    "kernel", "kernel_hash", "machine", "range", "workers", "schedule", "metric", "cost", "gain", "decided", "refine",
 };
 
 /* Converts one field's JSON value; the meaning is checked afterwards by gt_wisdom_key_check and
@@ -132,6 +255,8 @@ static int read_field(int f, const cJSON *v, gt_wisdom_record *r, char *err, siz
             return gt_sentence_fail(err, errlen, -EINVAL, "must be a number or null");
         e->gain = cJSON_IsNull(v) ? NAN : v->valuedouble;
         return 0;
+    case F_REFINE:
+        return read_refine(v, &e->refine, err, errlen);
     default:
         if (!read_integer(v, 0, GT_WISDOM_JSON_INT_MAX, &x))
             return gt_sentence_fail(err, errlen, -EINVAL, "must be a unix time, a whole number from 0 to 2^53-1");
@@ -160,7 +285,7 @@ static int read_entry(const cJSON *obj, gt_wisdom_record *r, char *err, size_t e
             return gt_sentence_fail(err, errlen, -EINVAL, "\"%s\": %s", field_names[f], why);
     }
     for (int f = 0; f < NFIELDS; f++)
-        if (!seen[f])
+        if (!seen[f] && f != F_REFINE)
             return gt_sentence_fail(err, errlen, -EINVAL, "missing \"%s\"", field_names[f]);
     int rc = gt_wisdom_key_check(&r->key, err, errlen);
     if (rc == 0)
@@ -282,6 +407,56 @@ static cJSON *sizes_node(const size_t v[3])
     return a;
 }
 
+static cJSON *reals_node(const double *v, unsigned n)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (unsigned k = 0; a && k < n; k++)
+        if (!add(a, NULL, gt_json_real(v[k]))) {
+            cJSON_Delete(a);
+            return NULL;
+        }
+    return a;
+}
+
+/* Each node below is built only when the && before it held, so a failure leaks nothing. */
+static cJSON *contender_node(const gt_refine_contender *c)
+{
+    char schedule[GT_SCHEDULE_TEXT_MAX];
+    gt_schedule_format(&c->schedule, schedule, sizeof schedule);
+    cJSON *o = cJSON_CreateObject();
+    bool ok = o && add(o, "schedule", cJSON_CreateString(schedule)) && add(o, "costs", reals_node(c->cost, c->n)) &&
+              add(o, "incumbent_costs", reals_node(c->incumbent, c->n));
+    if (!ok) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+static cJSON *contenders_node(const gt_wisdom_refine *r)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (unsigned i = 0; a && i < r->ncontenders; i++)
+        if (!add(a, NULL, contender_node(&r->contenders[i]))) {
+            cJSON_Delete(a);
+            return NULL;
+        }
+    return a;
+}
+
+static cJSON *refine_node(const gt_wisdom_refine *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    bool ok = o && add(o, "state", cJSON_CreateString(gt_refine_state_name(r->state))) &&
+              add(o, "launches", gt_json_uint(r->launches)) && add(o, "settled_cost", gt_json_real(r->settled_cost)) &&
+              add(o, "drifted", gt_json_uint(r->drifted)) && add(o, "contenders", contenders_node(r));
+    if (!ok) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
 static cJSON *entry_node(const gt_wisdom_record *r)
 {
     const gt_wisdom_key *k = &r->key;
@@ -301,7 +476,7 @@ static cJSON *entry_node(const gt_wisdom_record *r)
     ok = ok && add(o, "workers", gt_json_uint(k->workers)) && add(o, "schedule", cJSON_CreateString(schedule)) &&
          add(o, "metric", cJSON_CreateString(e->metric)) && add(o, "cost", gt_json_real(e->cost)) &&
          add(o, "gain", gt_json_real(e->gain)) &&
-         add(o, "decided", gt_json_uint((uint64_t)e->decided));
+         add(o, "decided", gt_json_uint((uint64_t)e->decided)) && add(o, "refine", refine_node(&e->refine));
     cJSON_Delete(range);
     if (!ok) {
         cJSON_Delete(o);
