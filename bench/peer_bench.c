@@ -17,7 +17,8 @@
  *   the daemon's first decision, and picks each OpenMP schedule's chunk by the best of two
  *   checked runs per chunk.
  * - Timed rounds run every contender once, in an order that rotates from round to round, so
- *   drift hits all alike. Cold and warm run as a pair (retune, then a wisdom hit).
+ *   drift hits all alike. Cold and warm run as a pair (retune, then a wisdom hit); the daemon runs
+ *   with --refine off, so that warm is the winner alone, never a contender on a share of it.
  * - Figures are medians, and ratios are of medians against gridtune warm. Nothing is compared
  *   with a fixed target here; the table says which is faster. */
 #include "bench/bench_common.h"
@@ -693,8 +694,11 @@ int main(int argc, char **argv)
     peer_run pc = {.o = &o, .module = module, .pocl_why = "left out with --no-pocl"};
     char pocl_err[TEXT_MAX] = "";
     int rc = learn_frame_sizes(&d, &ov);
+    /* warm is the analysis's winner alone: no contender on a share of it (gridtune-tune-bench
+       measures the launches that keep learning) */
+    static const char *const no_refine[] = {"--refine", "off", NULL};
     if (rc == 0)
-        rc = gt_private_daemon_start(gt_private_daemon_program(), o.flags.workers, false, NULL, &d, &pc.c);
+        rc = gt_private_daemon_start(gt_private_daemon_program(), o.flags.workers, false, no_refine, &d, &pc.c);
     if (rc == 0) {
         pc.threads = (unsigned)gt_private_daemon_status_number(pc.c, "workers");
         if (o.pocl && gt_ocl_open(&pc.ocl, pocl_err, sizeof pocl_err) != 0) {

@@ -873,8 +873,9 @@ static void test_a_refining_launch_runs_a_contender_on_a_share(void **state)
 }
 
 /* A contender that runs faster on shares of whole launches than it did in the samples takes
-   the winner's place once the rank test shows it (four pairs); the old winner, now the slower
-   contender, then leaves, and with none left the entry settles: the winner runs alone. */
+   the winner's place once the rank test shows it (four pairs); the old winner, now a contender
+   1.67 times slower, leaves after its first share, and with none left the entry settles: the
+   winner runs alone. */
 static void test_a_faster_contender_replaces_the_winner(void **state)
 {
     (void)state;
@@ -893,7 +894,8 @@ static void test_a_faster_contender_replaces_the_winner(void **state)
             dropped_at = launch;
     }
     assert_int_equal(replaced_at, 1 + GT_REFINE_MIN_PAIRS);
-    assert_int_equal(dropped_at, 1 + 2 * GT_REFINE_MIN_PAIRS);
+    /* the old winner, 0.5 against 0.3, is hopeless on its first share */
+    assert_int_equal(dropped_at, 2 + GT_REFINE_MIN_PAIRS);
     assert_true(fx.result.wisdom_changed);
     assert_int_equal(e.refine.state, GT_REFINE_SETTLED);
     assert_schedule(&e.schedule, RUNNER_UP);
@@ -901,6 +903,26 @@ static void test_a_faster_contender_replaces_the_winner(void **state)
     launch_again(&fx, w, "item=tiled:8x8", 0.3 / 0.55);
     assert_winner(&fx.result, RUNNER_UP);
     assert_int_equal(fx.result.groups_analysis, 0);
+    fixture_fini(&fx);
+    gt_wisdom_close(w);
+    remove_tree(dir);
+}
+
+/* A contender that costs more than GT_REFINE_HOPELESS times the winner on its first share
+   leaves at once, without a rank test, and the entry settles. */
+static void test_a_hopeless_contender_leaves_after_one_share(void **state)
+{
+    (void)state;
+    char *dir = temp_wisdom();
+    gt_wisdom *w = open_wisdom(dir, "wisdom.json");
+    fixture fx;
+    fixture_init(&fx, &square);
+    launch_again(&fx, w, NULL, 1);
+    gt_wisdom_entry e = launch_again(&fx, w, "item=tiled:8x8", 2.0);
+    assert_int_equal(fx.result.refine.event, GT_REFINE_EVENT_DROPPED);
+    assert_true(isnan(fx.result.refine.p));
+    assert_int_equal(e.refine.ncontenders, 0);
+    assert_int_equal(e.refine.state, GT_REFINE_SETTLED);
     fixture_fini(&fx);
     gt_wisdom_close(w);
     remove_tree(dir);
@@ -931,7 +953,7 @@ static void test_an_undecided_entry_settles_at_the_limit(void **state)
     remove_tree(dir);
 }
 
-/* A slower contender leaves after four pairs and the entry settles. Then the winner's cost
+/* A slower contender leaves after four pairs, on the rank test, and the entry settles. Then the winner's cost
    drifts: two launches are noted, the third reopens the entry, and with no contender left the
    next launch analyses again. */
 static void test_a_drifting_winner_reopens_the_entry(void **state)
@@ -942,9 +964,10 @@ static void test_a_drifting_winner_reopens_the_entry(void **state)
     fixture fx;
     fixture_init(&fx, &square);
     gt_wisdom_entry e = launch_again(&fx, w, NULL, 1);
-    for (unsigned k = 0; k < GT_REFINE_MIN_PAIRS; k++)
-        e = launch_again(&fx, w, "item=tiled:8x8", 2.0);
+    for (unsigned k = 0; k < GT_REFINE_MIN_PAIRS; k++) /* 1.375 times the winner */
+        e = launch_again(&fx, w, "item=tiled:8x8", 1.25);
     assert_int_equal(fx.result.refine.event, GT_REFINE_EVENT_DROPPED);
+    assert_true(fx.result.refine.p < GT_RANK_TEST_ALPHA);
     assert_int_equal(e.refine.state, GT_REFINE_SETTLED);
     e = launch_again(&fx, w, NULL, 1); /* within its cost */
     assert_int_equal(fx.result.refine.event, GT_REFINE_EVENT_NONE);
@@ -1000,6 +1023,7 @@ int main(void)
         cmocka_unit_test(test_a_refining_launch_runs_a_contender_on_a_share),
         cmocka_unit_test(test_a_faster_contender_replaces_the_winner),
         cmocka_unit_test(test_an_undecided_entry_settles_at_the_limit),
+        cmocka_unit_test(test_a_hopeless_contender_leaves_after_one_share),
         cmocka_unit_test(test_a_drifting_winner_reopens_the_entry),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

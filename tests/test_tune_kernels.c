@@ -107,7 +107,7 @@ static void test_every_item_runs_once_2d(void **state)
 
 static void test_every_item_runs_once_1d_and_3d(void **state)
 {
-    const gt_range line = {.dims = 1, .global = {1 << 16, 1, 1}, .local = {16, 1, 1}};
+    const gt_range line = {.dims = 1, .global = {1 << 18, 1, 1}, .local = {16, 1, 1}};
     const gt_range cube = {.dims = 3, .global = {64, 48, 32}, .local = {4, 4, 2}};
     count_once(*state, &line, GT_STRATEGY_RACING);
     count_once(*state, &cube, GT_STRATEGY_RACING);

@@ -22,9 +22,10 @@ static double winner_median(const gt_tune_result *r)
     return NAN;
 }
 
-/* The analysis's best candidate (by median, within GT_REFINE_WITHIN of the winner's) whose
-   order on this axis differs from the winner's; SIZE_MAX when there is none. */
-static size_t best_other_order(const gt_tune_result *r, gt_axis axis, double winner_median)
+/* The analysis's best candidate (by median) whose order on this axis differs from the
+   winner's; SIZE_MAX when there is none. However far behind it was: it was measured under
+   other settings of the other axes, which may be why. */
+static size_t best_other_order(const gt_tune_result *r, gt_axis axis)
 {
     size_t best = SIZE_MAX;
     for (size_t i = 0; i < r->ncandidates; i++) {
@@ -32,8 +33,7 @@ static size_t best_other_order(const gt_tune_result *r, gt_axis axis, double win
         const gt_order *mine = axis == GT_AXIS_ITEM ? &c->schedule.item : &c->schedule.group;
         const gt_order *won = axis == GT_AXIS_ITEM ? &r->winner.item : &r->winner.group;
         bool differs = mine->kind != won->kind || mine->p1 != won->p1 || mine->p2 != won->p2;
-        if (differs && !c->eliminated && c->median >= 0 && c->median <= winner_median * GT_REFINE_WITHIN &&
-            (best == SIZE_MAX || c->median < r->candidates[best].median))
+        if (differs && c->median >= 0 && (best == SIZE_MAX || c->median < r->candidates[best].median))
             best = i;
     }
     return best;
@@ -50,9 +50,10 @@ static void add_contender(gt_wisdom_refine *rf, const gt_schedule *s, const gt_s
 }
 
 /* Samples judge orders least well (a sample cannot show how an order meets the TLB, the
-   prefetchers or the other worker over a whole launch), so the contenders are the winner with
-   its item order, then its group order, replaced by the best other one analysis measured:
-   schedules the samples could not tell from the winner, which whole shares of launches can. */
+   prefetchers or the other worker over a whole launch), and analysis measures each order under
+   the settings of the axes decided before it, so the contenders are the winner with its item
+   order, then its group order, replaced by the best other one analysis measured: schedules the
+   samples could not judge, which whole shares of launches can. */
 void gt_refine_start(const gt_tune_config *cfg, const gt_tune_result *r, gt_wisdom_refine *rf)
 {
     memset(rf, 0, sizeof *rf);
@@ -60,7 +61,7 @@ void gt_refine_start(const gt_tune_config *cfg, const gt_tune_result *r, gt_wisd
     double best = winner_median(r);
     static const gt_axis axes[] = {GT_AXIS_ITEM, GT_AXIS_GROUP};
     for (size_t a = 0; cfg->refine && best > 0 && a < sizeof axes / sizeof axes[0]; a++) {
-        size_t i = best_other_order(r, axes[a], best);
+        size_t i = best_other_order(r, axes[a]);
         if (i == SIZE_MAX)
             continue;
         gt_schedule s = r->winner;
@@ -138,7 +139,10 @@ gt_refine_event gt_refine_observe(const gt_tune_config *cfg, gt_wisdom_entry *e,
     rf->launches++;
     gt_refine_event ev = GT_REFINE_EVENT_COMPARED;
     double winner_cost = incumbent_median(rf);
-    if (k->n >= GT_REFINE_MIN_PAIRS) {
+    if (k->n == 1 && contender_cost > GT_REFINE_HOPELESS * incumbent_cost) {
+        drop(rf, c); /* far behind on its first share: not worth three more */
+        ev = GT_REFINE_EVENT_DROPPED;
+    } else if (k->n >= GT_REFINE_MIN_PAIRS) {
         gt_rank_test better, worse;
         gt_rank_test_less(k->cost, k->n, k->incumbent, k->n, cfg->min_gain, &better);
         gt_rank_test_less(k->incumbent, k->n, k->cost, k->n, 0, &worse);

@@ -5,7 +5,8 @@
  * stretches of the grid. While an entry is refining, a launch with its key runs one contender
  * on a share of the launch (a stretch of its own walk, GT_REFINE_SHARE of the workgroups) and
  * the winner on the rest, and records both costs per work-item, paired; the contenders take
- * turns. Once a contender has GT_REFINE_MIN_PAIRS pairs, the rank test (stats.h) decides: a
+ * turns. A contender that costs GT_REFINE_HOPELESS times the winner on its first share leaves at
+ * once. Once a contender has GT_REFINE_MIN_PAIRS pairs, the rank test (stats.h) decides: a
  * contender whose costs are lower than the winner's by the minimum gain becomes the winner (the
  * old winner a contender, every pair cleared); one whose costs are higher leaves. The entry
  * settles when no contender is left or after the configured limit of refining launches; a
@@ -14,10 +15,10 @@
  * reopens: refining again with its contenders, or analysis again when none is left.
  *
  * The contenders are the winner with its item order, then its group order, replaced by the
- * best other one the analysis measured within GT_REFINE_WITHIN of the winner's cost: the
- * choices samples judge least well. A refining launch costs at most a share of that in
- * expectation, and nothing once settled. This file keeps the rules; tune.c runs the
- * launches. */
+ * best other one the analysis measured: the choices samples judge least well. A refining
+ * launch costs a share of the contender's difference from the winner, below
+ * GT_REFINE_HOPELESS after its first share; nothing once settled. This file keeps the rules;
+ * tune.c runs the launches. */
 #ifndef GT_REFINE_H
 #define GT_REFINE_H
 
@@ -31,8 +32,8 @@
 /* Pairs a contender needs before the rank test may decide: four against four is the fewest
    whose one-sided p can fall below 0.05. */
 #define GT_REFINE_MIN_PAIRS 4
-/* Orders whose analysis median is within this factor of the winner's make contenders. */
-#define GT_REFINE_WITHIN 1.5
+/* A contender whose first share costs this many times the winner's leaves at once. */
+#define GT_REFINE_HOPELESS 1.5
 #define GT_REFINE_DRIFT 0.2
 #define GT_REFINE_DRIFT_LAUNCHES 3
 

@@ -16,6 +16,9 @@
 #define CALIBRATION_GROWTH 8
 /* Calibration may use at most this fraction (one over it) of the budget. */
 #define CALIBRATION_SHARE 8
+/* Calibration's slope (the cost of one more workgroup) counts only above this share of the
+   average cost of a workgroup in the same stretch. */
+#define SLOPE_TRUSTED 0.1
 /* A batch's fixed cost may be at most this share of a sample. */
 #define FIXED_SHARE 0.1
 /* The budget is cut into at most this many samples, whatever calibration measured: one
@@ -255,6 +258,10 @@ static int calibrate(gt_sampler *s, double *ns_per_group, double *fixed_ns, char
         const gt_sample *last = &def->samples[def->nsamples - 1];
         double t = (double)last->wall_ns, n = (double)last->groups;
         double slope = step > 0 && n > prev_n ? (t - prev_t) / (n - prev_n) : 0;
+        /* A slope far below the average is noise (a preempted first stretch), not a fixed
+           cost: trusting it would size samples by a cost per workgroup the kernel does not have. */
+        if (slope < SLOPE_TRUSTED * t / n)
+            slope = 0;
         *ns_per_group = slope > 0 ? slope : t / n;
         *fixed_ns = slope > 0 && t > slope * n ? t - slope * n : 0;
         prev_t = t;
