@@ -969,18 +969,21 @@ static void test_a_drifting_winner_reopens_the_entry(void **state)
     assert_int_equal(fx.result.refine.event, GT_REFINE_EVENT_DROPPED);
     assert_true(fx.result.refine.p < GT_RANK_TEST_ALPHA);
     assert_int_equal(e.refine.state, GT_REFINE_SETTLED);
-    e = launch_again(&fx, w, NULL, 1); /* within its cost */
+    e = launch_again(&fx, w, NULL, 1); /* the first settled launch sets the settled cost */
+    assert_int_equal(fx.result.refine.event, GT_REFINE_EVENT_NONE);
+    assert_true(e.refine.settled_cost > 0);
+    e = launch_again(&fx, w, "item=tiled:4x4", 1.4); /* within the drift */
     assert_int_equal(fx.result.refine.event, GT_REFINE_EVENT_NONE);
     for (unsigned k = 1; k < GT_REFINE_DRIFT_LAUNCHES; k++) {
-        e = launch_again(&fx, w, "item=tiled:4x4", 1.5);
+        e = launch_again(&fx, w, "item=tiled:4x4", 1.6);
         assert_int_equal(fx.result.refine.event, GT_REFINE_EVENT_DRIFTED);
         assert_int_equal(e.refine.drifted, k);
     }
-    e = launch_again(&fx, w, "item=tiled:4x4", 1.5);
+    e = launch_again(&fx, w, "item=tiled:4x4", 1.6);
     assert_int_equal(fx.result.refine.event, GT_REFINE_EVENT_REOPENED);
     assert_true(fx.result.wisdom_changed);
     assert_int_equal(e.refine.state, GT_REFINE_REOPENED);
-    launch_again(&fx, w, "item=tiled:4x4", 1.5);
+    launch_again(&fx, w, "item=tiled:4x4", 1.6);
     assert_int_not_equal(fx.result.source, GT_SOURCE_WISDOM);
     assert_true(fx.result.groups_analysis > 0);
     fixture_fini(&fx);

@@ -101,21 +101,13 @@ static void drop(gt_wisdom_refine *rf, size_t c)
     rf->ncontenders--;
 }
 
-/* The median of the winner's costs over every recorded pair: its cost when it settles. */
-static double incumbent_median(const gt_wisdom_refine *rf)
-{
-    double v[GT_REFINE_CONTENDERS * GT_REFINE_OBSERVATIONS];
-    size_t n = 0;
-    for (unsigned i = 0; i < rf->ncontenders; i++)
-        for (unsigned k = 0; k < rf->contenders[i].n; k++)
-            v[n++] = rf->contenders[i].incumbent[k];
-    return gt_stats_median(v, n);
-}
-
-static void settle(gt_wisdom_refine *rf, double cost)
+/* The settled cost comes from the first settled launch: a whole launch, which is what later
+   launches are compared with (a winner's cost on three quarters of a launch, after a
+   contender's share, was up to 25% below its whole-launch cost here). */
+static void settle(gt_wisdom_refine *rf)
 {
     rf->state = GT_REFINE_SETTLED;
-    rf->settled_cost = cost;
+    rf->settled_cost = NAN;
     rf->drifted = 0;
 }
 
@@ -138,7 +130,6 @@ gt_refine_event gt_refine_observe(const gt_tune_config *cfg, gt_wisdom_entry *e,
     k->n++;
     rf->launches++;
     gt_refine_event ev = GT_REFINE_EVENT_COMPARED;
-    double winner_cost = incumbent_median(rf);
     if (k->n == 1 && contender_cost > GT_REFINE_HOPELESS * incumbent_cost) {
         drop(rf, c); /* far behind on its first share: not worth three more */
         ev = GT_REFINE_EVENT_DROPPED;
@@ -152,7 +143,6 @@ gt_refine_event gt_refine_observe(const gt_tune_config *cfg, gt_wisdom_entry *e,
             e->schedule = k->schedule;
             e->cost = gt_stats_median(k->cost, k->n);
             k->schedule = old;
-            winner_cost = e->cost;
             clear_pairs(rf);
             ev = GT_REFINE_EVENT_REPLACED;
         } else if (worse.p < GT_RANK_TEST_ALPHA) {
@@ -162,7 +152,7 @@ gt_refine_event gt_refine_observe(const gt_tune_config *cfg, gt_wisdom_entry *e,
         }
     }
     if (rf->ncontenders == 0 || rf->launches >= cfg->refine_limit) {
-        settle(rf, winner_cost);
+        settle(rf);
         *settled = true;
     }
     return ev;
@@ -174,7 +164,7 @@ gt_refine_event gt_refine_check_drift(const gt_tune_config *cfg, gt_wisdom_entry
     if (!cfg->refine || rf->state != GT_REFINE_SETTLED || !(cost >= 0))
         return GT_REFINE_EVENT_NONE;
     if (!(rf->settled_cost > 0)) {
-        rf->settled_cost = cost; /* an entry that settled before any pair, or an older one */
+        rf->settled_cost = cost; /* the first settled launch */
         return GT_REFINE_EVENT_NONE;
     }
     if (cost <= rf->settled_cost * (1 + GT_REFINE_DRIFT)) {
