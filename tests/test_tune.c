@@ -661,14 +661,20 @@ static const gt_candidate *candidate_of(const gt_tune_result *r, const char *sch
 
 /* A candidate's samples are stretches of its own walk that start spread over the whole walk,
    not at the grid's start: the first quarter and the last quarter both hold starts. */
+/* A launch of square tuned where item=tiled:4x4 halves the cost; its candidate. */
+static const gt_candidate *tuned_with_fast_tiles(fixture *fx)
+{
+    fixture_init(fx, &square);
+    fake_executor_factor(&fx->fake, "item=tiled:4x4", 0.5, 0);
+    assert_int_equal(tune(fx, NULL), 0);
+    return candidate_of(&fx->result, "group=linear,item=tiled:4x4,assign=dynamic:1");
+}
+
 static void test_samples_start_spread_over_the_walk(void **state)
 {
     (void)state;
     fixture fx;
-    fixture_init(&fx, &square);
-    fake_executor_factor(&fx.fake, "item=tiled:4x4", 0.5, 0);
-    assert_int_equal(tune(&fx, NULL), 0);
-    const gt_candidate *c = candidate_of(&fx.result, "group=linear,item=tiled:4x4,assign=dynamic:1");
+    const gt_candidate *c = tuned_with_fast_tiles(&fx);
     bool early = false, late = false;
     for (size_t k = 0; k < c->nsamples; k++) {
         const gt_sample *smp = &c->samples[k];
@@ -690,10 +696,7 @@ static void test_sized_samples_take_the_asked_time(void **state)
 {
     (void)state;
     fixture fx;
-    fixture_init(&fx, &square);
-    fake_executor_factor(&fx.fake, "item=tiled:4x4", 0.5, 0);
-    assert_int_equal(tune(&fx, NULL), 0);
-    const gt_candidate *c = candidate_of(&fx.result, "group=linear,item=tiled:4x4,assign=dynamic:1");
+    const gt_candidate *c = tuned_with_fast_tiles(&fx);
     assert_int_equal(c->samples[0].kind, GT_SAMPLE_LOOK);
     assert_true(fabs((double)c->samples[0].wall_ns / (double)fx.cfg.sample_ns - 0.5) < 0.15);
     size_t sized = 0;
@@ -796,6 +799,35 @@ static void test_the_confirmation_replaces_the_incumbent_on_a_shown_gain(void **
 
 /* ---- launches that keep learning --------------------------------------------------------- */
 
+/* A wisdom in a temporary directory and a fixture, for launch after launch. */
+typedef struct refine_rig {
+    char *dir;
+    gt_wisdom *w;
+    fixture fx;
+} refine_rig;
+
+static int refine_rig_setup(void **state)
+{
+    refine_rig *rig = calloc(1, sizeof *rig);
+    if (!rig)
+        return -1;
+    rig->dir = temp_wisdom();
+    rig->w = open_wisdom(rig->dir, "wisdom.json");
+    fixture_init(&rig->fx, &square);
+    *state = rig;
+    return 0;
+}
+
+static int refine_rig_teardown(void **state)
+{
+    refine_rig *rig = *state;
+    fixture_fini(&rig->fx);
+    gt_wisdom_close(rig->w);
+    remove_tree(rig->dir);
+    free(rig);
+    return 0;
+}
+
 /* Item orders only: the winner item=tiled:4x4 (0.5), one runner-up close behind, tiled:8x8
    (0.55); the others (1.0) are too far behind to be contenders. */
 static void close_runner_up(fixture *fx)
@@ -838,38 +870,33 @@ static void assert_schedule(const gt_schedule *s, const char *expected)
    runs it on a quarter of the workgroups and the winner on the rest, and records the pair. */
 static void test_a_refining_launch_runs_a_contender_on_a_share(void **state)
 {
-    (void)state;
-    char *dir = temp_wisdom();
-    gt_wisdom *w = open_wisdom(dir, "wisdom.json");
-    fixture fx;
-    fixture_init(&fx, &square);
-    gt_wisdom_entry e = launch_again(&fx, w, NULL, 1);
-    assert_int_equal(fx.result.source, GT_SOURCE_ANALYSIS);
-    assert_true(fx.result.wisdom_changed);
+    refine_rig *rig = *state;
+    fixture *fx = &rig->fx;
+    gt_wisdom *w = rig->w;
+    gt_wisdom_entry e = launch_again(fx, w, NULL, 1);
+    assert_int_equal(fx->result.source, GT_SOURCE_ANALYSIS);
+    assert_true(fx->result.wisdom_changed);
     assert_int_equal(e.refine.state, GT_REFINE_REFINING);
     assert_int_equal(e.refine.ncontenders, 1);
     assert_schedule(&e.refine.contenders[0].schedule, RUNNER_UP);
 
-    e = launch_again(&fx, w, NULL, 1);
-    assert_int_equal(fx.result.source, GT_SOURCE_WISDOM);
-    assert_winner(&fx.result, WINNER);
-    assert_true(fx.result.refine.shared);
-    assert_false(fx.result.wisdom_changed);
-    assert_int_equal(fx.result.groups_analysis, fx.fake.groups / GT_REFINE_SHARE);
-    assert_int_equal(fx.result.refine.event, GT_REFINE_EVENT_COMPARED);
-    assert_true(fabs(fx.result.refine.contender_cost / fx.result.refine.incumbent_cost - 1.1) < 1e-9);
+    e = launch_again(fx, w, NULL, 1);
+    assert_int_equal(fx->result.source, GT_SOURCE_WISDOM);
+    assert_winner(&fx->result, WINNER);
+    assert_true(fx->result.refine.shared);
+    assert_false(fx->result.wisdom_changed);
+    assert_int_equal(fx->result.groups_analysis, fx->fake.groups / GT_REFINE_SHARE);
+    assert_int_equal(fx->result.refine.event, GT_REFINE_EVENT_COMPARED);
+    assert_true(fabs(fx->result.refine.contender_cost / fx->result.refine.incumbent_cost - 1.1) < 1e-9);
     assert_int_equal(e.refine.launches, 1);
     assert_int_equal(e.refine.contenders[0].n, 1);
-    assert_non_null(strstr(fx.result.reason, "refining 1/8"));
+    assert_non_null(strstr(fx->result.reason, "refining 1/8"));
 
     /* with refinement off, the same entry runs the winner alone */
-    fx.cfg.refine = false;
-    launch_again(&fx, w, NULL, 1);
-    assert_int_equal(fx.result.groups_analysis, 0);
-    assert_false(fx.result.refine.ran);
-    fixture_fini(&fx);
-    gt_wisdom_close(w);
-    remove_tree(dir);
+    fx->cfg.refine = false;
+    launch_again(fx, w, NULL, 1);
+    assert_int_equal(fx->result.groups_analysis, 0);
+    assert_false(fx->result.refine.ran);
 }
 
 /* A contender that runs faster on shares of whole launches than it did in the samples takes
@@ -878,79 +905,64 @@ static void test_a_refining_launch_runs_a_contender_on_a_share(void **state)
    winner runs alone. */
 static void test_a_faster_contender_replaces_the_winner(void **state)
 {
-    (void)state;
-    char *dir = temp_wisdom();
-    gt_wisdom *w = open_wisdom(dir, "wisdom.json");
-    fixture fx;
-    fixture_init(&fx, &square);
-    gt_wisdom_entry e = launch_again(&fx, w, NULL, 1);
+    refine_rig *rig = *state;
+    fixture *fx = &rig->fx;
+    gt_wisdom *w = rig->w;
+    gt_wisdom_entry e = launch_again(fx, w, NULL, 1);
     unsigned launch = 1, replaced_at = 0, dropped_at = 0;
     while (e.refine.state != GT_REFINE_SETTLED && launch < 20) {
-        e = launch_again(&fx, w, "item=tiled:8x8", 0.3 / 0.55);
+        e = launch_again(fx, w, "item=tiled:8x8", 0.3 / 0.55);
         launch++;
-        if (fx.result.refine.event == GT_REFINE_EVENT_REPLACED)
+        if (fx->result.refine.event == GT_REFINE_EVENT_REPLACED)
             replaced_at = launch;
-        if (fx.result.refine.event == GT_REFINE_EVENT_DROPPED)
+        if (fx->result.refine.event == GT_REFINE_EVENT_DROPPED)
             dropped_at = launch;
     }
     assert_int_equal(replaced_at, 1 + GT_REFINE_MIN_PAIRS);
     /* the old winner, 0.5 against 0.3, is hopeless on its first share */
     assert_int_equal(dropped_at, 2 + GT_REFINE_MIN_PAIRS);
-    assert_true(fx.result.wisdom_changed);
+    assert_true(fx->result.wisdom_changed);
     assert_int_equal(e.refine.state, GT_REFINE_SETTLED);
     assert_schedule(&e.schedule, RUNNER_UP);
     assert_int_equal(e.refine.ncontenders, 0);
-    launch_again(&fx, w, "item=tiled:8x8", 0.3 / 0.55);
-    assert_winner(&fx.result, RUNNER_UP);
-    assert_int_equal(fx.result.groups_analysis, 0);
-    fixture_fini(&fx);
-    gt_wisdom_close(w);
-    remove_tree(dir);
+    launch_again(fx, w, "item=tiled:8x8", 0.3 / 0.55);
+    assert_winner(&fx->result, RUNNER_UP);
+    assert_int_equal(fx->result.groups_analysis, 0);
 }
 
 /* A contender that costs more than GT_REFINE_HOPELESS times the winner on its first share
    leaves at once, without a rank test, and the entry settles. */
 static void test_a_hopeless_contender_leaves_after_one_share(void **state)
 {
-    (void)state;
-    char *dir = temp_wisdom();
-    gt_wisdom *w = open_wisdom(dir, "wisdom.json");
-    fixture fx;
-    fixture_init(&fx, &square);
-    launch_again(&fx, w, NULL, 1);
-    gt_wisdom_entry e = launch_again(&fx, w, "item=tiled:8x8", 2.0);
-    assert_int_equal(fx.result.refine.event, GT_REFINE_EVENT_DROPPED);
-    assert_true(isnan(fx.result.refine.p));
+    refine_rig *rig = *state;
+    fixture *fx = &rig->fx;
+    gt_wisdom *w = rig->w;
+    launch_again(fx, w, NULL, 1);
+    gt_wisdom_entry e = launch_again(fx, w, "item=tiled:8x8", 2.0);
+    assert_int_equal(fx->result.refine.event, GT_REFINE_EVENT_DROPPED);
+    assert_true(isnan(fx->result.refine.p));
     assert_int_equal(e.refine.ncontenders, 0);
     assert_int_equal(e.refine.state, GT_REFINE_SETTLED);
-    fixture_fini(&fx);
-    gt_wisdom_close(w);
-    remove_tree(dir);
 }
 
 /* A contender no better and no worse than the winner is neither taken nor dropped: the entry
    settles at the limit of refining launches. */
 static void test_an_undecided_entry_settles_at_the_limit(void **state)
 {
-    (void)state;
-    char *dir = temp_wisdom();
-    gt_wisdom *w = open_wisdom(dir, "wisdom.json");
-    fixture fx;
-    fixture_init(&fx, &square);
-    fx.cfg.refine_limit = 5;
-    gt_wisdom_entry e = launch_again(&fx, w, NULL, 1);
+    refine_rig *rig = *state;
+    fixture *fx = &rig->fx;
+    gt_wisdom *w = rig->w;
+    fx->cfg.refine_limit = 5;
+    gt_wisdom_entry e = launch_again(fx, w, NULL, 1);
     for (unsigned k = 1; k <= 5; k++) {
         assert_int_equal(e.refine.state, GT_REFINE_REFINING);
-        e = launch_again(&fx, w, "item=tiled:8x8", 0.5 / 0.55);
-        assert_true(fx.result.refine.shared);
+        e = launch_again(fx, w, "item=tiled:8x8", 0.5 / 0.55);
+        assert_true(fx->result.refine.shared);
     }
     assert_int_equal(e.refine.state, GT_REFINE_SETTLED);
-    assert_true(fx.result.refine.settled_now);
+    assert_true(fx->result.refine.settled_now);
     assert_int_equal(e.refine.ncontenders, 1);
     assert_schedule(&e.schedule, WINNER);
-    fixture_fini(&fx);
-    gt_wisdom_close(w);
-    remove_tree(dir);
 }
 
 /* A slower contender leaves after four pairs, on the rank test, and the entry settles. Then the winner's cost
@@ -958,37 +970,32 @@ static void test_an_undecided_entry_settles_at_the_limit(void **state)
    next launch analyses again. */
 static void test_a_drifting_winner_reopens_the_entry(void **state)
 {
-    (void)state;
-    char *dir = temp_wisdom();
-    gt_wisdom *w = open_wisdom(dir, "wisdom.json");
-    fixture fx;
-    fixture_init(&fx, &square);
-    gt_wisdom_entry e = launch_again(&fx, w, NULL, 1);
+    refine_rig *rig = *state;
+    fixture *fx = &rig->fx;
+    gt_wisdom *w = rig->w;
+    gt_wisdom_entry e = launch_again(fx, w, NULL, 1);
     for (unsigned k = 0; k < GT_REFINE_MIN_PAIRS; k++) /* 1.375 times the winner */
-        e = launch_again(&fx, w, "item=tiled:8x8", 1.25);
-    assert_int_equal(fx.result.refine.event, GT_REFINE_EVENT_DROPPED);
-    assert_true(fx.result.refine.p < GT_RANK_TEST_ALPHA);
+        e = launch_again(fx, w, "item=tiled:8x8", 1.25);
+    assert_int_equal(fx->result.refine.event, GT_REFINE_EVENT_DROPPED);
+    assert_true(fx->result.refine.p < GT_RANK_TEST_ALPHA);
     assert_int_equal(e.refine.state, GT_REFINE_SETTLED);
-    e = launch_again(&fx, w, NULL, 1); /* the first settled launch sets the settled cost */
-    assert_int_equal(fx.result.refine.event, GT_REFINE_EVENT_NONE);
+    e = launch_again(fx, w, NULL, 1); /* the first settled launch sets the settled cost */
+    assert_int_equal(fx->result.refine.event, GT_REFINE_EVENT_NONE);
     assert_true(e.refine.settled_cost > 0);
-    e = launch_again(&fx, w, "item=tiled:4x4", 1.4); /* within the drift */
-    assert_int_equal(fx.result.refine.event, GT_REFINE_EVENT_NONE);
+    e = launch_again(fx, w, "item=tiled:4x4", 1.4); /* within the drift */
+    assert_int_equal(fx->result.refine.event, GT_REFINE_EVENT_NONE);
     for (unsigned k = 1; k < GT_REFINE_DRIFT_LAUNCHES; k++) {
-        e = launch_again(&fx, w, "item=tiled:4x4", 1.6);
-        assert_int_equal(fx.result.refine.event, GT_REFINE_EVENT_DRIFTED);
+        e = launch_again(fx, w, "item=tiled:4x4", 1.6);
+        assert_int_equal(fx->result.refine.event, GT_REFINE_EVENT_DRIFTED);
         assert_int_equal(e.refine.drifted, k);
     }
-    e = launch_again(&fx, w, "item=tiled:4x4", 1.6);
-    assert_int_equal(fx.result.refine.event, GT_REFINE_EVENT_REOPENED);
-    assert_true(fx.result.wisdom_changed);
+    e = launch_again(fx, w, "item=tiled:4x4", 1.6);
+    assert_int_equal(fx->result.refine.event, GT_REFINE_EVENT_REOPENED);
+    assert_true(fx->result.wisdom_changed);
     assert_int_equal(e.refine.state, GT_REFINE_REOPENED);
-    launch_again(&fx, w, "item=tiled:4x4", 1.6);
-    assert_int_not_equal(fx.result.source, GT_SOURCE_WISDOM);
-    assert_true(fx.result.groups_analysis > 0);
-    fixture_fini(&fx);
-    gt_wisdom_close(w);
-    remove_tree(dir);
+    launch_again(fx, w, "item=tiled:4x4", 1.6);
+    assert_int_not_equal(fx->result.source, GT_SOURCE_WISDOM);
+    assert_true(fx->result.groups_analysis > 0);
 }
 
 int main(void)
@@ -1023,11 +1030,11 @@ int main(void)
         cmocka_unit_test(test_a_hopeless_look_leaves_the_race),
         cmocka_unit_test(test_the_confirmation_keeps_the_incumbent_without_a_shown_gain),
         cmocka_unit_test(test_the_confirmation_replaces_the_incumbent_on_a_shown_gain),
-        cmocka_unit_test(test_a_refining_launch_runs_a_contender_on_a_share),
-        cmocka_unit_test(test_a_faster_contender_replaces_the_winner),
-        cmocka_unit_test(test_an_undecided_entry_settles_at_the_limit),
-        cmocka_unit_test(test_a_hopeless_contender_leaves_after_one_share),
-        cmocka_unit_test(test_a_drifting_winner_reopens_the_entry),
+        cmocka_unit_test_setup_teardown(test_a_refining_launch_runs_a_contender_on_a_share, refine_rig_setup, refine_rig_teardown),
+        cmocka_unit_test_setup_teardown(test_a_faster_contender_replaces_the_winner, refine_rig_setup, refine_rig_teardown),
+        cmocka_unit_test_setup_teardown(test_an_undecided_entry_settles_at_the_limit, refine_rig_setup, refine_rig_teardown),
+        cmocka_unit_test_setup_teardown(test_a_hopeless_contender_leaves_after_one_share, refine_rig_setup, refine_rig_teardown),
+        cmocka_unit_test_setup_teardown(test_a_drifting_winner_reopens_the_entry, refine_rig_setup, refine_rig_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
