@@ -899,10 +899,10 @@ static void test_a_refining_launch_runs_a_contender_on_a_share(void **state)
     assert_false(fx->result.refine.ran);
 }
 
-/* A contender that runs faster on shares of whole launches than it did in the samples takes
-   the winner's place once the rank test shows it (four pairs); the old winner, now a contender
-   1.67 times slower, leaves after its first share, and with none left the entry settles: the
-   winner runs alone. */
+/* A contender that runs faster on shares of whole launches than it did in the samples (1.25
+   times) takes the winner's place once the rank test shows it (four pairs); the old winner, now
+   the slower contender, leaves on the test four pairs later, and with none left the entry
+   settles: the winner runs alone. */
 static void test_a_faster_contender_replaces_the_winner(void **state)
 {
     refine_rig *rig = *state;
@@ -911,7 +911,7 @@ static void test_a_faster_contender_replaces_the_winner(void **state)
     gt_wisdom_entry e = launch_again(fx, w, NULL, 1);
     unsigned launch = 1, replaced_at = 0, dropped_at = 0;
     while (e.refine.state != GT_REFINE_SETTLED && launch < 20) {
-        e = launch_again(fx, w, "item=tiled:8x8", 0.3 / 0.55);
+        e = launch_again(fx, w, "item=tiled:8x8", 0.4 / 0.55);
         launch++;
         if (fx->result.refine.event == GT_REFINE_EVENT_REPLACED)
             replaced_at = launch;
@@ -919,13 +919,13 @@ static void test_a_faster_contender_replaces_the_winner(void **state)
             dropped_at = launch;
     }
     assert_int_equal(replaced_at, 1 + GT_REFINE_MIN_PAIRS);
-    /* the old winner, 0.5 against 0.3, is hopeless on its first share */
-    assert_int_equal(dropped_at, 2 + GT_REFINE_MIN_PAIRS);
+    assert_int_equal(dropped_at, 1 + 2 * GT_REFINE_MIN_PAIRS);
+    assert_true(fx->result.refine.p < GT_RANK_TEST_ALPHA);
     assert_true(fx->result.wisdom_changed);
     assert_int_equal(e.refine.state, GT_REFINE_SETTLED);
     assert_schedule(&e.schedule, RUNNER_UP);
     assert_int_equal(e.refine.ncontenders, 0);
-    launch_again(fx, w, "item=tiled:8x8", 0.3 / 0.55);
+    launch_again(fx, w, "item=tiled:8x8", 0.4 / 0.55);
     assert_winner(&fx->result, RUNNER_UP);
     assert_int_equal(fx->result.groups_analysis, 0);
 }
@@ -942,6 +942,23 @@ static void test_a_hopeless_contender_leaves_after_one_share(void **state)
     assert_int_equal(fx->result.refine.event, GT_REFINE_EVENT_DROPPED);
     assert_true(isnan(fx->result.refine.p));
     assert_int_equal(e.refine.ncontenders, 0);
+    assert_int_equal(e.refine.state, GT_REFINE_SETTLED);
+}
+
+/* A contender the winner costs more than GT_REFINE_HOPELESS times on its first share takes the
+   winner's place at once; the old winner, hopeless in turn, leaves after its first share. */
+static void test_a_far_faster_contender_replaces_the_winner_at_once(void **state)
+{
+    refine_rig *rig = *state;
+    fixture *fx = &rig->fx;
+    gt_wisdom *w = rig->w;
+    launch_again(fx, w, NULL, 1);
+    gt_wisdom_entry e = launch_again(fx, w, "item=tiled:8x8", 0.3 / 0.55);
+    assert_int_equal(fx->result.refine.event, GT_REFINE_EVENT_REPLACED);
+    assert_schedule(&e.schedule, RUNNER_UP);
+    assert_schedule(&e.refine.contenders[0].schedule, WINNER);
+    e = launch_again(fx, w, "item=tiled:8x8", 0.3 / 0.55);
+    assert_int_equal(fx->result.refine.event, GT_REFINE_EVENT_DROPPED);
     assert_int_equal(e.refine.state, GT_REFINE_SETTLED);
 }
 
@@ -1034,6 +1051,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_a_faster_contender_replaces_the_winner, refine_rig_setup, refine_rig_teardown),
         cmocka_unit_test_setup_teardown(test_an_undecided_entry_settles_at_the_limit, refine_rig_setup, refine_rig_teardown),
         cmocka_unit_test_setup_teardown(test_a_hopeless_contender_leaves_after_one_share, refine_rig_setup, refine_rig_teardown),
+        cmocka_unit_test_setup_teardown(test_a_far_faster_contender_replaces_the_winner_at_once, refine_rig_setup,
+                                        refine_rig_teardown),
         cmocka_unit_test_setup_teardown(test_a_drifting_winner_reopens_the_entry, refine_rig_setup, refine_rig_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -101,6 +101,17 @@ static void drop(gt_wisdom_refine *rf, size_t c)
     rf->ncontenders--;
 }
 
+/* Contender k becomes the winner, the winner contender k; every pair was against the old
+   winner, so none is kept. */
+static void promote(gt_wisdom_entry *e, gt_refine_contender *k)
+{
+    gt_schedule old = e->schedule;
+    e->schedule = k->schedule;
+    e->cost = gt_stats_median(k->cost, k->n);
+    k->schedule = old;
+    clear_pairs(&e->refine);
+}
+
 /* The settled cost comes from the first settled launch: a whole launch, which is what later
    launches are compared with (a winner's cost on three quarters of a launch, after a
    contender's share, was up to 25% below its whole-launch cost here). */
@@ -133,17 +144,16 @@ gt_refine_event gt_refine_observe(const gt_tune_config *cfg, gt_wisdom_entry *e,
     if (k->n == 1 && contender_cost > GT_REFINE_HOPELESS * incumbent_cost) {
         drop(rf, c); /* far behind on its first share: not worth three more */
         ev = GT_REFINE_EVENT_DROPPED;
+    } else if (k->n == 1 && incumbent_cost > GT_REFINE_HOPELESS * contender_cost) {
+        promote(e, k); /* far ahead on its first share: every launch it waits costs more */
+        ev = GT_REFINE_EVENT_REPLACED;
     } else if (k->n >= GT_REFINE_MIN_PAIRS) {
         gt_rank_test better, worse;
         gt_rank_test_less(k->cost, k->n, k->incumbent, k->n, cfg->min_gain, &better);
         gt_rank_test_less(k->incumbent, k->n, k->cost, k->n, 0, &worse);
         if (better.p < GT_RANK_TEST_ALPHA) {
             *p = better.p;
-            gt_schedule old = e->schedule;
-            e->schedule = k->schedule;
-            e->cost = gt_stats_median(k->cost, k->n);
-            k->schedule = old;
-            clear_pairs(rf);
+            promote(e, k);
             ev = GT_REFINE_EVENT_REPLACED;
         } else if (worse.p < GT_RANK_TEST_ALPHA) {
             *p = worse.p;

@@ -6,7 +6,9 @@
  * on a share of the launch (a stretch of its own walk, GT_REFINE_SHARE of the workgroups) and
  * the winner on the rest, and records both costs per work-item, paired; the contenders take
  * turns. A contender that costs GT_REFINE_HOPELESS times the winner on its first share leaves at
- * once. Once a contender has GT_REFINE_MIN_PAIRS pairs, the rank test (stats.h) decides: a
+ * once, and one the winner costs that many times takes its place at once: a difference that
+ * large is not noise here, and waiting for the test costs launches. Otherwise, once a contender
+ * has GT_REFINE_MIN_PAIRS pairs, the rank test (stats.h) decides: a
  * contender whose costs are lower than the winner's by the minimum gain becomes the winner (the
  * old winner a contender, every pair cleared); one whose costs are higher leaves. The entry
  * settles when no contender is left or after the configured limit of refining launches; a
@@ -32,7 +34,8 @@
 /* Pairs a contender needs before the rank test may decide: four against four is the fewest
    whose one-sided p can fall below 0.05. */
 #define GT_REFINE_MIN_PAIRS 4
-/* A contender whose first share costs this many times the winner's leaves at once. */
+/* A contender whose first share costs this many times the winner's leaves at once; one whose
+   first share the winner's costs this many times takes its place at once. */
 #define GT_REFINE_HOPELESS 1.5
 /* A settled winner drifted when a launch costs this much more than its first settled launch:
    launches of the same schedule moved by up to 30% here (copy_cols, 45 to 59 ms). */
