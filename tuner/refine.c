@@ -22,21 +22,55 @@ static double winner_median(const gt_tune_result *r)
     return NAN;
 }
 
-/* The analysis's best candidate (by median) whose order on this axis differs from the
+/* Whether a and b differ on this axis. */
+static bool differs_on(gt_axis axis, const gt_schedule *a, const gt_schedule *b)
+{
+    switch (axis) {
+    case GT_AXIS_ITEM:
+        return a->item.kind != b->item.kind || a->item.p1 != b->item.p1 || a->item.p2 != b->item.p2;
+    case GT_AXIS_GROUP:
+        return a->group.kind != b->group.kind || a->group.p1 != b->group.p1 || a->group.p2 != b->group.p2;
+    case GT_AXIS_SPAN:
+        return a->span != b->span;
+    default:
+        return a->assign.kind != b->assign.kind || a->assign.chunk != b->assign.chunk;
+    }
+}
+
+/* The analysis's best candidate (by median) whose setting on this axis differs from the
    winner's; SIZE_MAX when there is none. However far behind it was: it was measured under
    other settings of the other axes, which may be why. */
-static size_t best_other_order(const gt_tune_result *r, gt_axis axis)
+static size_t best_other(const gt_tune_result *r, gt_axis axis)
 {
     size_t best = SIZE_MAX;
     for (size_t i = 0; i < r->ncandidates; i++) {
         const gt_candidate *c = &r->candidates[i];
-        const gt_order *mine = axis == GT_AXIS_ITEM ? &c->schedule.item : &c->schedule.group;
-        const gt_order *won = axis == GT_AXIS_ITEM ? &r->winner.item : &r->winner.group;
-        bool differs = mine->kind != won->kind || mine->p1 != won->p1 || mine->p2 != won->p2;
-        if (differs && c->median >= 0 && (best == SIZE_MAX || c->median < r->candidates[best].median))
+        if (differs_on(axis, &c->schedule, &r->winner) && c->median >= 0 &&
+            (best == SIZE_MAX || c->median < r->candidates[best].median))
             best = i;
     }
     return best;
+}
+
+/* The winner with its setting on this axis taken from s. */
+static gt_schedule with_axis_of(const gt_schedule *winner, gt_axis axis, const gt_schedule *s)
+{
+    gt_schedule out = *winner;
+    switch (axis) {
+    case GT_AXIS_ITEM:
+        out.item = s->item;
+        break;
+    case GT_AXIS_GROUP:
+        out.group = s->group;
+        break;
+    case GT_AXIS_SPAN:
+        out.span = s->span;
+        break;
+    default:
+        out.assign = s->assign;
+        break;
+    }
+    return out;
 }
 
 static void add_contender(gt_wisdom_refine *rf, const gt_schedule *s, const gt_schedule *winner)
@@ -50,25 +84,21 @@ static void add_contender(gt_wisdom_refine *rf, const gt_schedule *s, const gt_s
 }
 
 /* Samples judge orders least well (a sample cannot show how an order meets the TLB, the
-   prefetchers or the other worker over a whole launch), and analysis measures each order under
-   the settings of the axes decided before it, so the contenders are the winner with its item
-   order, then its group order, replaced by the best other one analysis measured: schedules the
-   samples could not judge, which whole shares of launches can. */
+   prefetchers or the other worker over a whole launch), and analysis measures each axis under
+   the settings of the axes decided before it. So the contenders are the winner with its item
+   order, its group order, its span and its assignment, in turn, replaced by the best other
+   setting analysis measured: schedules the samples could not judge, which whole shares of
+   launches can. */
 void gt_refine_start(const gt_tune_config *cfg, const gt_tune_result *r, gt_wisdom_refine *rf)
 {
     memset(rf, 0, sizeof *rf);
     rf->settled_cost = NAN;
-    double best = winner_median(r);
-    static const gt_axis axes[] = {GT_AXIS_ITEM, GT_AXIS_GROUP};
-    for (size_t a = 0; cfg->refine && best > 0 && a < sizeof axes / sizeof axes[0]; a++) {
-        size_t i = best_other_order(r, axes[a]);
+    static const gt_axis axes[] = {GT_AXIS_ITEM, GT_AXIS_GROUP, GT_AXIS_SPAN, GT_AXIS_ASSIGN};
+    for (size_t a = 0; cfg->refine && winner_median(r) > 0 && a < sizeof axes / sizeof axes[0]; a++) {
+        size_t i = best_other(r, axes[a]);
         if (i == SIZE_MAX)
             continue;
-        gt_schedule s = r->winner;
-        if (axes[a] == GT_AXIS_ITEM)
-            s.item = r->candidates[i].schedule.item;
-        else
-            s.group = r->candidates[i].schedule.group;
+        gt_schedule s = with_axis_of(&r->winner, axes[a], &r->candidates[i].schedule);
         add_contender(rf, &s, &r->winner);
     }
     rf->state = rf->ncontenders ? GT_REFINE_REFINING : GT_REFINE_SETTLED;

@@ -16,8 +16,9 @@
  * its first settled launch's by GT_REFINE_DRIFT for GT_REFINE_DRIFT_LAUNCHES launches in a row, the entry
  * reopens: refining again with its contenders, or analysis again when none is left.
  *
- * The contenders are the winner with its item order, then its group order, replaced by the
- * best other one the analysis measured: the choices samples judge least well. A refining
+ * The contenders are the winner with its item order, its group order, its span and its
+ * assignment, in turn, replaced by the best other setting the analysis measured: the choices
+ * samples judge least well, each measured under the other axes' earlier settings. A refining
  * launch costs a share of the contender's difference from the winner, below
  * GT_REFINE_HOPELESS after its first share; nothing once settled. This file keeps the rules;
  * tune.c runs the launches. */
