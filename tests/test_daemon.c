@@ -824,19 +824,6 @@ static void test_kernel_name_missing(void **state)
 
 /* ---- wisdom ------------------------------------------------------------------------------------ */
 
-/* Whether the file holds `needle`. */
-static bool file_has(const char *path, const char *needle)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        fail_msg("cannot read %s: %s", path, strerror(errno));
-    static char text[1 << 20];
-    size_t len = fread(text, 1, sizeof text - 1, f);
-    fclose(f);
-    text[len] = '\0';
-    return strstr(text, needle) != NULL;
-}
-
 /* A good import is merged and saved before the answer; a clear empties the file of it (the
  * steady client's launches may decide entries of their own meanwhile, never this one). */
 static void test_wisdom_import_and_clear(void **state)
@@ -852,11 +839,11 @@ static void test_wisdom_import_and_clear(void **state)
     if (gt_daemon_wisdom_import(c, doc, &merged) != 0)
         fail_msg("a good wisdom document was refused: %s", gt_last_error(c));
     assert_int_equal(merged, 1);
-    assert_true(file_has(fx.wisdom, "\"imported_by_test\""));
+    assert_true(daemon_fixture_file_has(fx.wisdom, "\"imported_by_test\""));
     if (gt_daemon_wisdom_clear(c, &cleared) != 0)
         fail_msg("clearing the wisdom failed: %s", gt_last_error(c));
     assert_true(cleared >= 1);
-    assert_false(file_has(fx.wisdom, "\"imported_by_test\""));
+    assert_false(daemon_fixture_file_has(fx.wisdom, "\"imported_by_test\""));
     gt_disconnect(c);
     assert_still_serving();
 }

@@ -93,6 +93,7 @@ static const struct {
     {"total_clients", {"--max-clients", "2", "--max-user-clients", "5"}},
     {"user_buffers", {"--max-user-buffers", "2"}},
     {"total_buffers", {"--max-total-buffers", "2", "--max-total-buffer-bytes", "1M"}},
+    {"refining_launch", {"--refine-limit", "1"}},
 };
 
 static void start_daemon(life *l, const char *name)
@@ -452,6 +453,96 @@ static void test_inline_report(void **state)
         cJSON_Delete(report);
         assert_int_equal(gt_event_release(c, ev), 0);
     }
+    gt_buffer_release(b);
+    gt_kernel_release(k);
+    gt_disconnect(c);
+}
+
+/* ---- launches that keep learning ------------------------------------------------------------- */
+
+SETUP(refining_launch)
+
+static const cJSON *field(const cJSON *obj, const char *name)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
+    if (!v)
+        fail_msg("the report has no \"%s\"", name);
+    return v;
+}
+
+/* The report of launch ev, parsed; the caller deletes it. */
+static cJSON *report_of(gt_client *c, gt_event ev)
+{
+    char *json = NULL;
+    assert_int_equal(gt_report(c, ev, &json), 0);
+    cJSON *report = cJSON_Parse(json);
+    free(json);
+    assert_non_null(report);
+    return report;
+}
+
+/* An entry that is refining, imported for the launch's own key (kernel hash and machine from a
+ * first launch's report): the next launch runs its contender on a quarter of the workgroups and
+ * the winner on the rest, every item still written once; with --refine-limit 1 that launch
+ * settles the entry, and the daemon saves the wisdom with it. No timing decides any of it. */
+static void test_refining_launch(void **state)
+{
+    life *l = *state;
+    gt_kernel *k;
+    gt_buffer *b;
+    gt_client *c = connect_with_fill(l, &k, &b);
+    gt_arg args[] = {gt_arg_buffer(b), gt_arg_i32(5)};
+    const gt_range range = {.dims = 1, .global = {ITEMS}, .local = {64}};
+    gt_launch_options off = gt_launch_options_default();
+    off.tuning = GT_TUNING_OFF;
+    gt_event ev = 0;
+    if (gt_run(c, k, &range, args, 2, &off, &ev) != 0)
+        fail_msg("first launch: %s", gt_last_error(c));
+    cJSON *first = report_of(c, ev);
+    char doc[2048];
+    snprintf(doc, sizeof doc,
+             "{\"format\":\"gridtune-wisdom\",\"version\":1,\"entries\":[{\"kernel\":\"fill\",\"kernel_hash\":\"%s\","
+             "\"machine\":\"%s\",\"range\":{\"dims\":1,\"global\":[%d,1,1],\"local\":[64,1,1]},\"workers\":%d,"
+             "\"schedule\":\"group=linear,item=linear,assign=block\",\"metric\":\"time\",\"cost\":1,\"gain\":0,"
+             "\"decided\":1,\"refine\":{\"state\":\"refining\",\"launches\":0,\"settled_cost\":null,\"drifted\":0,"
+             "\"contenders\":[{\"schedule\":\"group=zigzag,item=linear,assign=dynamic:4\",\"costs\":[],"
+             "\"incumbent_costs\":[]}]}}]}",
+             cJSON_GetStringValue(field(first, "kernel_hash")), cJSON_GetStringValue(field(first, "machine")), ITEMS,
+             (int)cJSON_GetNumberValue(field(first, "workers")));
+    cJSON_Delete(first);
+    size_t merged = 0;
+    if (gt_daemon_wisdom_import(c, doc, &merged) != 0)
+        fail_msg("the refining entry was refused: %s", gt_last_error(c));
+    assert_int_equal(merged, 1);
+
+    memset(gt_buffer_data(b), 0, ITEMS * sizeof(int32_t));
+    if (gt_run(c, k, &range, args, 2, NULL, &ev) != 0)
+        fail_msg("refining launch: %s", gt_last_error(c));
+    const int32_t *data = gt_buffer_data(b);
+    for (int32_t i = 0; i < ITEMS; i++)
+        if (data[i] != 5 + i)
+            fail_msg("the refining launch left element %d at %d", i, data[i]);
+    cJSON *report = report_of(c, ev);
+    const cJSON *decision = field(report, "decision"), *phases = field(report, "phases");
+    assert_string_equal(cJSON_GetStringValue(field(decision, "source")), "wisdom");
+    assert_string_equal(cJSON_GetStringValue(field(decision, "winner")), "group=linear,item=linear,assign=block");
+    const cJSON *refine = field(decision, "refine");
+    assert_string_equal(cJSON_GetStringValue(field(refine, "contender")), "group=zigzag,item=linear,assign=dynamic:4");
+    assert_true(cJSON_IsTrue(field(refine, "settled_now")));
+    assert_string_equal(cJSON_GetStringValue(field(refine, "state")), "settled");
+    assert_int_equal(cJSON_GetNumberValue(field(phases, "groups_analysis")), ITEMS / 64 / 4);
+    assert_int_equal(cJSON_GetNumberValue(field(phases, "groups_remainder")), ITEMS / 64 * 3 / 4);
+    assert_non_null(strstr(cJSON_GetStringValue(field(decision, "reason")), "refining 1/1"));
+    cJSON_Delete(report);
+    /* The launcher saves the wisdom after answering; its next launch starts after the save. */
+    if (gt_run(c, k, &range, args, 2, NULL, &ev) != 0)
+        fail_msg("settled launch: %s", gt_last_error(c));
+    report = report_of(c, ev);
+    assert_int_equal(cJSON_GetNumberValue(field(field(report, "phases"), "groups_analysis")), 0);
+    cJSON_Delete(report);
+    assert_true(daemon_fixture_file_has(l->fx.wisdom, "\"settled\""));
+    assert_false(daemon_fixture_file_has(l->fx.wisdom, "\"refining\""));
+
     gt_buffer_release(b);
     gt_kernel_release(k);
     gt_disconnect(c);
@@ -1180,6 +1271,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_paused_reading, setup_paused_reading, teardown),
         cmocka_unit_test_setup_teardown(test_paused_end, setup_paused_end, teardown),
         cmocka_unit_test_setup_teardown(test_inline_report, setup_inline_report, teardown),
+        cmocka_unit_test_setup_teardown(test_refining_launch, setup_refining_launch, teardown),
         cmocka_unit_test_setup_teardown(test_limits, setup_limits, teardown),
         cmocka_unit_test_setup_teardown(test_system_mode, setup_system_mode, teardown),
         cmocka_unit_test_setup_teardown(test_client_killed_during_launch, setup_client_killed_during_launch,
