@@ -12,11 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static bool skipped(const uint8_t *skip, uint32_t id)
-{
-    return skip && (skip[id / 8] >> (id % 8) & 1);
-}
-
 static int resolve_box(const gt_batch *b, const uint32_t grid[3], uint32_t origin[3], uint32_t extent[3], char *err,
                        size_t errlen)
 {
@@ -40,7 +35,7 @@ static void add_span(gt_batch_plan *plan, const uint8_t *skip, uint32_t x, uint3
     gt_group_run *last = NULL;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t id = gt_grid_linear(plan->grid, x + i, y, z);
-        if (skipped(skip, id)) {
+        if (gt_bitmap_test(skip, id)) {
             last = NULL;
             continue;
         }

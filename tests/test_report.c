@@ -52,7 +52,6 @@ static gt_sample sample_at(uint32_t x, unsigned round, double cost, bool used)
     gt_sample s = {
         .kind = used ? GT_SAMPLE_SIZED : GT_SAMPLE_CALIBRATION,
         .start = x,
-        .positions = 4096,
         .runs = 32,
         .round = round,
         .groups = 32,

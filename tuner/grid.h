@@ -5,6 +5,7 @@
 #define GT_GRID_H
 
 #include <gridtune/range.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,6 +33,18 @@ static inline void gt_grid_coords(const uint32_t shape[3], uint32_t idx, uint32_
     idx /= shape[0];
     c[1] = idx % shape[1];
     c[2] = idx / shape[1];
+}
+
+/* Bitmaps over the linear workgroup ids (bit i is map[i / 8] >> (i % 8) & 1): the workgroups a
+ * batch skips, or an analysis has run. A NULL map is empty. */
+static inline bool gt_bitmap_test(const uint8_t *map, uint32_t i)
+{
+    return map && (map[i / 8] >> (i % 8) & 1);
+}
+
+static inline void gt_bitmap_set(uint8_t *map, uint32_t i)
+{
+    map[i / 8] |= (uint8_t)(1u << (i % 8));
 }
 
 #endif

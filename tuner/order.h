@@ -55,6 +55,12 @@ typedef struct gt_order {
  * empty shape, or -EOVERFLOW when the cell count does not fit in 32 bits. */
 int gt_order_fill(const gt_order *o, const uint32_t shape[3], uint32_t *out);
 
+/* Same kind and parameters. */
+static inline bool gt_order_equal(const gt_order *a, const gt_order *b)
+{
+    return a->kind == b->kind && a->p1 == b->p1 && a->p2 == b->p2;
+}
+
 /* True when gt_order_at has a closed form for o (every order but hilbert and morton). */
 bool gt_order_has_closed_form(const gt_order *o);
 /* The linear index of the k-th cell o visits on shape (the same as gt_order_fill's out[k]);

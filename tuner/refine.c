@@ -22,36 +22,6 @@ static double winner_median(const gt_tune_result *r)
     return NAN;
 }
 
-/* Whether a and b differ on this axis. */
-static bool differs_on(gt_axis axis, const gt_schedule *a, const gt_schedule *b)
-{
-    switch (axis) {
-    case GT_AXIS_ITEM:
-        return a->item.kind != b->item.kind || a->item.p1 != b->item.p1 || a->item.p2 != b->item.p2;
-    case GT_AXIS_GROUP:
-        return a->group.kind != b->group.kind || a->group.p1 != b->group.p1 || a->group.p2 != b->group.p2;
-    case GT_AXIS_SPAN:
-        return a->span != b->span;
-    default:
-        return a->assign.kind != b->assign.kind || a->assign.chunk != b->assign.chunk;
-    }
-}
-
-/* The analysis's best candidate (by median) whose setting on this axis differs from the
-   winner's; SIZE_MAX when there is none. However far behind it was: it was measured under
-   other settings of the other axes, which may be why. */
-static size_t best_other(const gt_tune_result *r, gt_axis axis)
-{
-    size_t best = SIZE_MAX;
-    for (size_t i = 0; i < r->ncandidates; i++) {
-        const gt_candidate *c = &r->candidates[i];
-        if (differs_on(axis, &c->schedule, &r->winner) && c->median >= 0 &&
-            (best == SIZE_MAX || c->median < r->candidates[best].median))
-            best = i;
-    }
-    return best;
-}
-
 /* The winner with its setting on this axis taken from s. */
 static gt_schedule with_axis_of(const gt_schedule *winner, gt_axis axis, const gt_schedule *s)
 {
@@ -71,6 +41,22 @@ static gt_schedule with_axis_of(const gt_schedule *winner, gt_axis axis, const g
         break;
     }
     return out;
+}
+
+/* The analysis's best candidate (by median) whose setting on this axis differs from the
+   winner's; SIZE_MAX when there is none. However far behind it was: it was measured under
+   other settings of the other axes, which may be why. */
+static size_t best_other(const gt_tune_result *r, gt_axis axis)
+{
+    size_t best = SIZE_MAX;
+    for (size_t i = 0; i < r->ncandidates; i++) {
+        const gt_candidate *c = &r->candidates[i];
+        gt_schedule moved = with_axis_of(&r->winner, axis, &c->schedule);
+        if (!gt_schedule_equal(&moved, &r->winner) && c->median >= 0 &&
+            (best == SIZE_MAX || c->median < r->candidates[best].median))
+            best = i;
+    }
+    return best;
 }
 
 static void add_contender(gt_wisdom_refine *rf, const gt_schedule *s, const gt_schedule *winner)

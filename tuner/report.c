@@ -5,6 +5,7 @@
 #include "report.h"
 
 #include "refine.h"
+#include "stretch.h"
 
 #include "grid.h"
 #include "json.h"
@@ -234,11 +235,12 @@ static bool add_tuning(cJSON *root, const gt_tune_config *cfg)
            add_space(obj, &cfg->space);
 }
 
-static bool add_sample(cJSON *list, const gt_sample *s, const gt_counter_status *counters)
+/* positions: of the candidate's walk, the same for all its samples. */
+static bool add_sample(cJSON *list, const gt_sample *s, uint64_t positions, const gt_counter_status *counters)
 {
     cJSON *obj = cJSON_CreateObject();
     return add_item(list, NULL, obj) && add_name(obj, "kind", gt_sample_kind_name(s->kind)) &&
-           add_uint(obj, "start", s->start) && add_uint(obj, "walk_positions", s->positions) &&
+           add_uint(obj, "start", s->start) && add_uint(obj, "walk_positions", positions) &&
            add_uint(obj, "runs", s->runs) && add_uint(obj, "round", s->round) &&
            add_uint(obj, "groups", s->groups) && add_uint(obj, "items", s->items) &&
            add_uint(obj, "wall_ns", s->wall_ns) && add_real(obj, "cost_per_item", s->cost) &&
@@ -256,15 +258,17 @@ static bool add_summary(cJSON *cand, const gt_candidate *c)
            add_real(obj, "min", c->min) && add_real(obj, "max", c->max);
 }
 
-static bool add_candidate(cJSON *list, const gt_candidate *c, const gt_counter_status *counters)
+static bool add_candidate(cJSON *list, const gt_candidate *c, const uint32_t grid[3],
+                          const gt_counter_status *counters)
 {
+    uint64_t positions = gt_walk_positions(grid, c->schedule.span);
     cJSON *obj = cJSON_CreateObject(), *samples;
     if (!add_item(list, NULL, obj) || !add_schedule(obj, "schedule", &c->schedule) ||
         !add_text(obj, "style", c->style, sizeof c->style) || !add_name(obj, "axis", gt_axis_name((gt_axis)c->phase)) ||
         !add_bool(obj, "eliminated", c->eliminated) || !(samples = cJSON_AddArrayToObject(obj, "samples")))
         return false;
     for (size_t i = 0; i < c->nsamples; i++)
-        if (!add_sample(samples, &c->samples[i], counters))
+        if (!add_sample(samples, &c->samples[i], positions, counters))
             return false;
     return add_summary(obj, c);
 }
@@ -274,8 +278,10 @@ static bool add_candidates(cJSON *root, const gt_report_input *in)
     cJSON *list = cJSON_AddArrayToObject(root, "candidates");
     if (!list)
         return false;
+    uint32_t grid[3];
+    gt_range_groups(&in->launch->range, grid);
     for (size_t i = 0; i < in->result->ncandidates; i++)
-        if (!add_candidate(list, &in->result->candidates[i], in->counters))
+        if (!add_candidate(list, &in->result->candidates[i], grid, in->counters))
             return false;
     return true;
 }

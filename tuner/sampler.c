@@ -60,7 +60,6 @@ struct gt_sampler {
     uint64_t reserved;      /* workgroups of the budget kept for the confirming samples */
     uint64_t confirm_groups; /* a confirming sample's workgroups */
     unsigned round;
-    size_t calibration_samples; /* the default's first samples, which only size the others */
     size_t probed_samples;      /* samples that came with probe figures */
 };
 
@@ -126,7 +125,6 @@ static void record(gt_sampler *s, gt_candidate *c, const gt_stretch *st, const g
     memset(smp, 0, sizeof *smp);
     smp->kind = kind;
     smp->start = st->start;
-    smp->positions = gt_walk_positions(s->grid, c->schedule.span);
     smp->runs = st->nruns;
     smp->round = round;
     smp->groups = er->groups;
@@ -140,7 +138,6 @@ static void record(gt_sampler *s, gt_candidate *c, const gt_stretch *st, const g
     s->r->disturbed_samples += smp->disturbed;
     smp->used = kind != GT_SAMPLE_CALIBRATION && isfinite(smp->cost) &&
                 !(smp->disturbed && !s->r->steady_contention);
-    s->calibration_samples += kind == GT_SAMPLE_CALIBRATION;
     s->probed_samples += smp->probed;
     memcpy(smp->counters, er->counters, sizeof smp->counters);
 }

@@ -158,13 +158,8 @@ int gt_schedule_format(const gt_schedule *s, char *buf, size_t len)
     return snprintf(buf, len, "group=%s%s,item=%s,assign=%s", group, span, item, assign);
 }
 
-static bool order_equal(const gt_order *a, const gt_order *b)
-{
-    return a->kind == b->kind && a->p1 == b->p1 && a->p2 == b->p2;
-}
-
 bool gt_schedule_equal(const gt_schedule *a, const gt_schedule *b)
 {
-    return order_equal(&a->group, &b->group) && order_equal(&a->item, &b->item) &&
+    return gt_order_equal(&a->group, &b->group) && gt_order_equal(&a->item, &b->item) &&
            a->assign.kind == b->assign.kind && a->assign.chunk == b->assign.chunk && a->span == b->span;
 }

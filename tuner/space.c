@@ -9,6 +9,7 @@
 #include "number.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -293,8 +294,13 @@ static void add_order_styles(entry_list *l, gt_axis axis, const gt_space_config 
     uint32_t styles = axis == GT_AXIS_ITEM ? c->item_styles : c->group_styles;
     uint64_t cells = cells_of(shape);
     uint64_t widest_tile = shape[0] > shape[1] ? shape[0] : shape[1];
-    while (widest_tile > 1 && widest_tile * widest_tile > tile_cells)
-        widest_tile--;
+    uint64_t root = (uint64_t)sqrt((double)tile_cells); /* the largest side whose square fits, exactly */
+    while (root > 0 && root * root > tile_cells)
+        root--;
+    while ((root + 1) * (root + 1) <= tile_cells)
+        root++;
+    if (widest_tile > root)
+        widest_tile = root > 1 ? root : 1;
     for (unsigned k = 0; k < GT_ORDER_KINDS; k++) {
         if (!(styles & BIT(k)))
             continue;

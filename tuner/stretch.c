@@ -57,8 +57,7 @@ uint64_t gt_walk_positions(const uint32_t grid[3], uint32_t span)
 
 static bool same_walk(const walk_perm *p, const gt_order *o, const uint32_t shape[3])
 {
-    return p->perm && p->order.kind == o->kind && p->order.p1 == o->p1 && p->order.p2 == o->p2 &&
-           memcmp(p->shape, shape, sizeof p->shape) == 0;
+    return p->perm && gt_order_equal(&p->order, o) && memcmp(p->shape, shape, sizeof p->shape) == 0;
 }
 
 /* The permutation of o over shape, filled on first use. */
@@ -86,11 +85,6 @@ static const uint32_t *perm_of(gt_walks *w, const gt_order *o, const uint32_t sh
     return slot->perm;
 }
 
-static bool is_done(const uint8_t *done, uint32_t g)
-{
-    return done && (done[g / 8] >> (g % 8) & 1);
-}
-
 static int add_run(gt_stretch *st, uint32_t *cap, uint32_t first)
 {
     if (st->nruns == *cap) {
@@ -113,7 +107,7 @@ static int add_span(gt_stretch *st, uint32_t *cap, const uint32_t grid[3], const
     bool open = false;
     for (uint32_t i = 0; i < n && st->groups < want; i++) {
         uint32_t g = gt_grid_linear(grid, x + i, y, z);
-        if (is_done(done, g)) {
+        if (gt_bitmap_test(done, g)) {
             open = false;
             continue;
         }
@@ -173,7 +167,7 @@ void gt_stretch_mark(const gt_stretch *st, uint8_t *done)
 {
     for (uint32_t i = 0; i < st->nruns; i++)
         for (uint32_t g = st->runs[i].first; g < st->runs[i].first + st->runs[i].count; g++)
-            done[g / 8] |= (uint8_t)(1u << (g % 8));
+            gt_bitmap_set(done, g);
 }
 
 double gt_walk_share(unsigned k)

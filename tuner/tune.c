@@ -313,10 +313,13 @@ static void after_settled_launch(const gt_tune_config *cfg, const gt_metric_plan
     double cost = remainder_cost(metric, r);
     gt_refine_outcome *o = &r->refine;
     *o = (gt_refine_outcome){.ran = true, .incumbent_cost = cost, .contender_cost = NAN, .p = NAN};
+    gt_wisdom_refine before = e->refine;
     o->event = gt_refine_check_drift(cfg, e, cost);
     o->state = e->refine.state;
     r->wisdom_changed = o->event == GT_REFINE_EVENT_REOPENED;
-    store_entry(wisdom, key, e, r);
+    /* Most settled launches change nothing: no store (and its checks) on the launch path then. */
+    if (memcmp(&before, &e->refine, sizeof before) != 0)
+        store_entry(wisdom, key, e, r);
 }
 
 static int analyse_and_dispatch(const gt_tune_config *cfg, const gt_tune_launch *launch, const gt_executor *exec,

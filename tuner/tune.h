@@ -99,8 +99,7 @@ const char *gt_sample_kind_name(gt_sample_kind k);
 
 typedef struct gt_sample {
     gt_sample_kind kind;
-    uint64_t start;     /* the position in the candidate's walk the stretch started at */
-    uint64_t positions; /* the positions (spans) of that walk over the whole grid */
+    uint64_t start;     /* the position in the candidate's walk the stretch started at (stretch.h) */
     uint32_t runs;      /* the runs (calls of the workgroup function) it was made of */
     unsigned round;   /* the analysis round it ran in; a round's samples start at the same share of their walks */
     uint64_t groups;
