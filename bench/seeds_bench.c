@@ -145,12 +145,7 @@ static int parse_options(int argc, char **argv, options *o)
     o->modules[0] = o->flags.module;
     o->nmodules = o->modules[1] ? 2 : 1;
     o->progress = isatty(STDERR_FILENO);
-    for (int i = optind; i < argc; i++)
-        if (gt_bench_add(argv[i], o->benches, &o->nbenches))
-            return -1;
-    if (optind == argc)
-        gt_bench_add_all(o->benches, &o->nbenches);
-    return 0;
+    return gt_bench_operands(argc, argv, o->flags.size, NULL, o->benches, &o->nbenches);
 }
 
 /* One run of one schedule over the whole launch; round 0 also checks the output. The time is

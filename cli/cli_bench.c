@@ -3,7 +3,9 @@
  * seed benchmark, side by side in one run: the default schedule forced, a cold tuned launch
  * (retune: analysis decides, and the decision is remembered), a warm one straight after (a
  * wisdom hit) and, with --oracle, every candidate of the first cold launch forced on the whole
- * launch.
+ * launch. While gridtuned refines a decision (--refine, on by default), a warm launch runs a
+ * contender on a quarter of it: those warm launches are counted as refining, and the warm
+ * median is then not the winner's alone (gridtune-tune-bench measures refinement itself).
  *
  * Method:
  * - A launch's time is the client's: the monotonic clock around gt_launch + gt_wait, so the
@@ -60,7 +62,9 @@ static void usage(FILE *out)
             "The tuner benchmark through the daemon. For each seed benchmark, in one run and in rotating\n"
             "rounds: the default schedule forced, a cold tuned launch (analysis decides), a warm one right\n"
             "after (from the wisdom) and, with --oracle, every candidate of the first cold launch forced.\n"
-            "Times are the client's wall clock around gt_launch + gt_wait; every output is checked.\n"
+            "Times are the client's wall clock around gt_launch + gt_wait; every output is checked. While\n"
+            "gridtuned refines a decision (--refine), a warm launch runs a contender on a quarter of it:\n"
+            "such warm launches are counted as refining and marked r.\n"
             "  --bench NAME    a benchmark to run; repeatable (default: all %zu)\n"
             "  --rounds N      timed rounds after an untimed warm-up round, 1 to %d (default %d)\n"
             "  --size N        the matrix side for every benchmark, a multiple of %zu up to %d\n"
@@ -204,6 +208,7 @@ typedef struct bench_result {
     size_t noracle, best;
     double analysis_fraction; /* median over the timed cold launches */
     unsigned wisdom_hits;     /* timed warm launches decided by the wisdom */
+    unsigned refining;        /* of those, launches that ran a contender on a share */
 } bench_result;
 
 static void note_report(const cJSON *r, uint64_t wall_ns, launch_note *note)
@@ -327,9 +332,10 @@ static int run_pair(runner *r, unsigned round)
         return -1;
     contender_add(&br->cold, &cold);
     contender_add(&br->warm, &warm);
-    if (strcmp(warm.source, "wisdom") == 0)
+    if (strcmp(warm.source, "wisdom") == 0) {
         br->wisdom_hits++;
-    else
+        br->refining += strncmp(warm.reason, "refining", strlen("refining")) == 0;
+    } else
         say("bench: %s, round %u: the warm launch was not a wisdom hit (source %s: %s); the cold launch before "
             "it: source %s: %s",
             br->bench->name, round, warm.source, warm.reason, cold.source, cold.reason);
@@ -480,7 +486,7 @@ static void print_table(const bench_options *o, const bench_result *r, unsigned 
     if (o->oracle)
         printf(" %11s %11s", "warm/oracle", "cold/oracle");
     printf(" %8s   %s\n", "analysis", "warm winner (last round)");
-    bool missed = false, shifted = false;
+    bool missed = false, shifted = false, refining = false;
     for (unsigned i = 0; i < n; i++) {
         const bench_result *br = &r[i];
         if (!br->completed) {
@@ -489,8 +495,10 @@ static void print_table(const bench_options *o, const bench_result *r, unsigned 
         }
         bool hits = br->wisdom_hits == br->warm.wall.n;
         missed |= !hits;
+        refining |= hits && br->refining;
         printf("%-14s %6zu %11.1f %9.1f %8.1f%s", br->bench->name, br->n, gt_bench_ms(br->def.wall.median_ns),
-               gt_bench_ms(br->cold.wall.median_ns), gt_bench_ms(br->warm.wall.median_ns), hits ? " " : "*");
+               gt_bench_ms(br->cold.wall.median_ns), gt_bench_ms(br->warm.wall.median_ns),
+               !hits ? "*" : br->refining ? "r" : " ");
         if (o->oracle && br->noracle)
             printf(" %10.1f", gt_bench_ms(oracle_best(br)));
         else if (o->oracle)
@@ -513,6 +521,9 @@ static void print_table(const bench_options *o, const bench_result *r, unsigned 
                "schedules\n");
     if (missed)
         printf("* some warm launches were not wisdom hits (their reasons are above)\n");
+    if (refining)
+        printf("r some warm launches ran a contender on a quarter of the launch (gridtuned was refining the "
+               "decision)\n");
     if (o->oracle) {
         printf("\noracle best (of the first cold launch's candidates, each forced on the whole launch):\n");
         for (unsigned i = 0; i < n; i++)
@@ -622,6 +633,7 @@ static cJSON *bench_json(const bench_options *o, const bench_result *br)
     cJSON_AddItemToObject(j, "cold", cold);
     cJSON *warm = contender_json(&br->warm, true);
     cJSON_AddNumberToObject(warm, "wisdom_hits", br->wisdom_hits);
+    cJSON_AddNumberToObject(warm, "refining", br->refining);
     cJSON_AddItemToObject(j, "warm", warm);
     cJSON_AddItemToObject(j, "oracle", o->oracle ? oracle_json(br) : cJSON_CreateNull());
     cJSON *ratios = cJSON_AddObjectToObject(j, "ratios");

@@ -11,7 +11,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <string.h>
 
 gt_arg gt_arg_buffer(gt_buffer *b) { return (gt_arg){.kind = GT_ARG_BUFFER, .value.buffer = b}; }
 gt_arg gt_arg_i32(int32_t v) { return (gt_arg){.kind = GT_ARG_I32, .value.i32 = v}; }
@@ -50,9 +49,9 @@ static launch_handles look_up(const gt_client *c, const gt_kernel *k, const gt_a
     return h;
 }
 
-/* fn is the public function; out may be NULL only for gt_run. */
+/* fn is the public function; out may be NULL only when completed (gt_run). */
 static int check_launch(const char *fn, gt_client *c, const gt_kernel *k, const gt_range *range, const gt_arg *args,
-                        unsigned nargs, gt_event *out)
+                        unsigned nargs, bool completed, gt_event *out)
 {
     if (out)
         *out = 0;
@@ -61,8 +60,8 @@ static int check_launch(const char *fn, gt_client *c, const gt_kernel *k, const 
         return gt_fail_dead(NULL, fn, c, GT_HANDLE_CLIENT);
     if (!c)
         return gt_fail(c, -EINVAL, "%s needs a handle (got NULL)", fn);
-    if (!out && strcmp(fn, "gt_launch") == 0)
-        return gt_fail(c, -EINVAL, "gt_launch needs a place for the event (got NULL)");
+    if (!out && !completed)
+        return gt_fail(c, -EINVAL, "%s needs a place for the event (got NULL)", fn);
     if (!k)
         return gt_fail(c, -EINVAL, "%s was given no kernel (NULL)", fn);
     if (!h.kernel_owner)
@@ -83,7 +82,7 @@ static int check_launch(const char *fn, gt_client *c, const gt_kernel *k, const 
 static int launch_call(const char *fn, gt_client *c, gt_kernel *k, const gt_range *range, const gt_arg *args,
                        unsigned nargs, const gt_launch_options *opts, bool completed, gt_event *out)
 {
-    int rc = check_launch(fn, c, k, range, args, nargs, out);
+    int rc = check_launch(fn, c, k, range, args, nargs, completed, out);
     if (rc)
         return rc;
     cJSON *req = gt_msg_request("launch");

@@ -3,8 +3,8 @@
  * Every frame (wire.h) holds one JSON object with a "type". The client sends requests, each
  * with an "id" it chose (an integer 1 .. 2^53-1, unique among its requests in flight); the
  * daemon answers each request exactly once, with a "result" or an "error" frame carrying the
- * same id. Answers may come out of request order: "wait" and "report" are answered when their
- * launch completes. The first request on a connection must be "hello", which names the
+ * same id. Answers may come out of request order: "wait", "report" and a "launch" with answer
+ * "completed" are answered when their launch completes. The first request on a connection must be "hello", which names the
  * protocol version; any other version is refused with a sentence saying which one the daemon
  * speaks, and the connection is closed. The messages are described, one schema per type, by
  * schemas/protocol/<type>.schema.json (requests) and <type>.result.schema.json (results).
@@ -16,7 +16,8 @@
  *   kernel_load    {path, name}                        {kernel, params}
  *   kernel_build   {source, name, options}             {kernel, params, cached}
  *   kernel_release {kernel}                            {}
- *   launch         {kernel, range, args, options, wait}{event}
+ *   launch         {kernel, range, args, options, wait, {event}; with answer "completed" once
+ *                   answer?, keep_event?}                  it ran, the event only if kept
  *   wait           {event}                             {event}   once the launch succeeded
  *   report         {event}                             {report}  once the launch completed
  *   event_release  {event}                             {}
@@ -38,6 +39,8 @@
  *   options                {schedule?: canonical text, tuning?: "auto"|"off"|"retune",
  *                          budget?: (0, 0.5), metric?: "time"|"ipc"|"l1"|"l2"|"energy"}
  *   wait                   [event ids of this connection's earlier launches]
+ *   answer                 "queued" (default) | "completed"
+ *   keep_event             true (default) | false, only with answer "completed"
  *
  * Errors: {type: "error", id, code, errno, message}. id is null when the frame could not be
  * read as a request. errno is the positive errno the client returns negated. code is one of

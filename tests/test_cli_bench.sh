@@ -82,6 +82,7 @@ for b in benches:
     check("wisdom" not in sources["cold"], f"{name}: a cold launch came from the wisdom")
     check(sources["warm"] == ["wisdom"] * rounds, f"{name}: warm launches decided by {sources['warm']}")
     check(b["warm"].get("wisdom_hits") == rounds, f"{name}: wisdom_hits {b['warm'].get('wisdom_hits')}")
+    check(0 <= b["warm"].get("refining", -1) <= rounds, f"{name}: refining {b['warm'].get('refining')}")
     for key in ("default_over_warm", "cold_over_warm"):
         check(isinstance(b.get("ratios", {}).get(key), (int, float)), f"{name}: ratio {key}")
     check(b.get("oracle") is None, f"{name}: an oracle without --oracle")

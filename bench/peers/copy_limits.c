@@ -12,13 +12,14 @@
  * Usage: gridtune-copy-limits [N [ROUNDS]] (default 16384 5). Prints each way's median in ms
  * and its share of memcpy's bandwidth. */
 #include "bench/peers/omp_twins.h"
+#include "tuner/clock.h"
+#include "tuner/stats.h"
 
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 #ifdef __SSE__
 #include <immintrin.h>
 #endif
@@ -29,13 +30,6 @@ static const char *const names[WAYS] = {"loop", "stream", "row memcpy", "memcpy"
 /* Called through a pointer, so that the compiler cannot put its own inline copy (rep movs) in
    place of the C library's. */
 static void *(*volatile library_memcpy)(void *, const void *, size_t) = memcpy;
-
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
 
 static void copy(int way, float *dst, const float *src, size_t n)
 {
@@ -68,12 +62,6 @@ static void copy(int way, float *dst, const float *src, size_t n)
 #endif
 }
 
-static int compare(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 int main(int argc, char **argv)
 {
     if (argc > 1 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
@@ -101,24 +89,25 @@ int main(int argc, char **argv)
     memset(src, 1, bytes);
     memset(dst, 2, bytes);
     double ms[WAYS][MAX_ROUNDS];
-    for (int r = -1; r < rounds; r++) /* round -1 warms up, untimed */
-        for (int w = 0; w < WAYS; w++) {
-            double t0 = now_ms();
-            copy(w, dst, src, n);
-            if (r >= 0)
-                ms[w][r] = now_ms() - t0;
+    for (int w = 0; w < WAYS; w++) { /* round -1 warms up, untimed, and checks each way's copy */
+        memset(dst, 2, bytes);
+        copy(w, dst, src, n);
+        if (memcmp(dst, src, bytes) != 0) {
+            fprintf(stderr, "gridtune-copy-limits: the %s copy is wrong\n", names[w]);
+            return 1;
         }
-    if (memcmp(dst, src, bytes) != 0) {
-        fprintf(stderr, "gridtune-copy-limits: the copy is wrong\n");
-        return 1;
     }
+    for (int r = 0; r < rounds; r++)
+        for (int w = 0; w < WAYS; w++) {
+            uint64_t t0 = gt_clock_ns();
+            copy(w, dst, src, n);
+            ms[w][r] = (double)(gt_clock_ns() - t0) / 1e6;
+        }
     printf("n=%zu, %d threads, median of %d rounds (2 x %.0f MiB moved per copy)\n", n, omp_get_max_threads(),
            rounds, (double)bytes / (1 << 20));
     double med[WAYS];
-    for (int w = 0; w < WAYS; w++) {
-        qsort(ms[w], (size_t)rounds, sizeof ms[w][0], compare);
-        med[w] = rounds % 2 ? ms[w][rounds / 2] : (ms[w][rounds / 2 - 1] + ms[w][rounds / 2]) / 2;
-    }
+    for (int w = 0; w < WAYS; w++)
+        med[w] = gt_stats_median(ms[w], (size_t)rounds);
     for (int w = 0; w < WAYS; w++)
         printf("  %-11s %8.1f ms  %5.1f GB/s  %3.0f%% of memcpy\n", names[w], med[w], 2.0 * (double)bytes / med[w] / 1e6,
                100.0 * med[MEMCPY] / med[w]);

@@ -11,7 +11,7 @@ target_compile_options(gt_peers_omp PRIVATE -O3)
 # gridtune-copy-limits: what a store loop, streaming stores, row memcpys and one memcpy reach on
 # a matrix copy, beside each other: the ceiling a copy kernel can hope for.
 add_executable(gridtune-copy-limits copy_limits.c)
-target_link_libraries(gridtune-copy-limits PRIVATE gt_peers_omp)
+target_link_libraries(gridtune-copy-limits PRIVATE gt_peers_omp gt_tuner)
 target_compile_options(gridtune-copy-limits PRIVATE -O3)
 install(TARGETS gridtune-copy-limits RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 

@@ -108,16 +108,24 @@ static void save_wisdom(gt_daemon *d)
 /* A launch that asked to be answered on completion, and succeeded, is answered now, from
  * the launcher thread, without waiting for the loop's thread to wake up. Until launch_done has taken the job back, the session's later requests wait
  * (session.h, early_answers). A failure is answered by launch_done. */
+/* The result of a successful wait, or of a launch answered on completion, which names its event
+ * only when the daemon keeps it. NULL when out of memory. */
+static cJSON *completion_result(const gt_launch_event *ev, bool is_wait)
+{
+    cJSON *res = cJSON_CreateObject();
+    if (res && (is_wait || ev->kept) && !cJSON_AddNumberToObject(res, "event", (double)ev->id)) {
+        cJSON_Delete(res);
+        return NULL;
+    }
+    return res;
+}
+
 static void answer_early(launch_job *j)
 {
     gt_launch_event *ev = j->ev;
     if (!j->answer.on_completion || atomic_exchange(&ev->launch_answered, true))
         return;
-    cJSON *res = cJSON_CreateObject();
-    if (res && ev->kept && !cJSON_AddNumberToObject(res, "event", (double)ev->id)) {
-        cJSON_Delete(res);
-        res = NULL;
-    }
+    cJSON *res = completion_result(ev, false);
     cJSON *msg = res ? gt_result_message(j->answer_request, res) : NULL;
     j->answered_early = true;
     atomic_fetch_add(&j->s->early_answers, 1); /* before the client can have the answer */
@@ -152,9 +160,8 @@ static void launch_run(gt_job *job)
     j->groups_analysis = res.groups_analysis;
     j->disturbed_samples = res.disturbed_samples;
     j->source = res.source;
-    if (rc == 0)
-        answer_early(j);
     if (rc == 0) {
+        answer_early(j);
         if (res.wisdom_changed) /* analysis decided (also to keep the default), or a refinement moved */
             save_wisdom(d);
         j->ev->report = keep_report(j, &exec, &tl, &res, started);
@@ -172,19 +179,21 @@ static void launch_run(gt_job *job)
 
 static void answer(gt_session *s, gt_launch_event *ev, const gt_launch_waiter *w)
 {
-    if (strcmp(w->type, "launch") == 0 && atomic_exchange(&ev->launch_answered, true))
+    bool is_launch = strcmp(w->type, "launch") == 0, is_wait = strcmp(w->type, "wait") == 0;
+    if (is_launch && atomic_exchange(&ev->launch_answered, true))
         return;
     if (atomic_load(&ev->outcome) < 0) {
         gt_reply_error(s, w->request, w->type, ev->code, ev->errnum, ev->message);
         return;
     }
-    cJSON *res = cJSON_CreateObject();
-    bool ok = res != NULL;
-    if (strcmp(w->type, "wait") == 0 || strcmp(w->type, "launch") == 0) {
-        /* a launch answered on completion names its event only when the daemon keeps it */
-        if (strcmp(w->type, "wait") == 0 || ev->kept)
-            ok = ok && cJSON_AddNumberToObject(res, "event", (double)ev->id);
+    cJSON *res;
+    bool ok;
+    if (is_wait || is_launch) {
+        res = completion_result(ev, is_wait);
+        ok = res != NULL;
     } else {
+        res = cJSON_CreateObject();
+        ok = res != NULL;
         const char *text = ev->report ? gt_launch_report_text(ev->report) : NULL;
         cJSON *report = text ? cJSON_Parse(text) : NULL;
         ok = ok && report && cJSON_AddItemToObject(res, "report", report);
