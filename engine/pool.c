@@ -321,18 +321,19 @@ static void probes_after(const gt_pool *pool, gt_batch_result *res)
     }
 }
 
-static void collect(const gt_pool *pool, gt_batch_result *res)
+/* The batch's figures from the n workers that ran it, ncounters counters each. */
+static void collect(const gt_pool *pool, const worker *ws, unsigned n, unsigned ncounters, gt_batch_result *res)
 {
     res->wall_ns = gt_clock_ns() - pool->start_ns;
-    res->workers = pool->nworkers;
+    res->workers = n;
     res->groups = 0;
-    res->ncounters = pool->counters ? gt_counters_status(pool->counters)->nused : 0;
+    res->ncounters = ncounters;
     memset(res->counters, 0, sizeof res->counters);
-    for (unsigned i = 0; i < pool->nworkers; i++) {
-        res->worker[i] = pool->workers[i].stats;
-        res->groups += pool->workers[i].stats.groups;
-        for (unsigned k = 0; k < res->ncounters; k++)
-            res->counters[k] += pool->workers[i].stats.counters[k];
+    for (unsigned i = 0; i < n; i++) {
+        res->worker[i] = ws[i].stats;
+        res->groups += ws[i].stats.groups;
+        for (unsigned k = 0; k < ncounters; k++)
+            res->counters[k] += ws[i].stats.counters[k];
     }
 }
 
@@ -348,7 +349,8 @@ static void run_on_workers(gt_pool *pool, gt_batch_result *result)
     while (pool->running > 0)
         pthread_cond_wait(&pool->done, &pool->lock);
     if (result) {
-        collect(pool, result);
+        collect(pool, pool->workers, pool->nworkers,
+                pool->counters ? gt_counters_status(pool->counters)->nused : 0, result);
         probes_after(pool, result);
     }
     pool->batch = NULL;
@@ -364,10 +366,7 @@ static void run_on_caller(gt_pool *pool, gt_batch_result *result)
     run_share(pool, &caller);
     if (result) {
         memset(result, 0, offsetof(gt_batch_result, worker));
-        result->wall_ns = gt_clock_ns() - pool->start_ns;
-        result->groups = caller.stats.groups;
-        result->workers = 1;
-        result->worker[0] = caller.stats;
+        collect(pool, &caller, 1, 0, result);
     }
     pool->batch = NULL;
 }
