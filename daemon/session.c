@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 /* One line of --trace: a frame received ("in", with "fds" when descriptors came with it) or
@@ -66,10 +65,6 @@ void gt_session_flush(gt_session *s)
 {
     if (atomic_load(&s->closed))
         return;
-    if (atomic_load(&s->out_broken)) {
-        gt_session_close(s, "out of memory queueing the rest of an answer sent in part");
-        return;
-    }
     pthread_mutex_lock(&s->out_lock);
     bool ok = flush_locked(s);
     pthread_mutex_unlock(&s->out_lock);
@@ -91,22 +86,29 @@ static char *frame_text(gt_session *s, cJSON *msg, const char *request, size_t *
     return text;
 }
 
+/* Queues the frame of text (len bytes) whole, its header and its body, or nothing: false
+ * without memory. s->out_lock is held. */
+static bool queue_frame_locked(gt_session *s, const char *text, size_t len)
+{
+    unsigned char header[GT_WIRE_HEADER];
+    gt_wire_header((uint32_t)len, 0, header);
+    return evbuffer_expand(s->out, sizeof header + len) == 0 && evbuffer_add(s->out, header, sizeof header) == 0 &&
+           evbuffer_add(s->out, text, len) == 0;
+}
+
 void gt_session_send(gt_session *s, cJSON *msg, const char *request)
 {
     if (atomic_load(&s->closed)) {
         cJSON_Delete(msg);
         return;
     }
-    unsigned char header[GT_WIRE_HEADER];
     const char *why = NULL;
     pthread_mutex_lock(&s->out_lock);
     size_t len;
     char *text = frame_text(s, msg, request, &len);
-    if (text)
-        gt_wire_header((uint32_t)len, 0, header);
     if (!text)
         why = "out of memory writing an answer";
-    else if (evbuffer_add(s->out, header, sizeof header) != 0 || evbuffer_add(s->out, text, len) != 0)
+    else if (!queue_frame_locked(s, text, len))
         why = "out of memory queueing an answer";
     else if (evbuffer_get_length(s->out) > s->d->cfg->limits.max_output)
         why = "more answers piled up than --max-output allows; the client is not reading";
@@ -121,43 +123,19 @@ void gt_session_send(gt_session *s, cJSON *msg, const char *request)
 bool gt_session_send_now(gt_session *s, cJSON *msg, const char *request)
 {
     pthread_mutex_lock(&s->out_lock);
-    if (atomic_load(&s->closed) || atomic_load(&s->out_broken)) {
+    if (atomic_load(&s->closed)) {
         pthread_mutex_unlock(&s->out_lock);
         cJSON_Delete(msg);
         return false;
     }
     size_t len;
     char *text = frame_text(s, msg, request, &len);
-    bool sent = text != NULL;
-    if (sent) {
-        unsigned char header[GT_WIRE_HEADER];
-        gt_wire_header((uint32_t)len, 0, header);
-        size_t wrote = 0;
-        if (evbuffer_get_length(s->out) == 0) { /* nothing queued goes before it */
-            struct iovec iov[2] = {{header, sizeof header}, {text, len}};
-            ssize_t n;
-            while ((n = writev(s->fd, iov, 2)) < 0 && errno == EINTR)
-                ;
-            /* a failed write leaves the frame for the loop, whose own write then fails */
-            wrote = n > 0 ? (size_t)n : 0;
-        }
-        /* what the socket did not take waits in the queue, written by the loop's thread; the
-           room is reserved first, so that the queue never holds a part of the frame alone */
-        size_t head = wrote < sizeof header ? sizeof header - wrote : 0;
-        size_t body = wrote > sizeof header ? wrote - sizeof header : 0;
-        if (head + len - body > 0) {
-            bool queued = evbuffer_expand(s->out, head + len - body) == 0 &&
-                          (head == 0 || evbuffer_add(s->out, header + sizeof header - head, head) == 0) &&
-                          evbuffer_add(s->out, text + body, len - body) == 0;
-            /* Once a byte of the frame is out, sending it again would follow a cut frame:
-               it counts as sent, and the loop closes the session (gt_session_flush). */
-            if (!queued && wrote > 0)
-                atomic_store(&s->out_broken, true);
-            else if (!queued)
-                sent = false;
-            event_add(s->write_ev, NULL); /* libevent's pthreads support makes this safe here */
-        }
-    }
+    bool sent = text && queue_frame_locked(s, text, len);
+    /* What the socket does not take waits in the queue for the loop's thread; after a failed
+       write the loop's own write fails too, and it closes the session. libevent's pthreads
+       support makes arming the loop's event safe here. */
+    if (sent && !flush_locked(s))
+        event_add(s->write_ev, NULL);
     pthread_mutex_unlock(&s->out_lock);
     free(text);
     return sent;

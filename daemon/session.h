@@ -50,8 +50,6 @@ struct gt_session {
     atomic_uint early_answers;
     gt_wire_reader *reader;
     bool ended; /* the client shut its side: nothing more to read */
-    /* A frame went out in part and its rest could not be queued: the loop closes the session */
-    atomic_bool out_broken;
     bool greeted;
     atomic_bool closed;
     unsigned refs; /* the daemon's list, and every job of this session not yet done */
@@ -80,12 +78,11 @@ uint64_t gt_session_new_id(gt_session *s);
 /* Queues a frame holding msg (type and id already set) and takes msg. request names the
  * request it answers, for the trace. */
 void gt_session_send(gt_session *s, cJSON *msg, const char *request);
-/* The same from any thread that holds a reference to s: the frame is written at once when
- * nothing is queued before it (what the socket does not take is queued for the loop to write),
- * so that an answer need not wait for the loop's thread. Never closes s. false when nothing of
- * the frame was sent: s is closed, or no memory. Once part of it was written, a lack of memory
- * for the rest marks s for the loop to close, and counts as sent (sending it again would follow
- * a cut frame). msg is taken either way. */
+/* The same from any thread that holds a reference to s: the frame is queued whole and written
+ * at once as far as the socket takes it (the rest is left for the loop to write), so that an
+ * answer need not wait for the loop's thread. Never closes s: after a failed write the loop's
+ * own write fails and closes it. false when the frame was not queued: s is closed, or no
+ * memory. msg is taken either way. */
 bool gt_session_send_now(gt_session *s, cJSON *msg, const char *request);
 /* Handles the requests that waited for early_answers to come back to 0, and reads the socket
  * again (or acts on the end of the stream seen before); from the loop's thread. */
