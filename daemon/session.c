@@ -43,9 +43,9 @@ static void trace(gt_session *s, const char *dir, const char *request, const cJS
     cJSON_Delete(line);
 }
 
-/* Writes what is queued as far as the socket takes it, and watches for room for the rest.
- * s->out_lock is held. Returns false when the write failed: the caller closes the session. */
-static bool flush_locked(gt_session *s)
+/* Writes what is queued as far as the socket takes it. s->out_lock is held. Returns false when
+ * the write failed. */
+static bool write_queued(gt_session *s)
 {
     while (evbuffer_get_length(s->out) > 0) {
         int n = evbuffer_write(s->out, s->fd);
@@ -54,6 +54,15 @@ static bool flush_locked(gt_session *s)
         if (n <= 0)
             return false;
     }
+    return true;
+}
+
+/* write_queued, then watches for room for the rest, from the loop's thread. Returns false when
+ * the write failed: the caller closes the session. */
+static bool flush_locked(gt_session *s)
+{
+    if (!write_queued(s))
+        return false;
     if (evbuffer_get_length(s->out) > 0)
         event_add(s->write_ev, NULL);
     else
@@ -132,9 +141,10 @@ bool gt_session_send_now(gt_session *s, cJSON *msg, const char *request)
     char *text = frame_text(s, msg, request, &len);
     bool sent = text && queue_frame_locked(s, text, len);
     /* What the socket does not take waits in the queue for the loop's thread; after a failed
-       write the loop's own write fails too, and it closes the session. libevent's pthreads
-       support makes arming the loop's event safe here. */
-    if (sent && !flush_locked(s))
+       write the loop's own write fails too, and it closes the session. The loop's write event
+       is touched only then: from this thread that wakes the loop (libevent's pthreads support
+       makes it safe), which measured 8 us more per one-trip launch when done every time. */
+    if (sent && (!write_queued(s) || evbuffer_get_length(s->out) > 0))
         event_add(s->write_ev, NULL);
     pthread_mutex_unlock(&s->out_lock);
     free(text);
