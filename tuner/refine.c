@@ -100,41 +100,9 @@ bool gt_refine_needs_analysis(const gt_tune_config *cfg, const gt_wisdom_entry *
     return cfg->refine && e->refine.state == GT_REFINE_REOPENED && e->refine.ncontenders == 0;
 }
 
-/* The median of a contender's costs over the winner's, pair by pair. */
-static double median_ratio(const gt_refine_contender *k)
-{
-    double ratios[GT_REFINE_OBSERVATIONS];
-    for (unsigned i = 0; i < k->n; i++)
-        ratios[i] = k->incumbent[i] > 0 ? k->cost[i] / k->incumbent[i] : INFINITY;
-    return gt_stats_median(ratios, k->n);
-}
-
 size_t gt_refine_next(const gt_wisdom_refine *rf)
 {
-    size_t best = 0;
-    double best_ratio = INFINITY;
-    for (size_t c = 0; c < rf->ncontenders; c++) {
-        const gt_refine_contender *k = &rf->contenders[c];
-        if (k->n == 0)
-            return c; /* every contender's first share before any second one */
-        double ratio = median_ratio(k);
-        if (ratio < best_ratio || (ratio == best_ratio && k->n < rf->contenders[best].n)) {
-            best = c;
-            best_ratio = ratio;
-        }
-    }
-    return best;
-}
-
-/* The contender never beat the winner on any of its GT_REFINE_BEHIND_PAIRS or more shares. */
-static bool never_ahead(const gt_refine_contender *k)
-{
-    if (k->n < GT_REFINE_BEHIND_PAIRS)
-        return false;
-    for (unsigned i = 0; i < k->n; i++)
-        if (k->cost[i] < k->incumbent[i])
-            return false;
-    return true;
+    return rf->ncontenders ? rf->launches % rf->ncontenders : 0;
 }
 
 static void clear_pairs(gt_wisdom_refine *rf)
@@ -149,39 +117,15 @@ static void drop(gt_wisdom_refine *rf, size_t c)
     rf->ncontenders--;
 }
 
-/* Contender c becomes the winner, the winner contender c. The other contenders follow the new
-   winner: each keeps the settings in which it differed from the old winner and takes the new
-   winner's others (the new winner's group order with a contender's span, say), so that every
-   contender stays the winner with one choice changed; one that comes out as the winner or as
-   another contender leaves. Every pair was against the old winner, so none is kept. */
-static void promote(gt_wisdom_entry *e, size_t c)
+/* Contender k becomes the winner, the winner contender k; every pair was against the old
+   winner, so none is kept. */
+static void promote(gt_wisdom_entry *e, gt_refine_contender *k)
 {
-    gt_wisdom_refine *rf = &e->refine;
-    gt_refine_contender *k = &rf->contenders[c];
     gt_schedule old = e->schedule;
     e->schedule = k->schedule;
     e->cost = gt_stats_median(k->cost, k->n);
     k->schedule = old;
-    static const gt_axis axes[] = {GT_AXIS_ITEM, GT_AXIS_GROUP, GT_AXIS_SPAN, GT_AXIS_ASSIGN};
-    for (size_t i = 0; i < rf->ncontenders; i++) {
-        if (i == c)
-            continue;
-        gt_schedule moved = e->schedule;
-        for (size_t a = 0; a < sizeof axes / sizeof axes[0]; a++) {
-            gt_schedule own = with_axis_of(&old, axes[a], &rf->contenders[i].schedule);
-            if (!gt_schedule_equal(&own, &old))
-                moved = with_axis_of(&moved, axes[a], &rf->contenders[i].schedule);
-        }
-        rf->contenders[i].schedule = moved;
-    }
-    for (size_t i = rf->ncontenders; i-- > 0;) {
-        bool twin = gt_schedule_equal(&rf->contenders[i].schedule, &e->schedule);
-        for (size_t j = 0; j < i && !twin; j++)
-            twin = gt_schedule_equal(&rf->contenders[i].schedule, &rf->contenders[j].schedule);
-        if (twin)
-            drop(rf, i);
-    }
-    clear_pairs(rf);
+    clear_pairs(&e->refine);
 }
 
 /* The settled cost comes from the first settled launch: a whole launch, which is what later
@@ -217,7 +161,7 @@ gt_refine_event gt_refine_observe(const gt_tune_config *cfg, gt_wisdom_entry *e,
         drop(rf, c); /* far behind on its first share: not worth three more */
         ev = GT_REFINE_EVENT_DROPPED;
     } else if (k->n == 1 && incumbent_cost > GT_REFINE_HOPELESS * contender_cost) {
-        promote(e, c); /* far ahead on its first share: every launch it waits costs more */
+        promote(e, k); /* far ahead on its first share: every launch it waits costs more */
         ev = GT_REFINE_EVENT_REPLACED;
     } else if (k->n >= GT_REFINE_MIN_PAIRS) {
         gt_rank_test better, worse;
@@ -225,17 +169,13 @@ gt_refine_event gt_refine_observe(const gt_tune_config *cfg, gt_wisdom_entry *e,
         gt_rank_test_less(k->incumbent, k->n, k->cost, k->n, 0, &worse);
         if (better.p < GT_RANK_TEST_ALPHA) {
             *p = better.p;
-            promote(e, c);
+            promote(e, k);
             ev = GT_REFINE_EVENT_REPLACED;
         } else if (worse.p < GT_RANK_TEST_ALPHA) {
             *p = worse.p;
             drop(rf, c);
             ev = GT_REFINE_EVENT_DROPPED;
         }
-    }
-    if (ev == GT_REFINE_EVENT_COMPARED && never_ahead(k)) {
-        drop(rf, c); /* cannot be the minimum gain ahead: its launches go to the others */
-        ev = GT_REFINE_EVENT_DROPPED;
     }
     if (rf->ncontenders == 0 || rf->launches >= cfg->refine_limit) {
         settle(rf);

@@ -4,18 +4,13 @@
  * again (time steps, frames, iterations) gives more: every launch is a measurement of whole
  * stretches of the grid. While an entry is refining, a launch with its key runs one contender
  * on a share of the launch (a stretch of its own walk, GT_REFINE_SHARE of the workgroups) and
- * the winner on the rest, and records both costs per work-item, paired. Each contender runs
- * one share in turn; after that, the launches go to the most promising contender (the lowest
- * median of its costs over the winner's, pair by pair), so that it reaches a decision within the
- * limit instead of waiting its turn behind contenders that tie. A contender that costs
- * GT_REFINE_HOPELESS times the winner on its first share leaves at once, and one the winner
- * costs that many times takes its place at once: a difference that large is not noise here,
- * and waiting for the test costs launches. A contender that was not faster than the winner on
- * any of its first GT_REFINE_BEHIND_PAIRS shares leaves too. Otherwise, once a contender has
- * GT_REFINE_MIN_PAIRS pairs, the rank test (stats.h) decides: a contender whose costs are lower
- * than the winner's by the minimum gain becomes the winner (the old winner a contender, every
- * pair cleared, the other contenders moved onto the new winner); one whose costs are higher
- * leaves. The entry
+ * the winner on the rest, and records both costs per work-item, paired; the contenders take
+ * turns. A contender that costs GT_REFINE_HOPELESS times the winner on its first share leaves at
+ * once, and one the winner costs that many times takes its place at once: a difference that
+ * large is not noise here, and waiting for the test costs launches. Otherwise, once a contender
+ * has GT_REFINE_MIN_PAIRS pairs, the rank test (stats.h) decides: a
+ * contender whose costs are lower than the winner's by the minimum gain becomes the winner (the
+ * old winner a contender, every pair cleared); one whose costs are higher leaves. The entry
  * settles when no contender is left or after the configured limit of refining launches; a
  * settled entry runs the winner alone. When a settled winner's whole-launch cost drifts above
  * its first settled launch's by GT_REFINE_DRIFT for GT_REFINE_DRIFT_LAUNCHES launches in a row, the entry
@@ -43,9 +38,6 @@
 /* A contender whose first share costs this many times the winner's leaves at once; one whose
    first share the winner's costs this many times takes its place at once. */
 #define GT_REFINE_HOPELESS 1.5
-/* A contender slower than the winner on each of this many shares leaves: it is unlikely to be
-   the minimum gain faster, and the limit's launches are worth more to the others. */
-#define GT_REFINE_BEHIND_PAIRS 2
 /* A settled winner drifted when a launch costs this much more than its first settled launch:
    launches of the same schedule moved by up to 30% here (copy_cols, 45 to 59 ms). */
 #define GT_REFINE_DRIFT 0.5
@@ -68,7 +60,7 @@ void gt_refine_start(const gt_tune_config *cfg, const gt_tune_result *r, gt_wisd
 bool gt_refine_active(const gt_tune_config *cfg, const gt_wisdom_entry *e);
 /* The entry reopened with no contender left: the launch analyses again. */
 bool gt_refine_needs_analysis(const gt_tune_config *cfg, const gt_wisdom_entry *e);
-/* The contender this launch runs: the first without a pair, else the most promising. */
+/* The contender this launch runs: they take turns. */
 size_t gt_refine_next(const gt_wisdom_refine *rf);
 /* Records a refining launch's pair for contender c and applies the rules; *p is the deciding
  * rank test's p-value (NaN when none ran). The entry's state, contenders and winner may
