@@ -83,6 +83,7 @@ NUMBER_FLAG(set_max_total_buffer_bytes, limits.max_total_buffer_bytes, 1, 1ull <
 NUMBER_FLAG(set_max_user_buffer_bytes, limits.max_user_buffer_bytes, 1, 1ull << 50, true, "--max-user-buffer-bytes")
 NUMBER_FLAG(set_max_total_buffers, limits.max_total_buffers, 1, 1u << 24, false, "--max-total-buffers")
 NUMBER_FLAG(set_max_user_buffers, limits.max_user_buffers, 1, 1u << 24, false, "--max-user-buffers")
+NUMBER_FLAG(set_launch_timeout, launch_timeout_s, 0, 1u << 20, false, "--launch-timeout")
 NUMBER_FLAG(set_stop_grace, stop_grace_s, 1, 3600, false, "--stop-grace")
 NUMBER_FLAG(set_keep_reports, keep_reports, 1, 100000, false, "--keep-reports")
 NUMBER_FLAG(set_build_timeout, build_timeout_ms, 1, 3600, false, "--build-timeout")
@@ -325,6 +326,26 @@ static int set_refine(gt_daemon_config *cfg, const char *arg, char *err, size_t 
     return -EINVAL;
 }
 
+static int set_isolation(gt_daemon_config *cfg, const char *arg, char *err, size_t errlen)
+{
+    if (strcmp(arg, "process") == 0 || strcmp(arg, "none") == 0) {
+        cfg->in_process = strcmp(arg, "none") == 0;
+        return 0;
+    }
+    snprintf(err, errlen, "--isolation \"%s\": expected process or none", arg);
+    return -EINVAL;
+}
+
+static int set_executor(gt_daemon_config *cfg, const char *arg, char *err, size_t errlen)
+{
+    if (arg[0] != '/') {
+        snprintf(err, errlen, "--executor \"%s\": expected an absolute path to gridtune-exec", arg);
+        return -EINVAL;
+    }
+    cfg->executor = arg;
+    return 0;
+}
+
 static int set_metric(gt_daemon_config *cfg, const char *arg, char *err, size_t errlen)
 {
     if (gt_metric_parse(arg, &cfg->tune.metric) == 0)
@@ -347,6 +368,12 @@ static const flag flags[] = {
     {"launcher-spin", "MICROSECONDS", set_launcher_spin,
      "after a launch the launcher thread polls this long for the next one before it sleeps, so that a client "
      "launching in a loop does not pay for waking it (default 50; 0: it sleeps at once)"},
+    {"isolation", "process|none", set_isolation,
+     "process (default): kernels run in executor processes, one per user, so a kernel that faults or hangs fails "
+     "only its own launch; none: in gridtuned itself"},
+    {"executor", "PATH", set_executor, "the gridtune-exec program (default: beside gridtuned, else the installed one)"},
+    {"launch-timeout", "SECONDS", set_launch_timeout,
+     "stop a launch that runs this long by ending its executor process (default 0: never; needs --isolation process)"},
     {"no-probes", NULL, set_no_probes, "do not load the eBPF probes that watch the workers (on by default where permitted)"},
     {"no-populate", NULL, set_no_populate,
      "leave a new buffer's pages to its first launch, instead of mapping them in before any launch runs"},

@@ -68,6 +68,9 @@ typedef struct gt_daemon_config {
     unsigned inline_groups; /* launches of at most this many workgroups skip the workers */
     unsigned launcher_spin_us; /* the launcher polls this long for the next launch before sleeping */
     bool no_probes;
+    bool in_process;     /* --isolation none: kernels run in gridtuned itself, not in executor processes */
+    const char *executor; /* the gridtune-exec program; NULL: found beside gridtuned, else installed */
+    unsigned launch_timeout_s; /* a launch running this long is stopped (its executor ended); 0: never */
     bool no_populate;    /* leave new buffers' pages to be faulted in by their first launch */
     char *events[GT_COUNTERS_MAX];
     unsigned nevents;    /* 0: the default event list */

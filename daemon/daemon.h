@@ -16,6 +16,7 @@
 #include "tuner/wisdom.h"
 
 #include <event2/event.h>
+#include <limits.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,6 +24,8 @@
 typedef struct gt_session gt_session;
 typedef struct gt_builder gt_builder; /* build/build.h */
 typedef struct gt_usage gt_usage;     /* usage.h */
+typedef struct gt_executors gt_executors; /* executor/executors.h */
+typedef struct gt_exec_proc gt_exec_proc; /* executor/exec_proc.h */
 
 typedef struct gt_daemon_counts {
     uint64_t launches, succeeded, failed, cancelled;
@@ -43,7 +46,11 @@ typedef struct gt_daemon {
     gt_probes *probes; /* NULL: off or unavailable, for the reason in probe_status */
     gt_probe_status probe_status;
     char huge_pages[24]; /* the shared-memory huge-page mode, as huge_pages.h reads it */
-    gt_pool *pool;
+    gt_pool *pool;           /* --isolation none only: kernels run in gridtuned */
+    gt_executors *executors; /* else: the executor processes, one per user */
+    gt_exec_proc *own_executor; /* the one of gridtuned's own user, started first; the status shows its workers */
+    unsigned workers;        /* the pool's, or each executor's */
+    char executor_path[PATH_MAX];
     gt_wisdom *wisdom;
     gt_builder *builder; /* NULL when builds are off; build_note says why */
     char build_note[256];

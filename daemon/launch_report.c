@@ -61,6 +61,21 @@ gt_launch_report *gt_launch_report_new(const gt_tune_config *cfg, const gt_tune_
     return r;
 }
 
+gt_launch_report *gt_launch_report_from_text(const char *text, size_t len)
+{
+    cJSON *doc = cJSON_ParseWithLength(text, len);
+    bool ok = cJSON_IsObject(doc);
+    cJSON_Delete(doc);
+    gt_launch_report *r = ok ? calloc(1, sizeof *r) : NULL;
+    if (r && !(r->text = strndup(text, len))) {
+        free(r);
+        return NULL;
+    }
+    if (r)
+        r->refs = 1;
+    return r;
+}
+
 gt_launch_report *gt_launch_report_ref(gt_launch_report *r)
 {
     r->refs++;

@@ -1,7 +1,10 @@
 /* loaded_kernel.c: kernels as the daemon holds them (loaded_kernel.h). */
 #include "loaded_kernel.h"
 
+#include "tuner/sentence.h"
+
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,12 +38,16 @@ int gt_loaded_kernel_open(const char *path, const char *name, gt_loaded_kernel *
     }
     if (rc == 0)
         rc = gt_kernel_identity(path, name, k->hash, err, errlen);
+    if (rc == 0 && !(k->path = strdup(path)))
+        rc = gt_sentence_fail(err, errlen, -ENOMEM, "out of memory");
     if (rc) {
         if (k->module)
             gt_module_close(k->module);
         free(k);
         return rc;
     }
+    static _Atomic uint64_t serials;
+    k->serial = atomic_fetch_add(&serials, 1) + 1;
     k->refs = 1;
     *out = k;
     return 0;
@@ -57,6 +64,7 @@ void gt_loaded_kernel_unref(gt_loaded_kernel *k)
     if (!k || --k->refs > 0)
         return;
     gt_module_close(k->module);
+    free(k->path);
     free(k);
 }
 

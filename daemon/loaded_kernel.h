@@ -13,6 +13,8 @@ typedef struct gt_loaded_kernel {
     gt_module *module;
     const gt_kernel_desc *desc;
     char hash[GT_HASH_TEXT_MAX];
+    char *path;      /* the module's file, which an executor process loads too */
+    uint64_t serial; /* unique in gridtuned's life: the kernel's name for executor processes */
     unsigned refs;
 } gt_loaded_kernel;
 

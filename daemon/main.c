@@ -16,6 +16,7 @@
 #include "usage.h"
 
 #include "daemon/build/build.h"
+#include "daemon/executor/executors.h"
 #include "daemon/requests/launches.h"
 #include "tuner/clock.h"
 #include "tuner/durable_file.h"
@@ -211,16 +212,97 @@ static void check_huge_pages(gt_daemon *d)
 
 /* The probes are optional: without them, samples are just not checked for disturbance. The
    reason is logged once here and shown by status and every report. */
+static void log_probes(const gt_daemon *d)
+{
+    if (d->probe_status.state == GT_PROBES_ON)
+        gt_log_info("probes: on (%s)", d->probe_status.reason);
+    else
+        gt_log_warn("probes: %s (%s); samples are not checked for disturbance",
+                    gt_probe_state_name(d->probe_status.state), d->probe_status.reason);
+}
+
 static void start_probes(gt_daemon *d)
 {
-    if (d->cfg->no_probes) {
+    if (d->cfg->no_probes)
         d->probe_status = (gt_probe_status){.state = GT_PROBES_OFF, .reason = "turned off with --no-probes"};
-    } else if (gt_probes_open(&d->probes, &d->probe_status) == 0) {
-        gt_log_info("probes: on (%s)", d->probe_status.reason);
-        return;
+    else
+        (void)gt_probes_open(&d->probes, &d->probe_status);
+    log_probes(d);
+}
+
+static int start_pool(gt_daemon *d, char *err, size_t errlen)
+{
+    start_probes(d);
+    int rc = gt_pool_create(&(gt_pool_config){.workers = d->workers, .no_pin = d->cfg->no_pin,
+                                              .counters = d->counters, .probes = d->probes},
+                            &d->pool, err, errlen);
+    if (rc)
+        return rc;
+    if (d->probes && !gt_pool_probed(d->pool)) {
+        d->probe_status.state = GT_PROBES_UNAVAILABLE;
+        snprintf(d->probe_status.reason, sizeof d->probe_status.reason, "the worker threads could not be watched: %s",
+                 gt_pool_watch_error(d->pool));
+        gt_log_warn("probes: unavailable (%s); samples are not checked for disturbance", d->probe_status.reason);
     }
-    gt_log_warn("probes: %s (%s); samples are not checked for disturbance",
-                gt_probe_state_name(d->probe_status.state), d->probe_status.reason);
+    return 0;
+}
+
+/* gridtune-exec beside this program (a build tree, or an install that keeps them together),
+ * else where it is installed. */
+static int find_executor(gt_daemon *d, char *err, size_t errlen)
+{
+    const char *path = d->cfg->executor;
+    char self[PATH_MAX];
+    ssize_t n = path ? -1 : readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) {
+        self[n] = '\0';
+        char *slash = strrchr(self, '/');
+        if (slash && (size_t)snprintf(d->executor_path, sizeof d->executor_path, "%.*s/gridtune-exec",
+                                      (int)(slash - self), self) < sizeof d->executor_path &&
+            access(d->executor_path, X_OK) == 0)
+            return 0;
+    }
+    /* An installed tree moved elsewhere as a whole: bin/gridtuned and libexec/gridtune/. */
+    if (n > 0 && (size_t)snprintf(d->executor_path, sizeof d->executor_path, "%s/../libexec/gridtune/gridtune-exec",
+                                  dirname(self)) < sizeof d->executor_path &&
+        access(d->executor_path, X_OK) == 0)
+        return 0;
+    snprintf(d->executor_path, sizeof d->executor_path, "%s", path ? path : GT_EXECUTOR_PATH);
+    if (access(d->executor_path, X_OK) != 0) {
+        snprintf(err, errlen, "the executor program %.*s cannot be run (%s); give its path with --executor, or run "
+                 "kernels inside gridtuned with --isolation none", 512, d->executor_path, strerror(errno));
+        return -ENOENT;
+    }
+    return 0;
+}
+
+static int start_executors(gt_daemon *d, char *err, size_t errlen)
+{
+    int rc = find_executor(d, err, errlen);
+    if (rc)
+        return rc;
+    const gt_daemon_config *cfg = d->cfg;
+    gt_exec_proc_config ec = {.path = d->executor_path, .workers = d->workers, .no_pin = cfg->no_pin,
+                              .no_probes = cfg->no_probes, .no_populate = cfg->no_populate, .events = cfg->events, .nevents = cfg->nevents,
+                              .spin_us = cfg->launcher_spin_us};
+    if (!(d->executors = gt_executors_new(&ec))) {
+        snprintf(err, errlen, "out of memory");
+        return -ENOMEM;
+    }
+    /* The daemon's own user's executor starts now: in user mode it is every client's, so no
+       launch waits for it, and what it says of its probes stands for every executor's. */
+    gt_exec_proc *p = gt_executors_for(d->executors, getuid());
+    if (!p) {
+        snprintf(err, errlen, "out of memory");
+        return -ENOMEM;
+    }
+    if ((rc = gt_exec_proc_start(p, err, errlen)) != 0)
+        return rc;
+    d->probe_status = gt_exec_proc_hello(p)->probes;
+    d->own_executor = p;
+    gt_log_info("kernels run in executor processes (%s), one per user", d->executor_path);
+    log_probes(d);
+    return 0;
 }
 
 /* Every client is a descriptor: take the hard limit, as systemd's default soft limit of
@@ -268,23 +350,15 @@ static int start_engine(daemon_main *m, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory");
         return -ENOMEM;
     }
+    d->workers = workers;
     int rc = gt_counters_create(cfg->nevents ? (const char *const *)cfg->events : NULL, cfg->nevents, workers,
                                 &d->counters, err, errlen);
     if (rc)
         return rc;
-    start_probes(d);
     check_huge_pages(d);
-    rc = gt_pool_create(&(gt_pool_config){.workers = workers, .no_pin = cfg->no_pin, .counters = d->counters,
-                                          .probes = d->probes},
-                        &d->pool, err, errlen);
+    rc = cfg->in_process ? start_pool(d, err, errlen) : start_executors(d, err, errlen);
     if (rc)
         return rc;
-    if (d->probes && !gt_pool_probed(d->pool)) {
-        d->probe_status.state = GT_PROBES_UNAVAILABLE;
-        snprintf(d->probe_status.reason, sizeof d->probe_status.reason, "the worker threads could not be watched: %s",
-                 gt_pool_watch_error(d->pool));
-        gt_log_warn("probes: unavailable (%s); samples are not checked for disturbance", d->probe_status.reason);
-    }
     rc = gt_wisdom_open(cfg->wisdom, &d->wisdom, err, errlen);
     if (rc)
         return rc;
@@ -397,6 +471,7 @@ static void shut_down(daemon_main *m)
         gt_session_close(d->sessions, "gridtuned stopped");
     gt_jobq_destroy(d->launcher);
     gt_jobq_destroy(d->kernels);
+    gt_executors_free(d->executors);
     if (d->wisdom && gt_wisdom_save(d->wisdom, err, sizeof err) != 0)
         gt_log_warn("the wisdom could not be saved: %s", err);
     gt_http_free(m->http);
@@ -448,7 +523,7 @@ static int run(daemon_main *m)
         return startup_failed(m, EXIT_FAILED, "cannot watch signals");
     const gt_counter_status *cs = gt_counters_status(d->counters);
     gt_log_info("listening on %s (%s mode), %u workers, counters: %s%s%s%s", m->cfg.socket,
-                m->cfg.system ? "system" : "user", gt_pool_workers(d->pool), gt_counter_mode_name(cs->mode),
+                m->cfg.system ? "system" : "user", d->workers, gt_counter_mode_name(cs->mode),
                 d->http[0] ? ", HTTP on " : "", d->http, d->builder ? "" : ", kernel builds off");
     announce_ready(m);
     event_base_dispatch(d->base);

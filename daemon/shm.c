@@ -11,8 +11,10 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <stdatomic.h>
+#include <unistd.h>
 
-int gt_shm_map(int fd, uint64_t size, gt_shm **out, char *err, size_t errlen)
+int gt_shm_map(int fd, uint64_t size, bool map, gt_shm **out, char *err, size_t errlen)
 {
     int seals = fcntl(fd, F_GET_SEALS);
     if (seals < 0) {
@@ -36,7 +38,7 @@ int gt_shm_map(int fd, uint64_t size, gt_shm **out, char *err, size_t errlen)
         return -EINVAL;
     }
     gt_shm *b = malloc(sizeof *b);
-    void *data = b ? mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
+    void *data = !b ? MAP_FAILED : map ? mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : NULL;
     if (data == MAP_FAILED) {
         int e = b ? errno : ENOMEM;
         snprintf(err, errlen, "cannot map the buffer's %" PRIu64 " bytes: %s%s", size, strerror(e),
@@ -44,8 +46,19 @@ int gt_shm_map(int fd, uint64_t size, gt_shm **out, char *err, size_t errlen)
         free(b);
         return e == EPERM || e == EACCES ? -EPERM : -ENOMEM;
     }
-    (void)madvise(data, (size_t)size, MADV_HUGEPAGE);
-    *b = (gt_shm){.data = data, .size = (size_t)size, .refs = 1};
+    int copy = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    if (copy < 0) {
+        int e = errno;
+        if (data)
+            munmap(data, (size_t)size);
+        free(b);
+        snprintf(err, errlen, "cannot keep the buffer's descriptor: %s", strerror(e));
+        return e == EMFILE || e == ENFILE ? -EMFILE : -ENOMEM;
+    }
+    if (data)
+        (void)madvise(data, (size_t)size, MADV_HUGEPAGE);
+    static _Atomic uint64_t serials;
+    *b = (gt_shm){.data = data, .size = (size_t)size, .refs = 1, .fd = copy, .serial = atomic_fetch_add(&serials, 1) + 1};
     *out = b;
     return 0;
 }
@@ -65,8 +78,12 @@ void gt_shm_unref(gt_shm *b)
 {
     if (!b || --b->refs > 0)
         return;
+    if (b->released)
+        b->released(b->released_ctx, b);
     if (b->usage)
         gt_usage_buffer_remove(b->usage, b->uid, b->size);
-    munmap(b->data, b->size);
+    if (b->data)
+        munmap(b->data, b->size);
+    close(b->fd);
     free(b);
 }

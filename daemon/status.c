@@ -2,6 +2,8 @@
  * the loop's thread keeps in d->stats, so they never wait for a running launch. */
 #include "status.h"
 
+#include "daemon/executor/exec_proc.h"
+
 #include "session.h"
 #include "usage.h"
 
@@ -28,7 +30,8 @@ static cJSON *launches_object(const gt_daemon *d)
     return o;
 }
 
-/* The probes' state as reports show it, and what they counted per worker so far. */
+/* The probes' state as reports show it, and what they counted per worker so far (with executor
+ * processes: as of the latest reply of gridtuned's own user's executor). */
 static void add_probes(cJSON *s, const gt_daemon *d)
 {
     if (!gt_report_add_probes(s, &d->probe_status))
@@ -36,10 +39,20 @@ static void add_probes(cJSON *s, const gt_daemon *d)
     cJSON *probes = cJSON_GetObjectItemCaseSensitive(s, "probes");
     cJSON *workers = cJSON_AddArrayToObject(probes, "workers");
     cJSON_AddNumberToObject(probes, "disturbed_samples", (double)d->stats.disturbed_samples);
-    for (unsigned i = 0; workers && gt_pool_probed(d->pool) && i < gt_pool_workers(d->pool); i++) {
-        pid_t tid;
-        gt_probe_figures f;
-        gt_pool_worker_probe(d->pool, i, &tid, &f);
+    static gt_exec_worker seen[GT_EXEC_WORKERS_MAX]; /* the loop's thread only */
+    unsigned n = 0;
+    if (d->own_executor) {
+        n = gt_exec_proc_workers(d->own_executor, seen, GT_EXEC_WORKERS_MAX);
+    } else if (d->pool && gt_pool_probed(d->pool)) {
+        for (n = 0; n < gt_pool_workers(d->pool) && n < GT_EXEC_WORKERS_MAX; n++) {
+            pid_t tid;
+            gt_pool_worker_probe(d->pool, n, &tid, &seen[n].figures);
+            seen[n].tid = (int32_t)tid;
+        }
+    }
+    for (unsigned i = 0; workers && i < n; i++) {
+        pid_t tid = seen[i].tid;
+        gt_probe_figures f = seen[i].figures;
         cJSON *w = cJSON_CreateObject();
         cJSON_AddNumberToObject(w, "worker", i);
         cJSON_AddNumberToObject(w, "tid", tid);
@@ -62,7 +75,7 @@ cJSON *gt_status_build(const gt_daemon *d)
     cJSON_AddNumberToObject(s, "uptime_s", (double)(gt_clock_unix_ms() - d->started_ms) / 1000.0);
     cJSON_AddStringToObject(s, "mode", cfg->system ? "system" : "user");
     cJSON_AddStringToObject(s, "socket", cfg->socket);
-    cJSON_AddNumberToObject(s, "workers", gt_pool_workers(d->pool));
+    cJSON_AddNumberToObject(s, "workers", d->workers);
     gt_report_add_counters(s, d->counters ? gt_counters_status(d->counters) : NULL);
     add_probes(s, d);
     if (d->builder)

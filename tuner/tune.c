@@ -206,7 +206,7 @@ static void resolve_metric(const gt_tune_config *cfg, const gt_executor *exec, g
 
 /* ---- plan -------------------------------------------------------------------------------- */
 
-static void wisdom_key(const gt_tune_launch *l, unsigned workers, gt_wisdom_key *k)
+void gt_tune_wisdom_key(const gt_tune_launch *l, unsigned workers, gt_wisdom_key *k)
 {
     memset(k, 0, sizeof *k);
     snprintf(k->kernel, sizeof k->kernel, "%s", l->kernel ? l->kernel : "");
@@ -362,7 +362,7 @@ int gt_tune_run(const gt_tune_config *cfg, const gt_tune_launch *launch, const g
     resolve_metric(cfg, exec, r, &metric);
 
     gt_wisdom_key key;
-    wisdom_key(launch, exec->workers, &key);
+    gt_tune_wisdom_key(launch, exec->workers, &key);
     bool keyed = wisdom && launch->kernel_hash && launch->machine;
     gt_wisdom_entry hit;
 

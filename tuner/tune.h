@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 typedef struct gt_wisdom gt_wisdom;
+typedef struct gt_wisdom_key gt_wisdom_key;
 
 typedef enum gt_tune_mode {
     GT_TUNE_AUTO,   /* wisdom if it has the launch, else analysis */
@@ -184,6 +185,9 @@ typedef struct gt_tune_result {
 /* The configuration gt_tune_run follows with exec: cfg without what exec cannot run (the span
  * axis, for a kernel that refuses spans). A report of the launch shows this one. */
 gt_tune_config gt_tune_config_for(const gt_tune_config *cfg, const gt_executor *exec);
+
+/* The wisdom's key for launch run by workers workers, as gt_tune_run looks it up. */
+void gt_tune_wisdom_key(const gt_tune_launch *launch, unsigned workers, gt_wisdom_key *key);
 
 /* Runs the launch through exec. wisdom may be NULL (nothing remembered). On success the
  * result is filled; the caller frees it with gt_tune_result_free, also after a failure.

@@ -267,6 +267,12 @@ int gt_wisdom_open(const char *path, gt_wisdom **out, char *err, size_t errlen)
     return 0;
 }
 
+int gt_wisdom_open_memory(gt_wisdom **out)
+{
+    *out = calloc(1, sizeof **out);
+    return *out ? 0 : -ENOMEM;
+}
+
 void gt_wisdom_close(gt_wisdom *w)
 {
     if (!w)
@@ -278,7 +284,7 @@ void gt_wisdom_close(gt_wisdom *w)
 
 const char *gt_wisdom_path(const gt_wisdom *w)
 {
-    return w->path;
+    return w->path ? w->path : "";
 }
 
 unsigned gt_wisdom_stale_removed(const gt_wisdom *w)

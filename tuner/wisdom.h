@@ -81,9 +81,12 @@ int gt_wisdom_default_path(char *buf, size_t len, char *err, size_t errlen);
  * -ENAMETOOLONG, -ENOENT (no default path), -EINVAL (empty path), or -EMFILE and the like
  * when the file could not be read for reasons that are not its own (it is left alone). */
 int gt_wisdom_open(const char *path, gt_wisdom **out, char *err, size_t errlen);
+/* A wisdom with no file: it starts empty, and gt_wisdom_save refuses it. An executor process
+ * holds one launch's entry in one while gridtuned keeps the file. 0 or -ENOMEM. */
+int gt_wisdom_open_memory(gt_wisdom **out);
 /* Frees the wisdom without saving it; NULL is allowed. */
 void gt_wisdom_close(gt_wisdom *w);
-/* The file in use; the wisdom owns the string, valid until gt_wisdom_close. */
+/* The file in use ("" for one in memory); the wisdom owns the string, valid until gt_wisdom_close. */
 const char *gt_wisdom_path(const gt_wisdom *w);
 /* "" or one sentence, such as why the file was set aside and where it went. */
 const char *gt_wisdom_warning(const gt_wisdom *w);

@@ -138,6 +138,8 @@ int gt_wisdom_default_path(char *buf, size_t len, char *err, size_t errlen)
 
 int gt_wisdom_save(gt_wisdom *w, char *err, size_t errlen)
 {
+    if (!w->path)
+        return gt_sentence_fail(err, errlen, -EINVAL, "this wisdom has no file; it lives in memory only");
     char *text = gt_wisdom_codec_print(&w->set);
     if (!text)
         return gt_sentence_fail(err, errlen, -ENOMEM, "out of memory saving wisdom file %s", w->path);

@@ -8,6 +8,7 @@
 
 #include "daemon/jobq.h"
 #include "daemon/log.h"
+#include "daemon/executor/executors.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -25,11 +26,56 @@ typedef struct populate_job {
     int rc;
 } populate_job;
 
+/* With executor processes, the buffer is mapped (and populated) in its user's executor,
+ * whose mapping the kernels use, which also starts that process ahead of the first launch. */
 static void populate_run(gt_job *job)
 {
     populate_job *j = (populate_job *)job;
-    if (!atomic_load(&j->d->stopping))
+    gt_daemon *d = j->d;
+    if (atomic_load(&d->stopping))
+        return;
+    if (!d->executors) {
         j->rc = gt_shm_populate(j->b);
+        return;
+    }
+    gt_exec_proc *p = gt_executors_for(d->executors, j->b->uid);
+    char err[512];
+    j->rc = p ? gt_exec_proc_map(p, j->b->serial, j->b->fd, j->b->size, err, sizeof err) : -ENOMEM;
+    if (j->rc)
+        gt_log_warn("buffer %" PRIu64 " could not be mapped ahead of its launches: %s", j->b->serial,
+                    p ? err : "out of memory");
+}
+
+/* A buffer gone for gridtuned is unmapped in the executors, in order with the launches. */
+typedef struct unmap_job {
+    gt_job job;
+    gt_daemon *d;
+    uint64_t buffer;
+} unmap_job;
+
+static void unmap_run(gt_job *job)
+{
+    unmap_job *j = (unmap_job *)job;
+    gt_executors_unmap(j->d->executors, j->buffer);
+}
+
+static void unmap_done(gt_job *job)
+{
+    free(job);
+}
+
+static void on_released(void *ctx, const gt_shm *b)
+{
+    gt_daemon *d = ctx;
+    if (atomic_load(&d->stopping)) /* the executors are ended with gridtuned */
+        return;
+    unmap_job *j = calloc(1, sizeof *j);
+    if (!j) { /* its executor keeps the pages until it is restarted */
+        gt_log_warn("out of memory unmapping buffer %" PRIu64 " in its executor", b->serial);
+        return;
+    }
+    *j = (unmap_job){.job = {.run = unmap_run, .done = unmap_done}, .d = d, .buffer = b->serial};
+    gt_jobq_push(d->launcher, &j->job);
 }
 
 static void populate_done(gt_job *job)
@@ -49,7 +95,7 @@ static void populate_done(gt_job *job)
 /* Without memory the buffer is simply faulted in by its first launch. */
 static void queue_populate(gt_daemon *d, gt_shm *b)
 {
-    populate_job *j = d->cfg->no_populate ? NULL : calloc(1, sizeof *j);
+    populate_job *j = d->cfg->no_populate && !d->executors ? NULL : calloc(1, sizeof *j);
     if (!j)
         return;
     *j = (populate_job){.job = {.run = populate_run, .done = populate_done}, .d = d, .b = gt_shm_ref(b)};
@@ -82,7 +128,7 @@ void gt_handle_buffer_create(const gt_request *r)
         return;
     }
     gt_shm *b;
-    rc = gt_shm_map(r->fds[0], size, &b, err, sizeof err);
+    rc = gt_shm_map(r->fds[0], size, !s->d->executors, &b, err, sizeof err);
     if (rc) {
         gt_usage_buffer_remove(s->d->usage, s->uid, size);
         gt_request_fail(r, rc == -ENOMEM ? GT_ERR_INTERNAL : GT_ERR_BUFFER, -rc, "%s", err);
@@ -90,6 +136,10 @@ void gt_handle_buffer_create(const gt_request *r)
     }
     b->usage = s->d->usage;
     b->uid = s->uid;
+    if (s->d->executors) {
+        b->released = on_released;
+        b->released_ctx = s->d;
+    }
     uint64_t id = gt_session_new_id(s);
     cJSON *res = cJSON_CreateObject();
     if (!res || !cJSON_AddNumberToObject(res, "buffer", (double)id) || gt_idtable_add(&s->buffers, id, b) != 0) {

@@ -115,7 +115,7 @@ static void handle_hello(const gt_request *r)
         cJSON_AddNumberToObject(res, "protocol", GT_PROTOCOL_VERSION);
         cJSON_AddStringToObject(res, "daemon", "gridtuned " GT_VERSION);
         cJSON_AddNumberToObject(res, "pid", (double)getpid());
-        cJSON_AddNumberToObject(res, "workers", gt_pool_workers(s->d->pool));
+        cJSON_AddNumberToObject(res, "workers", s->d->workers);
     }
     gt_request_reply(r, res);
 }

@@ -8,6 +8,8 @@
 #include "daemon/launch_report.h"
 #include "daemon/loaded_kernel.h"
 #include "daemon/log.h"
+#include "daemon/executor/executors.h"
+#include "tuner/sentence.h"
 #include "engine/pool_executor.h"
 #include "tuner/clock.h"
 #include "tuner/grid.h"
@@ -133,12 +135,92 @@ static void answer_early(launch_job *j)
         atomic_store(&ev->launch_answered, false); /* launch_done answers, or says why not */
 }
 
+/* The wisdom takes the executor's entry only for the launch's own key, and only as it would
+ * take one from a file: every field checked. */
+static void take_entry(launch_job *j, const gt_wisdom_key *key, const gt_exec_outcome *o)
+{
+    gt_daemon *d = j->s->d;
+    char err[256];
+    if (memcmp(&o->key, key, sizeof *key) != 0)
+        gt_log_warn("launch %" PRIu64 ": the executor returned a decision for another key; it is ignored", j->ev->id);
+    else if (gt_wisdom_store(d->wisdom, key, &o->entry, err, sizeof err) != 0)
+        gt_log_warn("launch %" PRIu64 ": the executor's decision was refused: %s", j->ev->id, err);
+    else
+        save_wisdom(d);
+}
+
+/* Sends the launch's kernel and buffers to its user's executor process, unless it has them. */
+static int prepare_executor(launch_job *j, gt_exec_proc **out, char *err, size_t errlen)
+{
+    gt_exec_proc *p = *out = gt_executors_for(j->s->d->executors, (uid_t)j->s->uid);
+    if (!p)
+        return gt_sentence_fail(err, errlen, -ENOMEM, "out of memory");
+    int rc = gt_exec_proc_load(p, j->kernel->serial, j->kernel->path, j->kernel->desc->name, err, errlen);
+    for (unsigned i = 0; rc == 0 && i < j->nargs; i++)
+        if (j->bufs[i])
+            rc = gt_exec_proc_map(p, j->bufs[i]->serial, j->bufs[i]->fd, j->bufs[i]->size, err, errlen);
+    return rc;
+}
+
+/* The launch, run in its user's executor process: the tuner and the workers are there, the
+ * wisdom here. */
+static int run_in_executor(launch_job *j, char *err, size_t errlen)
+{
+    gt_daemon *d = j->s->d;
+    gt_exec_proc *p = NULL;
+    int rc = prepare_executor(j, &p, err, errlen);
+    if (rc)
+        return rc;
+    gt_exec_launch l = {.kernel = j->kernel->serial, .nargs = j->nargs, .range = j->range, .cfg = j->cfg,
+                        .run_here = gt_range_group_count(&j->range) <= d->cfg->inline_groups,
+                        .report_id = j->report_id, .started_ms = gt_clock_unix_ms()};
+    for (unsigned i = 0; i < j->nargs; i++) {
+        l.args[i] = (gt_exec_arg){.is_buffer = j->args[i].is_buffer, .size = j->args[i].size,
+                                  .buffer = j->bufs[i] ? j->bufs[i]->serial : 0};
+        memcpy(l.args[i].bytes, j->args[i].v.bytes, sizeof l.args[i].bytes);
+    }
+    snprintf(l.kernel_hash, sizeof l.kernel_hash, "%s", j->kernel->hash);
+    snprintf(l.machine, sizeof l.machine, "%s", d->machine);
+    gt_tune_launch tl = {.kernel = j->kernel->desc->name, .kernel_hash = j->kernel->hash, .machine = d->machine,
+                         .range = j->range};
+    gt_wisdom_key key;
+    gt_tune_wisdom_key(&tl, l.run_here ? 1 : gt_exec_proc_hello(p)->workers, &key);
+    l.has_entry = gt_wisdom_lookup(d->wisdom, &key, &l.entry);
+    const gt_exec_outcome *o;
+    const char *report;
+    rc = gt_exec_proc_launch(p, &l, d->cfg->launch_timeout_s * 1000u, &j->s->closed, &o, &report, err, errlen);
+    j->ran = true;
+    if (rc)
+        return rc;
+    uint64_t total = gt_range_group_count(&j->range);
+    j->groups = o->groups <= total ? o->groups : total;
+    j->groups_analysis = o->groups_analysis <= j->groups ? o->groups_analysis : j->groups;
+    j->disturbed_samples = o->disturbed_samples;
+    j->source = o->source;
+    answer_early(j);
+    if (o->wisdom_changed)
+        take_entry(j, &key, o);
+    if (!(j->ev->report = gt_launch_report_from_text(report, o->report_len)))
+        gt_log_warn("launch %" PRIu64 ": the executor's report was not JSON, or memory ran out", j->report_id);
+    return 0;
+}
+
 static void launch_run(gt_job *job)
 {
     launch_job *j = (launch_job *)job;
     gt_daemon *d = j->s->d;
     if (cancelled(j)) {
         atomic_store(&j->ev->outcome, -1);
+        return;
+    }
+    if (d->executors) {
+        char err[512];
+        int rc = run_in_executor(j, err, sizeof err);
+        if (rc)
+            fail(j, rc == -ECANCELED ? GT_ERR_CANCELLED : GT_ERR_LAUNCH, -rc, "launch %" PRIu64 " of %s failed: %s",
+                 j->ev->id, j->kernel->desc->name, err);
+        j->wisdom_entries = gt_wisdom_count(d->wisdom);
+        atomic_store(&j->ev->outcome, rc == 0 ? 1 : -1);
         return;
     }
     gt_executor exec;

@@ -84,7 +84,7 @@ static void session_setup(void)
     if (session.buffers.count)
         return;
     for (unsigned i = 0; i < NBUFFERS; i++) {
-        buffers[i] = (gt_shm){.data = data[i], .size = sizeof data[i], .refs = 1};
+        buffers[i] = (gt_shm){.data = data[i], .size = sizeof data[i], .refs = 1, .fd = -1};
         FUZZ_CHECK(gt_idtable_add(&session.buffers, i + 1, &buffers[i]) == 0);
     }
 }

@@ -1,0 +1,382 @@
+/* exec_proc.c: starting an executor process, talking to it, and telling what killed it
+ * (exec_proc.h). */
+#include "exec_proc.h"
+
+#include "engine/channel.h"
+#include "engine/pool.h"
+#include "tuner/sentence.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define HELLO_TIMEOUT_MS 30000 /* loading PAPI and the probes takes a few hundred ms */
+#define CANCEL_POLL_MS 20      /* how often a waiting launch looks at its cancel flag */
+#define MAX_ARGV (16 + 2 * GT_COUNTERS_MAX)
+
+extern char **environ;
+
+typedef struct mapping {
+    uint64_t id, addr, size;
+} mapping;
+
+struct gt_exec_proc {
+    gt_exec_proc_config cfg;
+    uid_t uid;
+    pid_t pid; /* 0: not running */
+    gt_channel *ch;
+    gt_exec_hello hello;
+    mapping *maps;
+    size_t nmaps, capmaps;
+    uint64_t *kernels;
+    size_t nkernels, capkernels;
+    gt_exec_request req;
+    gt_exec_reply *reply; /* GT_CHANNEL_REPLY_MAX bytes */
+    size_t reply_len;
+    pthread_mutex_t workers_lock; /* the status reads the workers from the loop's thread */
+    unsigned nworkers;
+    gt_exec_worker workers[GT_EXEC_WORKERS_MAX];
+};
+
+gt_exec_proc *gt_exec_proc_new(const gt_exec_proc_config *cfg, uid_t uid)
+{
+    gt_exec_proc *p = calloc(1, sizeof *p);
+    if (p && !(p->reply = malloc(GT_CHANNEL_REPLY_MAX))) {
+        free(p);
+        return NULL;
+    }
+    if (p) {
+        p->cfg = *cfg;
+        p->uid = uid;
+        pthread_mutex_init(&p->workers_lock, NULL);
+    }
+    return p;
+}
+
+uid_t gt_exec_proc_uid(const gt_exec_proc *p)
+{
+    return p->uid;
+}
+
+const gt_exec_hello *gt_exec_proc_hello(const gt_exec_proc *p)
+{
+    return &p->hello;
+}
+
+/* Reaps the process (which is gone or going) and forgets what it held. Returns its status. */
+static int reap(gt_exec_proc *p)
+{
+    int status = 0;
+    while (waitpid(p->pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    p->pid = 0;
+    p->nmaps = p->nkernels = 0;
+    return status;
+}
+
+static void stop(gt_exec_proc *p)
+{
+    if (!p->pid)
+        return;
+    kill(p->pid, SIGKILL);
+    reap(p);
+    gt_channel_close(p->ch);
+    p->ch = NULL;
+}
+
+void gt_exec_proc_free(gt_exec_proc *p)
+{
+    if (!p)
+        return;
+    stop(p);
+    free(p->maps);
+    free(p->kernels);
+    free(p->reply);
+    pthread_mutex_destroy(&p->workers_lock);
+    free(p);
+}
+
+unsigned gt_exec_proc_workers(gt_exec_proc *p, gt_exec_worker *out, unsigned max)
+{
+    pthread_mutex_lock(&p->workers_lock);
+    unsigned n = p->nworkers < max ? p->nworkers : max;
+    memcpy(out, p->workers, n * sizeof *out);
+    pthread_mutex_unlock(&p->workers_lock);
+    return n;
+}
+
+static int spawn(gt_exec_proc *p, int mem, int sock, char *err, size_t errlen)
+{
+    char workers[16], spin[16];
+    snprintf(workers, sizeof workers, "%u", p->cfg.workers);
+    snprintf(spin, sizeof spin, "%u", p->cfg.spin_us);
+    char *argv[MAX_ARGV];
+    unsigned n = 0;
+    argv[n++] = "gridtune-exec";
+    argv[n++] = "--workers";
+    argv[n++] = workers;
+    argv[n++] = "--spin-us";
+    argv[n++] = spin;
+    if (p->cfg.no_pin)
+        argv[n++] = "--no-pin";
+    if (p->cfg.no_probes)
+        argv[n++] = "--no-probes";
+    if (p->cfg.no_populate)
+        argv[n++] = "--no-populate";
+    for (unsigned i = 0; i < p->cfg.nevents && i < GT_COUNTERS_MAX; i++) {
+        argv[n++] = "--event";
+        argv[n++] = p->cfg.events[i];
+    }
+    argv[n] = NULL;
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t attr;
+    sigset_t none, all;
+    sigemptyset(&none);
+    sigfillset(&all);
+    posix_spawn_file_actions_init(&fa);
+    posix_spawnattr_init(&attr);
+    /* Its own descriptors only, every signal at its default and unblocked (gridtuned's
+       threads block them all), and a process group of its own, out of reach of the
+       terminal's signals. */
+    posix_spawn_file_actions_adddup2(&fa, mem, 3);
+    posix_spawn_file_actions_adddup2(&fa, sock, 4);
+    posix_spawn_file_actions_addclosefrom_np(&fa, 5);
+    posix_spawnattr_setsigmask(&attr, &none);
+    posix_spawnattr_setsigdefault(&attr, &all);
+    posix_spawnattr_setpgroup(&attr, 0);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
+    int rc = posix_spawn(&p->pid, p->cfg.path, &fa, &attr, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&attr);
+    if (rc) {
+        p->pid = 0;
+        return gt_sentence_fail(err, errlen, -rc, "cannot start the executor %s: %s", p->cfg.path, strerror(rc));
+    }
+    return 0;
+}
+
+/* A reply of the executor, checked as far as every reply goes: its size, its op, and an
+ * error code and sentence that make sense. */
+static int check_reply(gt_exec_proc *p, uint32_t op, size_t len, char *err, size_t errlen)
+{
+    p->reply_len = len;
+    if (len < sizeof *p->reply || p->reply->op != op)
+        return gt_sentence_fail(err, errlen, -EPROTO, "the executor answered request %u with %zu bytes of reply %u",
+                                op, len, len >= sizeof p->reply->op ? p->reply->op : 0);
+    p->reply->err[sizeof p->reply->err - 1] = '\0';
+    pthread_mutex_lock(&p->workers_lock);
+    p->nworkers = p->reply->nworkers <= GT_EXEC_WORKERS_MAX ? p->reply->nworkers : 0;
+    memcpy(p->workers, p->reply->workers, p->nworkers * sizeof *p->workers);
+    pthread_mutex_unlock(&p->workers_lock);
+    if (p->reply->rc > 0 || p->reply->rc < -4095)
+        return gt_sentence_fail(err, errlen, -EPROTO, "the executor answered with code %d", (int)p->reply->rc);
+    if (p->reply->rc)
+        snprintf(err, errlen, "%s", p->reply->err[0] ? p->reply->err : strerror(-p->reply->rc));
+    return p->reply->rc;
+}
+
+int gt_exec_proc_start(gt_exec_proc *p, char *err, size_t errlen)
+{
+    if (p->pid)
+        return 0;
+    int mem, sock;
+    int rc = gt_channel_create(&p->ch, &mem, &sock, err, errlen);
+    if (rc)
+        return rc;
+    gt_channel_set_spin(p->ch, p->cfg.spin_us);
+    rc = spawn(p, mem, sock, err, errlen);
+    close(sock); /* mem is the channel's own descriptor */
+    size_t len = 0;
+    if (rc == 0 && (rc = gt_channel_receive(p->ch, p->reply, GT_CHANNEL_REPLY_MAX, &len, -1, HELLO_TIMEOUT_MS)))
+        rc = gt_sentence_fail(err, errlen, rc, "the executor %s did not start: %s", p->cfg.path,
+                              rc == -ETIMEDOUT ? "no hello within 30 s" : "it exited at once");
+    if (rc == 0 && (rc = check_reply(p, GT_EXEC_HELLO, len, err, errlen)) == 0) {
+        p->hello = p->reply->hello;
+        if (p->hello.protocol != GT_EXEC_PROTOCOL || p->hello.request_size != sizeof(gt_exec_request) ||
+            p->hello.reply_size != sizeof(gt_exec_reply) || p->hello.workers == 0 ||
+            p->hello.workers > GT_POOL_MAX_WORKERS)
+            rc = gt_sentence_fail(err, errlen, -EPROTO, "the executor %s is from another build of gridtune",
+                                  p->cfg.path);
+        p->hello.counters.note[sizeof p->hello.counters.note - 1] = '\0';
+        p->hello.probes.reason[sizeof p->hello.probes.reason - 1] = '\0';
+    } else if (rc == -EPROTO || (rc && len)) {
+        /* its own sentence is already in err */
+    }
+    if (rc) {
+        if (p->pid)
+            stop(p);
+        else {
+            gt_channel_close(p->ch);
+            p->ch = NULL;
+        }
+    }
+    return rc;
+}
+
+static const mapping *mapping_at(const gt_exec_proc *p, uint64_t addr)
+{
+    for (size_t i = 0; i < p->nmaps; i++)
+        if (addr >= p->maps[i].addr && addr - p->maps[i].addr < p->maps[i].size + (1u << 20))
+            return &p->maps[i];
+    return NULL;
+}
+
+/* Where a fault's address lies, against the launch's buffer arguments. */
+static void place_address(const gt_exec_proc *p, const gt_exec_launch *l, uint64_t addr, char *out, size_t len)
+{
+    const mapping *m = mapping_at(p, addr);
+    for (unsigned i = 0; m && l && i < l->nargs && i < GT_MAX_ARGS; i++) {
+        if (!l->args[i].is_buffer || l->args[i].buffer != m->id)
+            continue;
+        uint64_t off = addr - m->addr;
+        if (off < m->size)
+            snprintf(out, len, ", byte %" PRIu64 " of argument %u's buffer (%" PRIu64 " bytes)", off, i, m->size);
+        else
+            snprintf(out, len, ", %" PRIu64 " bytes past the end of argument %u's buffer (%" PRIu64 " bytes)",
+                     off - m->size + 1, i, m->size);
+        return;
+    }
+    snprintf(out, len, ", outside the launch's buffers");
+}
+
+/* The sentence for a process that died during a request. */
+static int describe_death(gt_exec_proc *p, const gt_exec_launch *l, char *err, size_t errlen)
+{
+    gt_channel_crash crash = *gt_channel_crash_record(p->ch);
+    int status = reap(p);
+    gt_channel_close(p->ch);
+    p->ch = NULL;
+    if (!WIFSIGNALED(status))
+        return gt_sentence_fail(err, errlen, -ECHILD, "the executor exited with status %d while running it",
+                                WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    int sig = WTERMSIG(status);
+    char where[160] = "";
+    if ((sig == SIGSEGV || sig == SIGBUS) && crash.signal == (uint32_t)sig) {
+        char place[128];
+        place_address(p, l, crash.addr, place, sizeof place);
+        snprintf(where, sizeof where, " at address 0x%" PRIx64 "%s", crash.addr, place);
+    } else if (sig == SIGSYS && crash.signal == (uint32_t)sig && crash.syscall >= 0) {
+        snprintf(where, sizeof where, ": it made system call %d, which the executor's sandbox forbids", crash.syscall);
+    }
+    const char *abbrev = sigabbrev_np(sig);
+    return gt_sentence_fail(err, errlen, -ECHILD, "the kernel killed its executor with SIG%s (%s)%s",
+                            abbrev ? abbrev : "?", strsignal(sig), where);
+}
+
+/* Sends the request and waits for its reply; see gt_exec_proc_launch for the waiting. */
+static int request(gt_exec_proc *p, const int *fds, unsigned nfds, unsigned deadline_ms, const atomic_bool *cancel,
+                   char *err, size_t errlen)
+{
+    int rc = gt_exec_proc_start(p, err, errlen);
+    if (rc)
+        return rc;
+    const gt_exec_launch *l = p->req.op == GT_EXEC_LAUNCH ? &p->req.launch : NULL;
+    if ((rc = gt_channel_send(p->ch, &p->req, sizeof p->req, fds, nfds)) != 0) {
+        if (rc == -EPIPE)
+            return describe_death(p, l, err, errlen);
+        return gt_sentence_fail(err, errlen, rc, "cannot reach the executor: %s", strerror(-rc));
+    }
+    uint64_t waited = 0;
+    for (;;) {
+        int slice = cancel ? CANCEL_POLL_MS : -1;
+        if (deadline_ms && (slice < 0 || (uint64_t)slice > deadline_ms - waited))
+            slice = (int)(deadline_ms - waited);
+        size_t len = 0;
+        rc = gt_channel_receive(p->ch, p->reply, GT_CHANNEL_REPLY_MAX, &len, -1, slice);
+        if (rc == 0)
+            return check_reply(p, p->req.op, len, err, errlen);
+        if (rc == -EPIPE)
+            return describe_death(p, l, err, errlen);
+        if (rc != -ETIMEDOUT)
+            return gt_sentence_fail(err, errlen, rc, "waiting for the executor: %s", strerror(-rc));
+        waited += (uint64_t)slice;
+        bool cancelled = cancel && atomic_load(cancel);
+        if (cancelled || (deadline_ms && waited >= deadline_ms)) {
+            stop(p);
+            return cancelled ? gt_sentence_fail(err, errlen, -ECANCELED, "it was cancelled while running")
+                             : gt_sentence_fail(err, errlen, -ETIMEDOUT, "it ran past its deadline of %u ms",
+                                                deadline_ms);
+        }
+    }
+}
+
+static bool grow(void **v, size_t *cap, size_t n, size_t size)
+{
+    if (n < *cap)
+        return true;
+    size_t more = *cap ? *cap * 2 : 16;
+    void *q = realloc(*v, more * size);
+    if (!q)
+        return false;
+    *v = q;
+    *cap = more;
+    return true;
+}
+
+int gt_exec_proc_map(gt_exec_proc *p, uint64_t id, int fd, uint64_t size, char *err, size_t errlen)
+{
+    for (size_t i = 0; p->pid && i < p->nmaps; i++)
+        if (p->maps[i].id == id)
+            return 0;
+    if (!grow((void **)&p->maps, &p->capmaps, p->nmaps, sizeof *p->maps))
+        return gt_sentence_fail(err, errlen, -ENOMEM, "out of memory");
+    p->req = (gt_exec_request){.op = GT_EXEC_MAP, .map = {.id = id, .size = size}};
+    int rc = request(p, &fd, 1, 0, NULL, err, errlen);
+    if (rc == 0)
+        p->maps[p->nmaps++] = (mapping){.id = id, .addr = p->reply->map.addr, .size = size};
+    return rc;
+}
+
+void gt_exec_proc_unmap(gt_exec_proc *p, uint64_t id)
+{
+    for (size_t i = 0; p->pid && i < p->nmaps; i++) {
+        if (p->maps[i].id != id)
+            continue;
+        p->maps[i] = p->maps[--p->nmaps];
+        p->req = (gt_exec_request){.op = GT_EXEC_UNMAP, .unmap = {.id = id}};
+        char err[GT_EXEC_ERR_MAX];
+        (void)request(p, NULL, 0, 0, NULL, err, sizeof err);
+        return;
+    }
+}
+
+int gt_exec_proc_load(gt_exec_proc *p, uint64_t id, const char *path, const char *name, char *err, size_t errlen)
+{
+    for (size_t i = 0; p->pid && i < p->nkernels; i++)
+        if (p->kernels[i] == id)
+            return 0;
+    if (!grow((void **)&p->kernels, &p->capkernels, p->nkernels, sizeof *p->kernels))
+        return gt_sentence_fail(err, errlen, -ENOMEM, "out of memory");
+    p->req = (gt_exec_request){.op = GT_EXEC_LOAD, .load = {.id = id}};
+    if (snprintf(p->req.load.path, sizeof p->req.load.path, "%s", path) >= (int)sizeof p->req.load.path ||
+        snprintf(p->req.load.name, sizeof p->req.load.name, "%s", name) >= (int)sizeof p->req.load.name)
+        return gt_sentence_fail(err, errlen, -ENAMETOOLONG, "the kernel's path or name is too long");
+    int rc = request(p, NULL, 0, 0, NULL, err, errlen);
+    if (rc == 0)
+        p->kernels[p->nkernels++] = id;
+    return rc;
+}
+
+int gt_exec_proc_launch(gt_exec_proc *p, const gt_exec_launch *launch, unsigned deadline_ms, const atomic_bool *cancel,
+                        const gt_exec_outcome **out, const char **report, char *err, size_t errlen)
+{
+    p->req.op = GT_EXEC_LAUNCH;
+    p->req.launch = *launch;
+    int rc = request(p, NULL, 0, deadline_ms, cancel, err, errlen);
+    if (rc)
+        return rc;
+    gt_exec_outcome *o = &p->reply->launch;
+    if (o->report_len > p->reply_len - sizeof *p->reply)
+        return gt_sentence_fail(err, errlen, -EPROTO, "the executor's reply says its report has %" PRIu32
+                                " bytes, more than it sent", o->report_len);
+    *out = o;
+    *report = (const char *)(p->reply + 1);
+    return 0;
+}

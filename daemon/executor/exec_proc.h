@@ -1,0 +1,63 @@
+/* exec_proc.h: gridtuned's handle on one executor process (gridtune-exec, main.c): it starts
+ * the process, sends it buffers and kernels when a launch first needs them, runs launches in
+ * it, and notices its death. A process that died (a kernel faulted, or ran past its deadline
+ * and was killed) is started again by the next request; what it had mapped and loaded is sent
+ * again as launches need it. Used from one thread only (gridtuned's launcher), but for
+ * gt_exec_proc_workers. */
+#ifndef GT_EXEC_PROC_H
+#define GT_EXEC_PROC_H
+
+#include "exec_msg.h"
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+typedef struct gt_exec_proc gt_exec_proc;
+
+typedef struct gt_exec_proc_config {
+    const char *path; /* the gridtune-exec program */
+    unsigned workers; /* resolved: at least 1 */
+    bool no_pin, no_probes;
+    bool no_populate; /* leave a buffer's pages to be faulted in by its first launch */
+    char *const *events;
+    unsigned nevents;
+    unsigned spin_us; /* how long either side polls for the other's next message */
+} gt_exec_proc_config;
+
+/* cfg's strings are borrowed and must outlive the handle. Nothing starts yet. NULL without
+ * memory. */
+gt_exec_proc *gt_exec_proc_new(const gt_exec_proc_config *cfg, uid_t uid);
+/* Closes the channel, which ends the process, and reaps it (killing it if it does not go). */
+void gt_exec_proc_free(gt_exec_proc *p);
+uid_t gt_exec_proc_uid(const gt_exec_proc *p);
+/* Starts the process if it is not running, and waits for its hello. 0 or a negative errno
+ * with a sentence. */
+int gt_exec_proc_start(gt_exec_proc *p, char *err, size_t errlen);
+/* What the running process said at start (valid after gt_exec_proc_start succeeded). */
+const gt_exec_hello *gt_exec_proc_hello(const gt_exec_proc *p);
+
+/* Any thread: the workers as the process's latest reply saw them, at most max; 0 without
+ * probes or before the process started. */
+unsigned gt_exec_proc_workers(gt_exec_proc *p, gt_exec_worker *out, unsigned max);
+
+/* Maps the buffer id (its memfd fd, size bytes) in the process, unless it is mapped already. */
+int gt_exec_proc_map(gt_exec_proc *p, uint64_t id, int fd, uint64_t size, char *err, size_t errlen);
+/* Unmaps it there, if mapped; the buffer is gone for gridtuned. */
+void gt_exec_proc_unmap(gt_exec_proc *p, uint64_t id);
+/* Loads kernel id (name in the module at path) in the process, unless loaded already. */
+int gt_exec_proc_load(gt_exec_proc *p, uint64_t id, const char *path, const char *name, char *err, size_t errlen);
+
+/* Runs the launch, whose buffers and kernel must have been mapped and loaded, and waits at most
+ * deadline_ms (0: no deadline) or until *cancel is set (may be NULL; checked every few
+ * milliseconds). On success (0) *out is the launch's outcome, checked, and *report (report_len
+ * bytes, not NUL-terminated) its report's text, both valid until the next call. Otherwise a
+ * negative errno with a sentence: a kernel that killed the process (-ECHILD, naming the signal
+ * and the address), a launch past its deadline or cancelled (-ETIMEDOUT, -ECANCELED: the
+ * process is killed), or the launch's own failure. */
+int gt_exec_proc_launch(gt_exec_proc *p, const gt_exec_launch *launch, unsigned deadline_ms, const atomic_bool *cancel,
+                        const gt_exec_outcome **out, const char **report, char *err, size_t errlen);
+
+#endif
