@@ -1,0 +1,235 @@
+/* test_executor.c: kernels run in executor processes, so a bad kernel fails only its own
+ * launch. Against a real gridtuned, each bad kernel of tests/fixtures/bad_kernels.c is launched
+ * by one client while a good client with buffers of its own stands by:
+ * - the bad launch fails with an error that names what happened (the signal, the address, the
+ *   deadline, the cancel);
+ * - the good client's next launch, and the bad client's own next one, run and are right in
+ *   every element (the executor was started again and given their buffers again);
+ * - once both are gone, gridtuned holds the descriptors it held before, and no buffer is
+ *   mapped anywhere. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "tests/fixtures/daemon_fixture.h"
+
+#include "tuner/clock.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef GT_BAD_KERNELS_MODULE
+#error "GT_BAD_KERNELS_MODULE must name the bad kernels' module"
+#endif
+
+#define GOOD_ITEMS 4096
+#define BAD_BYTES 4096
+#define TIMEOUT_S "1"
+
+typedef struct executor_test {
+    daemon_fixture fx;
+    gt_client *good, *bad;
+    gt_kernel *fill, *bad_fill;
+    gt_buffer *good_buf, *bad_buf;
+    unsigned baseline_fds;
+    int32_t next_value;
+} executor_test;
+
+static void open_clients(executor_test *t)
+{
+    t->good = daemon_fixture_connect(&t->fx);
+    t->bad = daemon_fixture_connect(&t->fx);
+    assert_int_equal(gt_kernel_load(t->good, GT_TEST_DAEMON_MODULE, "fill", &t->fill), 0);
+    assert_int_equal(gt_kernel_load(t->bad, GT_TEST_DAEMON_MODULE, "fill", &t->bad_fill), 0);
+    assert_int_equal(gt_buffer_create(t->good, GOOD_ITEMS * sizeof(int32_t), &t->good_buf), 0);
+    assert_int_equal(gt_buffer_create(t->bad, GOOD_ITEMS * sizeof(int32_t), &t->bad_buf), 0);
+}
+
+static int start(void **state, const char *const *extra)
+{
+    executor_test *t = calloc(1, sizeof *t);
+    assert_non_null(t);
+    daemon_fixture_start(&t->fx, NULL, extra);
+    gt_client *c = daemon_fixture_connect(&t->fx);
+    daemon_fixture_wait_quiet(c, 1);
+    t->baseline_fds = daemon_fixture_fd_count(&t->fx);
+    gt_disconnect(c);
+    open_clients(t);
+    *state = t;
+    return 0;
+}
+
+static int setup_with_timeout(void **state)
+{
+    return start(state, (const char *const[]){"--launch-timeout", TIMEOUT_S, NULL});
+}
+
+static int setup(void **state)
+{
+    return start(state, NULL);
+}
+
+/* Both clients gone: the descriptors are back to what gridtuned held before they came, and no
+ * buffer is mapped in gridtuned or any executor. */
+static int teardown(void **state)
+{
+    executor_test *t = *state;
+    gt_buffer_release(t->good_buf);
+    gt_buffer_release(t->bad_buf);
+    gt_kernel_release(t->fill);
+    gt_kernel_release(t->bad_fill);
+    gt_disconnect(t->bad);
+    daemon_fixture_wait_quiet(t->good, 1);
+    gt_disconnect(t->good);
+    gt_client *c = daemon_fixture_connect(&t->fx);
+    daemon_fixture_wait_quiet(c, 1);
+    unsigned fds = daemon_fixture_fd_count(&t->fx), memfds = daemon_fixture_memfd_count(&t->fx);
+    gt_disconnect(c);
+    daemon_fixture fx = t->fx;
+    unsigned baseline = t->baseline_fds;
+    free(t);
+    daemon_fixture_finish(&fx);
+    assert_int_equal(fds, baseline);
+    assert_int_equal(memfds, 0);
+    return 0;
+}
+
+/* A launch of fill over b through c, every element checked. */
+static void run_fill(executor_test *t, gt_client *c, gt_kernel *k, gt_buffer *b, const char *who)
+{
+    int32_t v = ++t->next_value * 10000;
+    gt_range range = {.dims = 1, .global = {GOOD_ITEMS}, .local = {64}};
+    gt_arg args[] = {gt_arg_buffer(b), gt_arg_i32(v)};
+    if (gt_run(c, k, &range, args, 2, NULL, NULL) != 0)
+        fail_msg("the %s client's launch failed: %s", who, gt_last_error(c));
+    const int32_t *data = gt_buffer_data(b);
+    for (int32_t i = 0; i < GOOD_ITEMS; i++)
+        if (data[i] != v + i)
+            fail_msg("the %s client's launch: element %d is %d, not %d", who, i, data[i], v + i);
+}
+
+/* Launches bad kernel `name` (one work-item, over a fresh buffer, with the given scalar
+ * arguments) through the bad client; it must fail with every one of the texts in `expect`.
+ * Then both clients' launches run right. */
+static void expect_failure(executor_test *t, const char *name, const gt_arg *scalars, unsigned nscalars,
+                           const char *const *expect)
+{
+    gt_kernel *k;
+    gt_buffer *b;
+    assert_int_equal(gt_kernel_load(t->bad, GT_BAD_KERNELS_MODULE, name, &k), 0);
+    assert_int_equal(gt_buffer_create(t->bad, BAD_BYTES, &b), 0);
+    gt_arg args[4] = {gt_arg_buffer(b)};
+    memcpy(args + 1, scalars, nscalars * sizeof *scalars);
+    gt_range range = {.dims = 1, .global = {1}, .local = {1}};
+    gt_launch_options opts = gt_launch_options_default();
+    opts.tuning = GT_TUNING_OFF;
+    int rc = gt_run(t->bad, k, &range, args, 1 + nscalars, &opts, NULL);
+    const char *why = gt_last_error(t->bad);
+    print_message("%s: %d: %s\n", name, rc, why);
+    if (rc == 0)
+        fail_msg("the launch of %s succeeded", name);
+    for (const char *const *e = expect; *e; e++)
+        if (!strstr(why, *e))
+            fail_msg("the launch of %s failed with \"%s\", which does not say \"%s\"", name, why, *e);
+    gt_buffer_release(b);
+    gt_kernel_release(k);
+    run_fill(t, t->good, t->fill, t->good_buf, "good");
+    run_fill(t, t->bad, t->bad_fill, t->bad_buf, "bad");
+}
+
+static void test_null_dereference(void **state)
+{
+    expect_failure(*state, "write_null", (gt_arg[]){gt_arg_i32(1)}, 1,
+                   (const char *const[]){"write_null failed", "SIGSEGV", "at address 0x0", NULL});
+}
+
+static void test_divide_by_zero(void **state)
+{
+    expect_failure(*state, "divide", (gt_arg[]){gt_arg_i32(0)}, 1,
+                   (const char *const[]){"divide failed", "SIGFPE", NULL});
+}
+
+static void test_abort(void **state)
+{
+    expect_failure(*state, "aborts", (gt_arg[]){gt_arg_i32(1)}, 1,
+                   (const char *const[]){"aborts failed", "SIGABRT", NULL});
+}
+
+static void test_forever_loop_past_the_timeout(void **state)
+{
+    expect_failure(*state, "forever", (gt_arg[]){gt_arg_i32(1)}, 1,
+                   (const char *const[]){"forever failed", "ran past its deadline of " TIMEOUT_S "000 ms", NULL});
+}
+
+/* A client that runs a kernel that never returns, killed once it runs: its launch is
+ * cancelled (its executor ended), and the next launches run. */
+static void test_killed_client_cancels_its_running_launch(void **state)
+{
+    executor_test *t = *state;
+    int ready[2];
+    assert_int_equal(pipe(ready), 0);
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        close(ready[0]);
+        gt_client *c = daemon_fixture_connect(&t->fx);
+        gt_kernel *k;
+        gt_buffer *b;
+        if (gt_kernel_load(c, GT_BAD_KERNELS_MODULE, "forever", &k) || gt_buffer_create(c, BAD_BYTES, &b))
+            _exit(1);
+        gt_arg args[] = {gt_arg_buffer(b), gt_arg_i32(1)};
+        gt_range range = {.dims = 1, .global = {1}, .local = {1}};
+        gt_launch_options opts = gt_launch_options_default();
+        opts.tuning = GT_TUNING_OFF;
+        gt_event ev;
+        if (gt_launch(c, k, &range, args, 2, &opts, &ev))
+            _exit(1);
+        (void)!write(ready[1], "L", 1);
+        gt_wait(c, ev); /* never returns: the test kills this process */
+        _exit(2);
+    }
+    close(ready[1]);
+    char byte;
+    assert_int_equal(read(ready[0], &byte, 1), 1);
+    close(ready[0]);
+    /* Running, not queued: the launch's buffer was mapped and the kernel started. */
+    for (int64_t deadline = gt_clock_ms() + DAEMON_FIXTURE_GUARD_SECONDS * 1000;; gt_clock_sleep_ms(10)) {
+        cJSON *st = daemon_fixture_status(t->good);
+        double running = daemon_fixture_status_number(st, "launches.running");
+        cJSON_Delete(st);
+        if (running == 1 && daemon_fixture_memfd_count(&t->fx) == 3)
+            break;
+        if (gt_clock_ms() > deadline)
+            fail_msg("the forever launch did not start within %d s", DAEMON_FIXTURE_GUARD_SECONDS);
+    }
+    kill(child, SIGKILL);
+    int status;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    run_fill(t, t->good, t->fill, t->good_buf, "good");
+    for (int64_t deadline = gt_clock_ms() + DAEMON_FIXTURE_GUARD_SECONDS * 1000;
+         !daemon_fixture_log_has_line(&t->fx, "it was cancelled while running"); gt_clock_sleep_ms(10))
+        if (gt_clock_ms() > deadline)
+            fail_msg("gridtuned did not log the running launch's cancel");
+    run_fill(t, t->bad, t->bad_fill, t->bad_buf, "bad");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_null_dereference, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_divide_by_zero, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_abort, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_forever_loop_past_the_timeout, setup_with_timeout, teardown),
+        cmocka_unit_test_setup_teardown(test_killed_client_cancels_its_running_launch, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
