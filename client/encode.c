@@ -7,6 +7,8 @@
 #include "last_error.h"
 #include "message.h"
 
+#include "protocol/protocol.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -181,6 +183,9 @@ int gt_encode_options(gt_client *c, cJSON *req, const gt_launch_options *opts)
                        (int)o.tuning);
     if (o.budget > 0 && !isfinite(o.budget))
         return gt_fail(c, -EINVAL, "the launch options' budget is %g; expected a share in (0, 0.5), or 0", o.budget);
+    if (o.deadline_ms > GT_DEADLINE_MS_MAX)
+        return gt_fail(c, -EINVAL, "the launch options' deadline is %u ms; at most %u (a day), or 0 for the daemon's",
+                       o.deadline_ms, GT_DEADLINE_MS_MAX);
     cJSON *j = cJSON_CreateObject();
     bool ok = j != NULL;
     /* only what differs from the defaults travels, so the daemon's own defaults apply */
@@ -192,6 +197,8 @@ int gt_encode_options(gt_client *c, cJSON *req, const gt_launch_options *opts)
         ok = cJSON_AddNumberToObject(j, "budget", o.budget) != NULL;
     if (ok && o.metric)
         ok = cJSON_AddStringToObject(j, "metric", o.metric) != NULL;
+    if (ok && o.deadline_ms)
+        ok = cJSON_AddNumberToObject(j, "deadline_ms", o.deadline_ms) != NULL;
     if (!ok || !put(req, "options", j)) {
         if (!ok)
             cJSON_Delete(j);

@@ -23,7 +23,7 @@ gt_arg gt_arg_f64(double v) { return (gt_arg){.kind = GT_ARG_F64, .value.f64 = v
 gt_launch_options gt_launch_options_default(void)
 {
     return (gt_launch_options){.schedule = NULL, .tuning = GT_TUNING_AUTO, .budget = 0, .metric = NULL, .wait = NULL,
-                               .nwait = 0};
+                               .nwait = 0, .deadline_ms = 0};
 }
 
 /* The handles of a launch, looked up under one lock: the client, the kernel's owner, and the
@@ -162,6 +162,22 @@ int gt_report(gt_client *c, gt_event ev, char **json_out)
         return rc;
     rc = gt_msg_result_json(c, result, "report", "report", json_out);
     cJSON_Delete(result);
+    return rc;
+}
+
+int gt_cancel(gt_client *c, gt_event ev)
+{
+    cJSON *result;
+    int rc = event_call(c, "gt_cancel", "cancel", ev, &result);
+    if (rc)
+        return rc;
+    const cJSON *done = cJSON_GetObjectItemCaseSensitive(result, "cancelled");
+    bool cancelled = cJSON_IsTrue(done);
+    rc = cJSON_IsBool(done) ? 0 : gt_fail(c, -EPROTO, "gridtuned answered gt_cancel without saying whether it took effect");
+    cJSON_Delete(result);
+    if (rc == 0 && !cancelled)
+        rc = gt_fail(c, -EALREADY, "launch %" PRIu64 " is done already, or runs inside gridtuned, which cannot stop it",
+                     ev);
     return rc;
 }
 

@@ -35,6 +35,7 @@ typedef struct gt_daemon_counts {
     uint64_t errors; /* error replies sent */
     unsigned clients;
     unsigned populating; /* buffers whose populate job has not come back (loop thread only) */
+    unsigned unmapping;  /* released buffers whose unmap job has not come back (loop thread only) */
     uint64_t clients_refused; /* connections over --max-clients or --max-user-clients */
     size_t wisdom_entries;
 } gt_daemon_counts;

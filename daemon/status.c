@@ -96,6 +96,7 @@ cJSON *gt_status_build(const gt_daemon *d)
     cJSON_AddNumberToObject(buffers, "count", held.buffers);
     cJSON_AddNumberToObject(buffers, "bytes", (double)held.buffer_bytes);
     cJSON_AddNumberToObject(buffers, "populating", d->stats.populating);
+    cJSON_AddNumberToObject(buffers, "unmapping", d->stats.unmapping);
     cJSON_AddStringToObject(buffers, "huge_pages", d->huge_pages);
     cJSON_AddItemToObject(s, "buffers", buffers);
     cJSON_AddItemToObject(s, "launches", launches_object(d));

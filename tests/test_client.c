@@ -177,6 +177,8 @@ static cJSON *default_answer(fake *f, const cJSON *req)
     } else if (!strcmp(type, "wisdom_import")) {
         cJSON_AddNumberToObject(r, "merged", 1);
         cJSON_AddNumberToObject(r, "entries", 3);
+    } else if (!strcmp(type, "cancel")) {
+        cJSON_AddBoolToObject(r, "cancelled", request_id(req) % 2 == 0);
     } else if (!strcmp(type, "wisdom_clear")) {
         cJSON_AddNumberToObject(r, "cleared", 3);
         cJSON_AddNumberToObject(r, "entries", 0);
@@ -946,6 +948,11 @@ static void test_report_status_and_reports_are_json(void **state)
     assert_int_equal(gt_wait(c, EVENT_ID), 0);
     assert_int_equal(gt_event_release(c, EVENT_ID), 0);
     assert_true(field_number(fake_request(f, "event_release", 0, NULL), "event") == EVENT_ID);
+    /* The fake takes effect on even request ids: one of two cancels is -EALREADY. */
+    int first = gt_cancel(c, EVENT_ID), second = gt_cancel(c, EVENT_ID);
+    assert_true(field_number(fake_request(f, "cancel", 0, NULL), "event") == EVENT_ID);
+    assert_true((first == 0 && second == -EALREADY) || (first == -EALREADY && second == 0));
+    assert_int_equal(gt_cancel(c, 0), -EINVAL);
     assert_int_equal(gt_wait(c, 0), -EINVAL);
     assert_non_null(strstr(gt_last_error(c), "not an event"));
     gt_disconnect(c);

@@ -582,6 +582,7 @@ static void test_unknown_event_id(void **state)
     assert_api_error(&fx, a.c, gt_report(a.c, 999998, &json), GT_ERR_NOT_FOUND, ENOENT, "no event 999998");
     assert_null(json);
     assert_api_error(&fx, a.c, gt_event_release(a.c, 999997), GT_ERR_NOT_FOUND, ENOENT, "no event 999997");
+    assert_api_error(&fx, a.c, gt_cancel(a.c, 999995), GT_ERR_NOT_FOUND, ENOENT, "cancel: this connection has no event 999995");
     gt_launch_options opts = gt_launch_options_default();
     gt_event wait_for = 999996, ev;
     opts.wait = &wait_for;
@@ -590,6 +591,15 @@ static void test_unknown_event_id(void **state)
     gt_arg args[] = {gt_arg_buffer(a.buf), gt_arg_i32(1)};
     assert_api_error(&fx, a.c, gt_launch(a.c, a.fill, &range, args, 2, &opts, &ev), GT_ERR_NOT_FOUND, ENOENT,
                      "wait[0] is not an event");
+    /* A launch that is done cannot be cancelled: -EALREADY, from a valid answer. */
+    opts = gt_launch_options_default();
+    assert_int_equal(gt_launch(a.c, a.fill, &range, args, 2, &opts, &ev), 0);
+    assert_int_equal(gt_wait(a.c, ev), 0);
+    assert_int_equal(gt_cancel(a.c, ev), -EALREADY);
+    assert_int_equal(gt_event_release(a.c, ev), 0);
+    opts.deadline_ms = 86400001;
+    assert_int_equal(gt_launch(a.c, a.fill, &range, args, 2, &opts, &ev), -EINVAL);
+    assert_non_null(strstr(gt_last_error(a.c), "at most 86400000"));
     api_close(&a);
     assert_still_serving();
 }

@@ -222,6 +222,76 @@ static void test_killed_client_cancels_its_running_launch(void **state)
     run_fill(t, t->bad, t->bad_fill, t->bad_buf, "bad");
 }
 
+/* Launches `forever` through the bad client (with deadline_ms, 0 for none) and waits until it
+ * runs: its buffer mapped in the executor beside the two clients' own. */
+static gt_event launch_forever(executor_test *t, unsigned deadline_ms, gt_kernel **k, gt_buffer **b)
+{
+    assert_int_equal(gt_kernel_load(t->bad, GT_BAD_KERNELS_MODULE, "forever", k), 0);
+    assert_int_equal(gt_buffer_create(t->bad, BAD_BYTES, b), 0);
+    gt_arg args[] = {gt_arg_buffer(*b), gt_arg_i32(1)};
+    gt_range range = {.dims = 1, .global = {1}, .local = {1}};
+    gt_launch_options opts = gt_launch_options_default();
+    opts.tuning = GT_TUNING_OFF;
+    opts.deadline_ms = deadline_ms;
+    gt_event ev;
+    assert_int_equal(gt_launch(t->bad, *k, &range, args, 2, &opts, &ev), 0);
+    for (int64_t deadline = gt_clock_ms() + DAEMON_FIXTURE_GUARD_SECONDS * 1000;; gt_clock_sleep_ms(10)) {
+        cJSON *st = daemon_fixture_status(t->good);
+        double running = daemon_fixture_status_number(st, "launches.running");
+        cJSON_Delete(st);
+        if (running == 1 && daemon_fixture_memfd_count(&t->fx) == 3)
+            return ev;
+        if (gt_clock_ms() > deadline)
+            fail_msg("the forever launch did not start within %d s", DAEMON_FIXTURE_GUARD_SECONDS);
+    }
+}
+
+static void test_deadline_option(void **state)
+{
+    executor_test *t = *state;
+    gt_kernel *k;
+    gt_buffer *b;
+    gt_event ev = launch_forever(t, 300, &k, &b);
+    assert_int_equal(gt_wait(t->bad, ev), -ETIMEDOUT);
+    assert_non_null(strstr(gt_last_error(t->bad), "ran past its deadline of 300 ms"));
+    assert_int_equal(gt_event_release(t->bad, ev), 0);
+    gt_buffer_release(b);
+    gt_kernel_release(k);
+    run_fill(t, t->good, t->fill, t->good_buf, "good");
+    run_fill(t, t->bad, t->bad_fill, t->bad_buf, "bad");
+}
+
+/* gt_cancel of a queued launch: it never runs; of a running one: it is stopped; of a done one:
+ * -EALREADY. */
+static void test_cancel(void **state)
+{
+    executor_test *t = *state;
+    gt_kernel *k;
+    gt_buffer *b;
+    gt_event running = launch_forever(t, 0, &k, &b);
+    int32_t *data = gt_buffer_data(t->bad_buf);
+    data[0] = -7;
+    gt_range range = {.dims = 1, .global = {GOOD_ITEMS}, .local = {64}};
+    gt_arg args[] = {gt_arg_buffer(t->bad_buf), gt_arg_i32(5)};
+    gt_event queued;
+    assert_int_equal(gt_launch(t->bad, t->bad_fill, &range, args, 2, NULL, &queued), 0);
+    assert_int_equal(gt_cancel(t->bad, queued), 0);
+    assert_int_equal(gt_cancel(t->bad, running), 0);
+    assert_int_equal(gt_wait(t->bad, running), -ECANCELED);
+    assert_non_null(strstr(gt_last_error(t->bad), "cancelled"));
+    assert_int_equal(gt_wait(t->bad, queued), -ECANCELED);
+    assert_non_null(strstr(gt_last_error(t->bad), "was cancelled by its client"));
+    assert_int_equal(data[0], -7); /* the queued fill never ran */
+    assert_int_equal(gt_cancel(t->bad, running), -EALREADY);
+    assert_int_equal(gt_cancel(t->bad, 999999), -ENOENT);
+    assert_int_equal(gt_event_release(t->bad, running), 0);
+    assert_int_equal(gt_event_release(t->bad, queued), 0);
+    gt_buffer_release(b);
+    gt_kernel_release(k);
+    run_fill(t, t->good, t->fill, t->good_buf, "good");
+    run_fill(t, t->bad, t->bad_fill, t->bad_buf, "bad");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -230,6 +300,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_abort, setup, teardown),
         cmocka_unit_test_setup_teardown(test_forever_loop_past_the_timeout, setup_with_timeout, teardown),
         cmocka_unit_test_setup_teardown(test_killed_client_cancels_its_running_launch, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_deadline_option, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cancel, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -271,7 +271,7 @@ static int describe_death(gt_exec_proc *p, const gt_exec_launch *l, char *err, s
 }
 
 /* Sends the request and waits for its reply; see gt_exec_proc_launch for the waiting. */
-static int request(gt_exec_proc *p, const int *fds, unsigned nfds, unsigned deadline_ms, const atomic_bool *cancel,
+static int request(gt_exec_proc *p, const int *fds, unsigned nfds, unsigned deadline_ms, const gt_exec_cancel *cancel,
                    char *err, size_t errlen)
 {
     int rc = gt_exec_proc_start(p, err, errlen);
@@ -297,7 +297,7 @@ static int request(gt_exec_proc *p, const int *fds, unsigned nfds, unsigned dead
         if (rc != -ETIMEDOUT)
             return gt_sentence_fail(err, errlen, rc, "waiting for the executor: %s", strerror(-rc));
         waited += (uint64_t)slice;
-        bool cancelled = cancel && atomic_load(cancel);
+        bool cancelled = cancel && cancel->cancelled(cancel->ctx);
         if (cancelled || (deadline_ms && waited >= deadline_ms)) {
             stop(p);
             return cancelled ? gt_sentence_fail(err, errlen, -ECANCELED, "it was cancelled while running")
@@ -364,7 +364,7 @@ int gt_exec_proc_load(gt_exec_proc *p, uint64_t id, const char *path, const char
     return rc;
 }
 
-int gt_exec_proc_launch(gt_exec_proc *p, const gt_exec_launch *launch, unsigned deadline_ms, const atomic_bool *cancel,
+int gt_exec_proc_launch(gt_exec_proc *p, const gt_exec_launch *launch, unsigned deadline_ms, const gt_exec_cancel *cancel,
                         const gt_exec_outcome **out, const char **report, char *err, size_t errlen)
 {
     p->req.op = GT_EXEC_LAUNCH;

@@ -9,7 +9,6 @@
 
 #include "exec_msg.h"
 
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -51,13 +50,17 @@ void gt_exec_proc_unmap(gt_exec_proc *p, uint64_t id);
 int gt_exec_proc_load(gt_exec_proc *p, uint64_t id, const char *path, const char *name, char *err, size_t errlen);
 
 /* Runs the launch, whose buffers and kernel must have been mapped and loaded, and waits at most
- * deadline_ms (0: no deadline) or until *cancel is set (may be NULL; checked every few
+ * deadline_ms (0: no deadline) or until cancelled(ctx) says so (may be NULL; asked every few
  * milliseconds). On success (0) *out is the launch's outcome, checked, and *report (report_len
  * bytes, not NUL-terminated) its report's text, both valid until the next call. Otherwise a
  * negative errno with a sentence: a kernel that killed the process (-ECHILD, naming the signal
  * and the address), a launch past its deadline or cancelled (-ETIMEDOUT, -ECANCELED: the
  * process is killed), or the launch's own failure. */
-int gt_exec_proc_launch(gt_exec_proc *p, const gt_exec_launch *launch, unsigned deadline_ms, const atomic_bool *cancel,
+typedef struct gt_exec_cancel {
+    bool (*cancelled)(void *ctx);
+    void *ctx;
+} gt_exec_cancel;
+int gt_exec_proc_launch(gt_exec_proc *p, const gt_exec_launch *launch, unsigned deadline_ms, const gt_exec_cancel *cancel,
                         const gt_exec_outcome **out, const char **report, char *err, size_t errlen);
 
 #endif

@@ -61,7 +61,9 @@ static void unmap_run(gt_job *job)
 
 static void unmap_done(gt_job *job)
 {
-    free(job);
+    unmap_job *j = (unmap_job *)job;
+    j->d->stats.unmapping--;
+    free(j);
 }
 
 static void on_released(void *ctx, const gt_shm *b)
@@ -75,6 +77,7 @@ static void on_released(void *ctx, const gt_shm *b)
         return;
     }
     *j = (unmap_job){.job = {.run = unmap_run, .done = unmap_done}, .d = d, .buffer = b->serial};
+    d->stats.unmapping++;
     gt_jobq_push(d->launcher, &j->job);
 }
 

@@ -28,6 +28,7 @@ static const struct handler {
     {"wait", gt_handle_wait, 0, "event"},
     {"report", gt_handle_report, 0, "event"},
     {"event_release", gt_handle_event_release, 0, "event"},
+    {"cancel", gt_handle_cancel, 0, "event"},
     {"status", gt_handle_status, 0, ""},
     {"reports", gt_handle_reports, 0, "limit"},
     {"wisdom_import", gt_handle_wisdom_import, 0, "wisdom"},

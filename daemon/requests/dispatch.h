@@ -18,6 +18,7 @@ void gt_handle_launch(const gt_request *r);
 void gt_handle_wait(const gt_request *r);
 void gt_handle_report(const gt_request *r);
 void gt_handle_event_release(const gt_request *r);
+void gt_handle_cancel(const gt_request *r);
 void gt_handle_status(const gt_request *r);
 void gt_handle_reports(const gt_request *r);
 void gt_handle_wisdom_import(const gt_request *r);

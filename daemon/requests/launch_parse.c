@@ -247,7 +247,7 @@ bool gt_parse_answer(const gt_request *r, const cJSON *msg, gt_launch_answer *ou
     return true;
 }
 
-bool gt_parse_options(const gt_request *r, const cJSON *v, gt_tune_config *cfg)
+bool gt_parse_options(const gt_request *r, const cJSON *v, gt_tune_config *cfg, unsigned *deadline_ms)
 {
     if (!v)
         return true;
@@ -258,8 +258,13 @@ bool gt_parse_options(const gt_request *r, const cJSON *v, gt_tune_config *cfg)
         gt_request_fail(r, GT_ERR_REQUEST, EINVAL, "launch: \"options\" must be an object");
         return false;
     }
-    if (!gt_fields_known(r, v, "schedule tuning budget metric", NULL))
+    if (!gt_fields_known(r, v, "schedule tuning budget metric deadline_ms", NULL))
         return false;
+    uint64_t deadline;
+    if (!gt_field_uint(r, v, "deadline_ms", 1, GT_DEADLINE_MS_MAX, true, 0, &deadline))
+        return false;
+    if (deadline)
+        *deadline_ms = (unsigned)deadline;
     if (!gt_field_string(r, v, "schedule", true, false, &schedule) || !gt_field_string(r, v, "tuning", true, false, &tuning) ||
         !gt_field_string(r, v, "metric", true, false, &metric) ||
         !gt_field_typed(r, v, "budget", cJSON_Number, "a fraction above 0 and below 0.5", &budget))

@@ -32,6 +32,6 @@ typedef struct gt_launch_answer {
 /* answer and keep_event of the launch request msg (both optional). */
 bool gt_parse_answer(const gt_request *r, const cJSON *msg, gt_launch_answer *out);
 /* options: schedule, tuning, budget, metric, applied over cfg (the daemon's defaults). */
-bool gt_parse_options(const gt_request *r, const cJSON *v, gt_tune_config *cfg);
+bool gt_parse_options(const gt_request *r, const cJSON *v, gt_tune_config *cfg, unsigned *deadline_ms);
 
 #endif

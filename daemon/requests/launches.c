@@ -36,6 +36,7 @@ typedef struct launch_job {
     unsigned nwaits;
     gt_launch_answer answer;
     uint64_t answer_request; /* the launch request's id, when answered on completion */
+    unsigned deadline_ms;    /* the launch's own, or --launch-timeout's; 0: none */
     bool answered_early;     /* answer_early counted it in the session's early_answers */
     uint64_t report_id;
     /* Filled by run(). */
@@ -74,6 +75,10 @@ static void fail(launch_job *j, const char *code, int errnum, const char *fmt, .
  * waits for did not succeed. If so, the event's error says which. */
 static bool cancelled(launch_job *j)
 {
+    if (atomic_load(&j->ev->cancel)) {
+        fail(j, GT_ERR_CANCELLED, ECANCELED, "launch %" PRIu64 " was cancelled by its client", j->ev->id);
+        return true;
+    }
     if (atomic_load(&j->s->closed)) {
         fail(j, GT_ERR_CANCELLED, ECANCELED, "launch %" PRIu64 " was cancelled: its client disconnected", j->ev->id);
         return true;
@@ -162,6 +167,13 @@ static int prepare_executor(launch_job *j, gt_exec_proc **out, char *err, size_t
     return rc;
 }
 
+/* A running launch stops when its client cancels it or goes. */
+static bool running_cancelled(void *ctx)
+{
+    launch_job *j = ctx;
+    return atomic_load(&j->ev->cancel) || atomic_load(&j->s->closed);
+}
+
 /* The launch, run in its user's executor process: the tuner and the workers are there, the
  * wisdom here. */
 static int run_in_executor(launch_job *j, char *err, size_t errlen)
@@ -188,7 +200,8 @@ static int run_in_executor(launch_job *j, char *err, size_t errlen)
     l.has_entry = gt_wisdom_lookup(d->wisdom, &key, &l.entry);
     const gt_exec_outcome *o;
     const char *report;
-    rc = gt_exec_proc_launch(p, &l, d->cfg->launch_timeout_s * 1000u, &j->s->closed, &o, &report, err, errlen);
+    gt_exec_cancel cancel = {.cancelled = running_cancelled, .ctx = j};
+    rc = gt_exec_proc_launch(p, &l, j->deadline_ms, &cancel, &o, &report, err, errlen);
     j->ran = true;
     if (rc)
         return rc;
@@ -213,6 +226,7 @@ static void launch_run(gt_job *job)
         atomic_store(&j->ev->outcome, -1);
         return;
     }
+    atomic_store(&j->ev->started, true);
     if (d->executors) {
         char err[512];
         int rc = run_in_executor(j, err, sizeof err);
@@ -434,11 +448,12 @@ static bool parse_launch(const gt_request *r, launch_job *j)
     }
     j->kernel = gt_loaded_kernel_ref(k);
     j->cfg = s->d->cfg->tune;
+    j->deadline_ms = s->d->cfg->launch_timeout_s * 1000u;
     if (!gt_parse_range(r, cJSON_GetObjectItemCaseSensitive(r->msg, "range"), &j->range) ||
         !gt_field_typed(r, r->msg, "args", cJSON_Array, "an array of arguments", &args) ||
         !gt_parse_args(r, args, k->desc, j->args, j->bufs, &j->nargs) ||
         !gt_check_bounds(r, k->module, k->desc, &j->range, j->args, j->bufs, j->nargs) ||
-        !gt_parse_options(r, cJSON_GetObjectItemCaseSensitive(r->msg, "options"), &j->cfg) ||
+        !gt_parse_options(r, cJSON_GetObjectItemCaseSensitive(r->msg, "options"), &j->cfg, &j->deadline_ms) ||
         !gt_parse_answer(r, r->msg, &j->answer) || !parse_waits(r, j))
         return false;
     for (unsigned i = 0; i < j->nargs; i++)
@@ -548,4 +563,24 @@ void gt_handle_event_release(const gt_request *r)
     gt_idtable_remove(&r->s->events, ev->id);
     gt_launch_event_unref(ev);
     gt_request_reply(r, NULL);
+}
+
+/* A queued launch will not run; a running one in an executor process is stopped. Either way
+ * its waiters get a `cancelled` error. A launch already done, or running inside gridtuned
+ * (--isolation none), is not affected: the answer says whether the cancel takes effect. */
+void gt_handle_cancel(const gt_request *r)
+{
+    gt_launch_event *ev = find_event(r);
+    if (!ev)
+        return;
+    bool effective = !ev->done && (r->s->d->executors || !atomic_load(&ev->started));
+    if (!ev->done)
+        atomic_store(&ev->cancel, true);
+    cJSON *res = cJSON_CreateObject();
+    if (!res || !cJSON_AddBoolToObject(res, "cancelled", effective)) {
+        cJSON_Delete(res);
+        gt_request_fail(r, GT_ERR_INTERNAL, ENOMEM, "gridtuned ran out of memory");
+        return;
+    }
+    gt_request_reply(r, res);
 }

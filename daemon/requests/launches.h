@@ -29,6 +29,10 @@ typedef struct gt_launch_event {
     /* Written by the launcher thread when the job ends, read by later jobs on that thread:
        0 while pending, 1 succeeded, -1 failed or cancelled. */
     atomic_int outcome;
+    /* Set by the cancel request (the loop's thread): a queued launch does not run, a running
+       one in an executor process is stopped by ending the process. */
+    atomic_bool cancel;
+    atomic_bool started; /* the launcher took it up (and did not cancel it) */
     const char *code; /* failure: a GT_ERR_* code */
     int errnum;
     char message[1024];

@@ -159,6 +159,10 @@ typedef struct gt_launch_options {
     const char *metric;     /* "time", "ipc", "l1", "l2", "energy"; NULL = the daemon's */
     const gt_event *wait;   /* earlier events of this handle to wait for, or NULL */
     unsigned nwait;
+    /* The launch fails with -ETIMEDOUT if it runs longer than this (its kernel is stopped by
+       ending the process it runs in); 0 = the daemon's --launch-timeout, none by default. At
+       most 86400000 (a day). */
+    unsigned deadline_ms;
 } gt_launch_options;
 
 gt_launch_options gt_launch_options_default(void);
@@ -182,6 +186,11 @@ int gt_run(gt_client *c, gt_kernel *k, const gt_range *range, const gt_arg *args
 int gt_wait(gt_client *c, gt_event ev);
 /* The launch's report (JSON, schemas/report.schema.json), after it completed; free() it. */
 int gt_report(gt_client *c, gt_event ev, char **json_out);
+/* Cancels a launch of this handle: a queued one does not run, a running one is stopped (the
+ * daemon ends the process its kernel runs in); its gt_wait then gives -ECANCELED. 0 when the
+ * cancel takes effect; -EALREADY when the launch is done already, or runs inside a daemon that
+ * runs kernels itself (gridtuned --isolation none) and cannot stop it. */
+int gt_cancel(gt_client *c, gt_event ev);
 /* Forgets a completed launch's event and report in the daemon. */
 int gt_event_release(gt_client *c, gt_event ev);
 /* (These three, and every function of the daemon below: -EBADF for a disconnected c, with

@@ -131,8 +131,9 @@ static void fuzz_launch(const gt_request *r)
     }
 
     gt_tune_config cfg = gt_tune_config_default();
+    unsigned deadline_ms = 0;
     begin();
-    if (answered(gt_parse_options(r, cJSON_GetObjectItemCaseSensitive(msg, "options"), &cfg))) {
+    if (answered(gt_parse_options(r, cJSON_GetObjectItemCaseSensitive(msg, "options"), &cfg, &deadline_ms))) {
         FUZZ_CHECK(gt_tune_config_check(&cfg, err, sizeof err) == 0);
         if (cfg.forced)
             check_schedule(&cfg.schedule);
