@@ -63,6 +63,8 @@ void gt_loaded_kernel_unref(gt_loaded_kernel *k)
 {
     if (!k || --k->refs > 0)
         return;
+    if (k->released)
+        k->released(k->released_ctx, k);
     gt_module_close(k->module);
     free(k->path);
     free(k);

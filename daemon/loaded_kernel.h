@@ -16,6 +16,9 @@ typedef struct gt_loaded_kernel {
     char *path;      /* the module's file, which an executor process loads too */
     uint64_t serial; /* unique in gridtuned's life: the kernel's name for executor processes */
     unsigned refs;
+    /* When set, called with the kernel as its last reference goes, before it is closed. */
+    void (*released)(void *ctx, const struct gt_loaded_kernel *k);
+    void *released_ctx;
 } gt_loaded_kernel;
 
 /* Opens kernel `name` of the module at path. Returns 0, or a negative errno with a sentence:

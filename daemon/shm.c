@@ -84,6 +84,7 @@ void gt_shm_unref(gt_shm *b)
         gt_usage_buffer_remove(b->usage, b->uid, b->size);
     if (b->data)
         munmap(b->data, b->size);
-    close(b->fd);
+    if (b->fd >= 0)
+        close(b->fd);
     free(b);
 }

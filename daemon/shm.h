@@ -20,8 +20,9 @@ typedef struct gt_shm {
     uid_t uid;
     uint64_t serial; /* unique in gridtuned's life: the buffer's name for executor processes */
     int fd;          /* gridtuned's own copy of the memfd, to send to an executor */
-    /* When set, called with the buffer as its last reference goes, before it is unmapped. */
-    void (*released)(void *ctx, const struct gt_shm *b);
+    /* When set, called with the buffer as its last reference goes, before it is unmapped; it
+       may take the descriptor (setting fd to -1). */
+    void (*released)(void *ctx, struct gt_shm *b);
     void *released_ctx;
 } gt_shm;
 

@@ -168,9 +168,14 @@ static int start_workers(gt_pool *pool, bool no_pin, char *err, size_t errlen)
 {
     int cpus[CPU_SETSIZE];
     unsigned ncpus = allowed_cpus(cpus, CPU_SETSIZE);
-    /* workers must not take the daemon's signals; they inherit this mask */
+    /* workers must not take the daemon's signals; they inherit this mask. A kernel's own faults
+       stay deliverable, so that a handler (an executor's) sees them: on a thread that blocks
+       them the kernel kills the process without calling it. */
+    static const int faults[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGSYS, SIGTRAP, SIGABRT};
     sigset_t all, old;
     sigfillset(&all);
+    for (size_t f = 0; f < sizeof faults / sizeof faults[0]; f++)
+        sigdelset(&all, faults[f]);
     pthread_sigmask(SIG_SETMASK, &all, &old);
     int rc = 0;
     unsigned i;

@@ -116,11 +116,12 @@ static void run_fill(executor_test *t, gt_client *c, gt_kernel *k, gt_buffer *b,
             fail_msg("the %s client's launch: element %d is %d, not %d", who, i, data[i], v + i);
 }
 
-/* Launches bad kernel `name` (one work-item, over a fresh buffer, with the given scalar
- * arguments) through the bad client; it must fail with every one of the texts in `expect`.
+/* Launches bad kernel `name` over `items` work-items (workgroups of one: a single one runs on
+ * the executor's own thread, more on its workers), over a fresh buffer, with the given scalar
+ * arguments, through the bad client; it must fail with every one of the texts in `expect`.
  * Then both clients' launches run right. */
-static void expect_failure(executor_test *t, const char *name, const gt_arg *scalars, unsigned nscalars,
-                           const char *const *expect)
+static void expect_failure_over(executor_test *t, const char *name, unsigned items, const gt_arg *scalars,
+                                unsigned nscalars, const char *const *expect)
 {
     gt_kernel *k;
     gt_buffer *b;
@@ -128,7 +129,7 @@ static void expect_failure(executor_test *t, const char *name, const gt_arg *sca
     assert_int_equal(gt_buffer_create(t->bad, BAD_BYTES, &b), 0);
     gt_arg args[4] = {gt_arg_buffer(b)};
     memcpy(args + 1, scalars, nscalars * sizeof *scalars);
-    gt_range range = {.dims = 1, .global = {1}, .local = {1}};
+    gt_range range = {.dims = 1, .global = {items}, .local = {1}};
     gt_launch_options opts = gt_launch_options_default();
     opts.tuning = GT_TUNING_OFF;
     int rc = gt_run(t->bad, k, &range, args, 1 + nscalars, &opts, NULL);
@@ -145,10 +146,43 @@ static void expect_failure(executor_test *t, const char *name, const gt_arg *sca
     run_fill(t, t->bad, t->bad_fill, t->bad_buf, "bad");
 }
 
+static void expect_failure(executor_test *t, const char *name, const gt_arg *scalars, unsigned nscalars,
+                           const char *const *expect)
+{
+    expect_failure_over(t, name, 1, scalars, nscalars, expect);
+}
+
 static void test_null_dereference(void **state)
 {
     expect_failure(*state, "write_null", (gt_arg[]){gt_arg_i32(1)}, 1,
                    (const char *const[]){"write_null failed", "SIGSEGV", "at address 0x0", NULL});
+}
+
+static void test_null_dereference_on_the_workers(void **state)
+{
+    expect_failure_over(*state, "write_null", 64, (gt_arg[]){gt_arg_i32(1)}, 1,
+                        (const char *const[]){"write_null failed", "SIGSEGV", "at address 0x0", NULL});
+}
+
+/* The sandbox: what a kernel has no business doing ends its executor, and the error names the
+ * system call. */
+static void test_opening_a_file(void **state)
+{
+    expect_failure(*state, "opens_a_file", (gt_arg[]){gt_arg_i32(1)}, 1,
+                   (const char *const[]){"opens_a_file failed", "SIGSYS", "it called openat, which the executor's "
+                                         "sandbox forbids", NULL});
+}
+
+static void test_making_a_socket(void **state)
+{
+    expect_failure_over(*state, "makes_a_socket", 8, (gt_arg[]){gt_arg_i32(1)}, 1,
+                        (const char *const[]){"makes_a_socket failed", "SIGSYS", "it called socket", NULL});
+}
+
+static void test_forking(void **state)
+{
+    expect_failure(*state, "forks", (gt_arg[]){gt_arg_i32(1)}, 1,
+                   (const char *const[]){"forks failed", "SIGSYS", "it called clone", NULL});
 }
 
 static void test_divide_by_zero(void **state)
@@ -296,6 +330,10 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_null_dereference, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_null_dereference_on_the_workers, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_opening_a_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_making_a_socket, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_forking, setup, teardown),
         cmocka_unit_test_setup_teardown(test_divide_by_zero, setup, teardown),
         cmocka_unit_test_setup_teardown(test_abort, setup, teardown),
         cmocka_unit_test_setup_teardown(test_forever_loop_past_the_timeout, setup_with_timeout, teardown),

@@ -594,7 +594,7 @@ static void try_process_vm_readv(void)
 
 static void try_kill_parent(void)
 {
-    kill(parent_pid, 0);
+    kill(parent_pid, SIGCONT); /* kill(pid, 0) is allowed: it signals nothing */
 }
 
 static void try_tgkill_parent(void)

@@ -26,6 +26,7 @@ typedef enum gt_exec_op {
     GT_EXEC_MAP,       /* map a buffer: its memfd rides with the request */
     GT_EXEC_UNMAP,
     GT_EXEC_LOAD, /* load a kernel from a module file */
+    GT_EXEC_SEAL, /* enter the sandbox (engine/sandbox.h): no more loads after it */
     GT_EXEC_LAUNCH,
 } gt_exec_op;
 

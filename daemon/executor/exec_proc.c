@@ -4,6 +4,7 @@
 
 #include "engine/channel.h"
 #include "engine/pool.h"
+#include "engine/sandbox.h"
 #include "tuner/sentence.h"
 
 #include <errno.h>
@@ -23,9 +24,21 @@
 
 extern char **environ;
 
+/* A buffer the executor must map: in the running process, and again in every new one. fd is
+ * gridtuned's (the buffer's own), which stays open until the buffer is forgotten here. */
 typedef struct mapping {
     uint64_t id, addr, size;
+    int fd;
+    bool live; /* mapped in the running process, at addr */
 } mapping;
+
+/* A kernel the executor must have: loaded before it seals itself, and again by every new
+ * process, which loads them all before its first launch seals it. */
+typedef struct wanted {
+    uint64_t id;
+    char *path, *name;
+    bool loaded; /* in the running process */
+} wanted;
 
 struct gt_exec_proc {
     gt_exec_proc_config cfg;
@@ -35,8 +48,9 @@ struct gt_exec_proc {
     gt_exec_hello hello;
     mapping *maps;
     size_t nmaps, capmaps;
-    uint64_t *kernels;
+    wanted *kernels;
     size_t nkernels, capkernels;
+    bool sealed; /* the running process is in its sandbox */
     gt_exec_request req;
     gt_exec_reply *reply; /* GT_CHANNEL_REPLY_MAX bytes */
     size_t reply_len;
@@ -77,7 +91,11 @@ static int reap(gt_exec_proc *p)
     while (waitpid(p->pid, &status, 0) < 0 && errno == EINTR)
         ;
     p->pid = 0;
-    p->nmaps = p->nkernels = 0;
+    for (size_t i = 0; i < p->nmaps; i++)
+        p->maps[i].live = false;
+    p->sealed = false;
+    for (size_t i = 0; i < p->nkernels; i++)
+        p->kernels[i].loaded = false;
     return status;
 }
 
@@ -97,6 +115,10 @@ void gt_exec_proc_free(gt_exec_proc *p)
         return;
     stop(p);
     free(p->maps);
+    for (size_t i = 0; i < p->nkernels; i++) {
+        free(p->kernels[i].path);
+        free(p->kernels[i].name);
+    }
     free(p->kernels);
     free(p->reply);
     pthread_mutex_destroy(&p->workers_lock);
@@ -182,6 +204,8 @@ static int check_reply(gt_exec_proc *p, uint32_t op, size_t len, char *err, size
     return p->reply->rc;
 }
 
+static void restore(gt_exec_proc *p);
+
 int gt_exec_proc_start(gt_exec_proc *p, char *err, size_t errlen)
 {
     if (p->pid)
@@ -206,8 +230,6 @@ int gt_exec_proc_start(gt_exec_proc *p, char *err, size_t errlen)
                                   p->cfg.path);
         p->hello.counters.note[sizeof p->hello.counters.note - 1] = '\0';
         p->hello.probes.reason[sizeof p->hello.probes.reason - 1] = '\0';
-    } else if (rc == -EPROTO || (rc && len)) {
-        /* its own sentence is already in err */
     }
     if (rc) {
         if (p->pid)
@@ -216,14 +238,16 @@ int gt_exec_proc_start(gt_exec_proc *p, char *err, size_t errlen)
             gt_channel_close(p->ch);
             p->ch = NULL;
         }
+        return rc;
     }
-    return rc;
+    restore(p);
+    return 0;
 }
 
 static const mapping *mapping_at(const gt_exec_proc *p, uint64_t addr)
 {
     for (size_t i = 0; i < p->nmaps; i++)
-        if (addr >= p->maps[i].addr && addr - p->maps[i].addr < p->maps[i].size + (1u << 20))
+        if (p->maps[i].addr && addr >= p->maps[i].addr && addr - p->maps[i].addr < p->maps[i].size + (1u << 20))
             return &p->maps[i];
     return NULL;
 }
@@ -263,7 +287,9 @@ static int describe_death(gt_exec_proc *p, const gt_exec_launch *l, char *err, s
         place_address(p, l, crash.addr, place, sizeof place);
         snprintf(where, sizeof where, " at address 0x%" PRIx64 "%s", crash.addr, place);
     } else if (sig == SIGSYS && crash.signal == (uint32_t)sig && crash.syscall >= 0) {
-        snprintf(where, sizeof where, ": it made system call %d, which the executor's sandbox forbids", crash.syscall);
+        char name[64];
+        gt_sandbox_syscall_name(crash.syscall, name, sizeof name);
+        snprintf(where, sizeof where, ": it called %s, which the executor's sandbox forbids", name);
     }
     const char *abbrev = sigabbrev_np(sig);
     return gt_sentence_fail(err, errlen, -ECHILD, "the kernel killed its executor with SIG%s (%s)%s",
@@ -320,56 +346,146 @@ static bool grow(void **v, size_t *cap, size_t n, size_t size)
     return true;
 }
 
+static mapping *find_mapping(gt_exec_proc *p, uint64_t id)
+{
+    for (size_t i = 0; i < p->nmaps; i++)
+        if (p->maps[i].id == id)
+            return &p->maps[i];
+    return NULL;
+}
+
+static int send_map(gt_exec_proc *p, mapping *m, char *err, size_t errlen)
+{
+    p->req = (gt_exec_request){.op = GT_EXEC_MAP, .map = {.id = m->id, .size = m->size}};
+    int rc = request(p, &m->fd, 1, 0, NULL, err, errlen);
+    m->live = rc == 0;
+    if (rc == 0)
+        m->addr = p->reply->map.addr;
+    return rc;
+}
+
 int gt_exec_proc_map(gt_exec_proc *p, uint64_t id, int fd, uint64_t size, char *err, size_t errlen)
 {
-    for (size_t i = 0; p->pid && i < p->nmaps; i++)
-        if (p->maps[i].id == id)
-            return 0;
-    if (!grow((void **)&p->maps, &p->capmaps, p->nmaps, sizeof *p->maps))
-        return gt_sentence_fail(err, errlen, -ENOMEM, "out of memory");
-    p->req = (gt_exec_request){.op = GT_EXEC_MAP, .map = {.id = id, .size = size}};
-    int rc = request(p, &fd, 1, 0, NULL, err, errlen);
-    if (rc == 0)
-        p->maps[p->nmaps++] = (mapping){.id = id, .addr = p->reply->map.addr, .size = size};
-    return rc;
+    mapping *m = find_mapping(p, id);
+    if (m && m->live && p->pid)
+        return 0;
+    if (!m) {
+        if (!grow((void **)&p->maps, &p->capmaps, p->nmaps, sizeof *p->maps))
+            return gt_sentence_fail(err, errlen, -ENOMEM, "out of memory");
+        m = &p->maps[p->nmaps++];
+        *m = (mapping){.id = id, .fd = fd, .size = size};
+    }
+    int rc = gt_exec_proc_start(p, err, errlen);
+    return rc ? rc : m->live ? 0 : send_map(p, m, err, errlen);
 }
 
 void gt_exec_proc_unmap(gt_exec_proc *p, uint64_t id)
 {
-    for (size_t i = 0; p->pid && i < p->nmaps; i++) {
-        if (p->maps[i].id != id)
-            continue;
-        p->maps[i] = p->maps[--p->nmaps];
+    mapping *m = find_mapping(p, id);
+    if (!m)
+        return;
+    bool live = m->live && p->pid;
+    *m = p->maps[--p->nmaps];
+    if (live) {
         p->req = (gt_exec_request){.op = GT_EXEC_UNMAP, .unmap = {.id = id}};
         char err[GT_EXEC_ERR_MAX];
         (void)request(p, NULL, 0, 0, NULL, err, sizeof err);
-        return;
     }
+}
+
+static int send_load(gt_exec_proc *p, wanted *k, char *err, size_t errlen)
+{
+    p->req = (gt_exec_request){.op = GT_EXEC_LOAD, .load = {.id = k->id}};
+    snprintf(p->req.load.path, sizeof p->req.load.path, "%s", k->path);
+    snprintf(p->req.load.name, sizeof p->req.load.name, "%s", k->name);
+    int rc = request(p, NULL, 0, 0, NULL, err, errlen);
+    k->loaded = rc == 0;
+    return rc;
+}
+
+static wanted *find_wanted(gt_exec_proc *p, uint64_t id)
+{
+    for (size_t i = 0; i < p->nkernels; i++)
+        if (p->kernels[i].id == id)
+            return &p->kernels[i];
+    return NULL;
 }
 
 int gt_exec_proc_load(gt_exec_proc *p, uint64_t id, const char *path, const char *name, char *err, size_t errlen)
 {
-    for (size_t i = 0; p->pid && i < p->nkernels; i++)
-        if (p->kernels[i] == id)
-            return 0;
-    if (!grow((void **)&p->kernels, &p->capkernels, p->nkernels, sizeof *p->kernels))
-        return gt_sentence_fail(err, errlen, -ENOMEM, "out of memory");
-    p->req = (gt_exec_request){.op = GT_EXEC_LOAD, .load = {.id = id}};
-    if (snprintf(p->req.load.path, sizeof p->req.load.path, "%s", path) >= (int)sizeof p->req.load.path ||
-        snprintf(p->req.load.name, sizeof p->req.load.name, "%s", name) >= (int)sizeof p->req.load.name)
-        return gt_sentence_fail(err, errlen, -ENAMETOOLONG, "the kernel's path or name is too long");
+    wanted *k = find_wanted(p, id);
+    if (k && k->loaded && p->pid)
+        return 0;
+    if (!k) {
+        if (strlen(path) >= sizeof p->req.load.path || strlen(name) >= sizeof p->req.load.name)
+            return gt_sentence_fail(err, errlen, -ENAMETOOLONG, "the kernel's path or name is too long");
+        if (!grow((void **)&p->kernels, &p->capkernels, p->nkernels, sizeof *p->kernels))
+            return gt_sentence_fail(err, errlen, -ENOMEM, "out of memory");
+        k = &p->kernels[p->nkernels];
+        *k = (wanted){.id = id, .path = strdup(path), .name = strdup(name)};
+        if (!k->path || !k->name) {
+            free(k->path);
+            free(k->name);
+            return gt_sentence_fail(err, errlen, -ENOMEM, "out of memory");
+        }
+        p->nkernels++;
+    }
+    /* A process in its sandbox cannot load: a new one loads everything wanted, this kernel
+       too, and seals itself at its first launch. */
+    if (p->pid && p->sealed)
+        stop(p);
+    int rc = gt_exec_proc_start(p, err, errlen);
+    return rc ? rc : k->loaded ? 0 : send_load(p, k, err, errlen);
+}
+
+void gt_exec_proc_forget(gt_exec_proc *p, uint64_t id)
+{
+    wanted *k = find_wanted(p, id);
+    if (!k)
+        return;
+    free(k->path);
+    free(k->name);
+    *k = p->kernels[--p->nkernels];
+}
+
+/* Everything wanted, into a new process: every kernel, loaded (one that no longer loads, its
+ * file gone, is forgotten: a launch that needs it loads it again and says why it fails), and
+ * every buffer, mapped and populated, so that no launch after a restart faults its pages in. */
+static void restore(gt_exec_proc *p)
+{
+    char err[GT_EXEC_ERR_MAX];
+    for (size_t i = 0; i < p->nkernels && p->pid;)
+        if (send_load(p, &p->kernels[i], err, sizeof err) == 0 || !p->pid)
+            i++;
+        else
+            gt_exec_proc_forget(p, p->kernels[i].id);
+    for (size_t i = 0; i < p->nmaps && p->pid; i++)
+        (void)send_map(p, &p->maps[i], err, sizeof err);
+}
+
+static int seal(gt_exec_proc *p, char *err, size_t errlen)
+{
+    p->req = (gt_exec_request){.op = GT_EXEC_SEAL};
     int rc = request(p, NULL, 0, 0, NULL, err, errlen);
-    if (rc == 0)
-        p->kernels[p->nkernels++] = id;
-    return rc;
+    if (rc) {
+        stop(p); /* never run a kernel outside the sandbox */
+        return rc;
+    }
+    p->sealed = true;
+    return 0;
 }
 
 int gt_exec_proc_launch(gt_exec_proc *p, const gt_exec_launch *launch, unsigned deadline_ms, const gt_exec_cancel *cancel,
                         const gt_exec_outcome **out, const char **report, char *err, size_t errlen)
 {
+    int rc = p->pid && !p->sealed ? seal(p, err, errlen) : 0;
+    if (rc)
+        return rc;
+    if (!p->pid)
+        return gt_sentence_fail(err, errlen, -ESRCH, "its executor is not running (it ended since its buffers were sent)");
     p->req.op = GT_EXEC_LAUNCH;
     p->req.launch = *launch;
-    int rc = request(p, NULL, 0, deadline_ms, cancel, err, errlen);
+    rc = request(p, NULL, 0, deadline_ms, cancel, err, errlen);
     if (rc)
         return rc;
     gt_exec_outcome *o = &p->reply->launch;

@@ -42,12 +42,18 @@ const gt_exec_hello *gt_exec_proc_hello(const gt_exec_proc *p);
  * probes or before the process started. */
 unsigned gt_exec_proc_workers(gt_exec_proc *p, gt_exec_worker *out, unsigned max);
 
-/* Maps the buffer id (its memfd fd, size bytes) in the process, unless it is mapped already. */
+/* Maps the buffer id (its memfd fd, size bytes) in the process, unless it is mapped already,
+ * and in every process started after this one. fd is borrowed: it must stay open until
+ * gt_exec_proc_unmap. */
 int gt_exec_proc_map(gt_exec_proc *p, uint64_t id, int fd, uint64_t size, char *err, size_t errlen);
-/* Unmaps it there, if mapped; the buffer is gone for gridtuned. */
+/* The buffer is gone for gridtuned: it is unmapped there, and fd is no longer used. */
 void gt_exec_proc_unmap(gt_exec_proc *p, uint64_t id);
-/* Loads kernel id (name in the module at path) in the process, unless loaded already. */
+/* Loads kernel id (name in the module at path) in the process, unless loaded already. A
+ * process seals itself into its sandbox at its first launch and cannot load after that: a new
+ * one is started, which loads every kernel loaded so far (and not forgotten). */
 int gt_exec_proc_load(gt_exec_proc *p, uint64_t id, const char *path, const char *name, char *err, size_t errlen);
+/* The kernel is gone for gridtuned: a new process does not load it. */
+void gt_exec_proc_forget(gt_exec_proc *p, uint64_t id);
 
 /* Runs the launch, whose buffers and kernel must have been mapped and loaded, and waits at most
  * deadline_ms (0: no deadline) or until cancelled(ctx) says so (may be NULL; asked every few

@@ -51,3 +51,9 @@ void gt_executors_unmap(gt_executors *e, uint64_t buffer)
     for (size_t i = 0; i < e->n; i++)
         gt_exec_proc_unmap(e->v[i], buffer);
 }
+
+void gt_executors_forget(gt_executors *e, uint64_t kernel)
+{
+    for (size_t i = 0; i < e->n; i++)
+        gt_exec_proc_forget(e->v[i], kernel);
+}

@@ -18,5 +18,7 @@ void gt_executors_free(gt_executors *e);
 gt_exec_proc *gt_executors_for(gt_executors *e, uid_t uid);
 /* The buffer is gone: every executor that maps it unmaps it. */
 void gt_executors_unmap(gt_executors *e, uint64_t buffer);
+/* The kernel is gone: no executor loads it again. */
+void gt_executors_forget(gt_executors *e, uint64_t kernel);
 
 #endif

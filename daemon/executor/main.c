@@ -15,6 +15,7 @@
 #include "engine/module.h"
 #include "engine/pool.h"
 #include "engine/pool_executor.h"
+#include "engine/sandbox.h"
 #include "tuner/sentence.h"
 
 #include <errno.h>
@@ -57,6 +58,7 @@ typedef struct executor {
     loaded *kernels;
     size_t nkernels, capkernels;
     bool populate;
+    bool sealed;
     gt_exec_request req;
     gt_exec_reply *reply; /* GT_CHANNEL_REPLY_MAX bytes: the reply, then the report's text */
 } executor;
@@ -71,17 +73,24 @@ static void on_fatal(int sig, siginfo_t *si, void *uc)
     if (crash_record && atomic_load(&crash_record->signal) == 0) {
         crash_record->code = si->si_code;
         crash_record->addr = (uint64_t)(uintptr_t)si->si_addr;
-#ifdef SIGSYS
-        crash_record->syscall = sig == SIGSYS ? si->si_syscall : -1;
-#endif
+        crash_record->syscall = -1;
         atomic_store(&crash_record->signal, (uint32_t)sig);
     }
     raise(sig);
 }
 
+/* The sandbox's SIGSYS handler reports the refused system call here. */
+static void on_forbidden(int syscall_nr)
+{
+    if (crash_record && atomic_load(&crash_record->signal) == 0) {
+        crash_record->syscall = syscall_nr;
+        atomic_store(&crash_record->signal, (uint32_t)SIGSYS);
+    }
+}
+
 static void catch_fatal_signals(void)
 {
-    static const int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGSYS, SIGTRAP};
+    static const int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP};
     struct sigaction sa = {.sa_sigaction = on_fatal, .sa_flags = SA_SIGINFO | SA_RESETHAND | SA_NODEFER};
     sigemptyset(&sa.sa_mask);
     for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++)
@@ -169,6 +178,8 @@ static int do_load(executor *x)
     x->req.load.name[sizeof x->req.load.name - 1] = '\0';
     if (find_kernel(x, x->req.load.id))
         return 0;
+    if (x->sealed)
+        return fail(x, -EPERM, "the executor is in its sandbox and loads no more kernels");
     if (!grow((void **)&x->kernels, &x->capkernels, x->nkernels, sizeof *x->kernels))
         return fail(x, -ENOMEM, "out of memory loading a kernel");
     loaded k = {.id = x->req.load.id};
@@ -181,6 +192,18 @@ static int do_load(executor *x)
     }
     snprintf(k.name, sizeof k.name, "%s", x->req.load.name);
     x->kernels[x->nkernels++] = k;
+    return 0;
+}
+
+/* After this, the process cannot open files, make sockets, run programs or fork; its kernels
+ * are loaded (gridtuned starts a new executor to load more). */
+static int do_seal(executor *x)
+{
+    char err[GT_EXEC_ERR_MAX - 64];
+    int rc = gt_sandbox_enter(err, sizeof err);
+    if (rc)
+        return fail(x, rc, "the executor cannot enter its sandbox: %s", err);
+    x->sealed = true;
     return 0;
 }
 
@@ -285,6 +308,8 @@ static void serve(executor *x)
             rc = do_unmap(x);
         else if (x->req.op == GT_EXEC_LOAD)
             rc = do_load(x);
+        else if (x->req.op == GT_EXEC_SEAL)
+            rc = do_seal(x);
         else if (x->req.op == GT_EXEC_LAUNCH)
             rc = do_launch(x);
         else
@@ -379,6 +404,10 @@ int main(int argc, char **argv)
     x.populate = !o.no_populate;
     crash_record = gt_channel_crash_record(x.ch);
     catch_fatal_signals();
+    if (gt_sandbox_install_violation_handler(on_forbidden, err, sizeof err) != 0) {
+        fprintf(stderr, "gridtune-exec: %s\n", err);
+        return 2;
+    }
     if (!(x.reply = calloc(1, GT_CHANNEL_REPLY_MAX)))
         return 1;
     x.reply->op = GT_EXEC_HELLO;

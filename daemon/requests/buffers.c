@@ -8,6 +8,7 @@
 
 #include "daemon/jobq.h"
 #include "daemon/log.h"
+#include "daemon/executor/exec_jobs.h"
 #include "daemon/executor/executors.h"
 
 #include <errno.h>
@@ -46,39 +47,13 @@ static void populate_run(gt_job *job)
                     p ? err : "out of memory");
 }
 
-/* A buffer gone for gridtuned is unmapped in the executors, in order with the launches. */
-typedef struct unmap_job {
-    gt_job job;
-    gt_daemon *d;
-    uint64_t buffer;
-} unmap_job;
-
-static void unmap_run(gt_job *job)
+/* The executors still name the buffer's descriptor until the job has run, so it must not be
+ * closed (and its number reused for another buffer) before: without the job (gridtuned stopping,
+ * or no memory) it is left open for the rest of gridtuned's life. */
+static void on_released(void *ctx, gt_shm *b)
 {
-    unmap_job *j = (unmap_job *)job;
-    gt_executors_unmap(j->d->executors, j->buffer);
-}
-
-static void unmap_done(gt_job *job)
-{
-    unmap_job *j = (unmap_job *)job;
-    j->d->stats.unmapping--;
-    free(j);
-}
-
-static void on_released(void *ctx, const gt_shm *b)
-{
-    gt_daemon *d = ctx;
-    if (atomic_load(&d->stopping)) /* the executors are ended with gridtuned */
-        return;
-    unmap_job *j = calloc(1, sizeof *j);
-    if (!j) { /* its executor keeps the pages until it is restarted */
-        gt_log_warn("out of memory unmapping buffer %" PRIu64 " in its executor", b->serial);
-        return;
-    }
-    *j = (unmap_job){.job = {.run = unmap_run, .done = unmap_done}, .d = d, .buffer = b->serial};
-    d->stats.unmapping++;
-    gt_jobq_push(d->launcher, &j->job);
+    (void)gt_exec_jobs_unmap(ctx, b->serial, b->fd);
+    b->fd = -1;
 }
 
 static void populate_done(gt_job *job)

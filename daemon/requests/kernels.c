@@ -5,6 +5,7 @@
 
 #include "daemon/build/build.h"
 #include "daemon/loaded_kernel.h"
+#include "daemon/executor/exec_jobs.h"
 #include "daemon/log.h"
 
 #include <errno.h>
@@ -83,6 +84,11 @@ static void kernel_run(gt_job *job)
     free(built);
 }
 
+static void on_kernel_released(void *ctx, const gt_loaded_kernel *k)
+{
+    gt_exec_jobs_forget_kernel(ctx, k->serial);
+}
+
 static void kernel_job_free(kernel_job *j)
 {
     gt_loaded_kernel_unref(j->kernel);
@@ -134,6 +140,11 @@ static void kernel_done(gt_job *job)
         gt_reply_error(s, j->request, j->type, GT_ERR_INTERNAL, ENOMEM, "gridtuned ran out of memory recording the kernel");
         kernel_job_free(j);
         return;
+    }
+    if (s->d->executors) { /* loaded by its user's executor now, ahead of the launches */
+        j->kernel->released = on_kernel_released;
+        j->kernel->released_ctx = s->d;
+        gt_exec_jobs_load(s->d, s->uid, j->kernel);
     }
     j->kernel = NULL; /* the session's table holds it now */
     gt_reply_result(s, j->request, j->type, res);
