@@ -21,6 +21,7 @@
  *   wait           {event}                             {event}   once the launch succeeded
  *   report         {event}                             {report}  once the launch completed
  *   event_release  {event}                             {}
+ *   cancel         {event}                             {cancelled}  whether it takes effect
  *   status         {}                                  {status}
  *   reports        {limit}                             {reports} newest first
  *   wisdom_import  {wisdom: a wisdom document}         {merged, entries}  saved before the answer
@@ -80,6 +81,7 @@
 #define GT_DEFAULT_MAX_KERNELS 256                /* kernels per client */
 #define GT_DEFAULT_MAX_INFLIGHT 64                /* launches per client not yet completed */
 #define GT_DEFAULT_MAX_EVENTS 4096                /* completed events kept per client */
+#define GT_DEADLINE_MS_MAX 86400000u /* a launch's deadline: at most a day */
 #define GT_MAX_ARGS 12                            /* kernel parameters, as GT_KERNEL allows */
 #define GT_MAX_WAIT 64                            /* events in one launch's wait list */
 
