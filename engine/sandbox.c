@@ -9,8 +9,10 @@
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
+#include <sched.h>
 #include <seccomp.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -19,6 +21,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 /* si_code of a SIGSYS raised by a seccomp filter: the kernel's asm-generic/siginfo.h, which
@@ -165,14 +168,23 @@ int gt_sandbox_enter(char *err, size_t errlen)
 
 /* Set before the handler is installed, read only by it. */
 static gt_sandbox_report_fn *reporter;
+static atomic_flag reporting = ATOMIC_FLAG_INIT;
 
+/* Several threads may break a rule at once: the handler stays installed (the sandbox forbids
+ * changing SIGSYS's action, so it could not be put back), the first thread reports, and the
+ * others wait for the end. The first then makes a forbidden call with SIGSYS blocked (it is,
+ * inside its own handler): the kernel then kills the process with SIGSYS, by the default
+ * action. Before the sandbox nothing is forbidden, and the default action is put back. */
 static void on_sigsys(int sig, siginfo_t *info, void *context)
 {
     (void)context;
+    if (atomic_flag_test_and_set(&reporting))
+        for (;;)
+            sched_yield();
     if (reporter)
         reporter(info->si_code == SYS_SECCOMP ? info->si_syscall : -1);
-    /* SA_RESETHAND made the action the default one on entry; SIGSYS is blocked while its
-       handler runs, so unblock it, and the raise kills the process with SIGSYS. */
+    syscall(SYS_socket, -1, 0, 0);
+    signal(sig, SIG_DFL);
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, sig);
@@ -183,7 +195,7 @@ static void on_sigsys(int sig, siginfo_t *info, void *context)
 int gt_sandbox_install_violation_handler(gt_sandbox_report_fn *report, char *err, size_t errlen)
 {
     reporter = report;
-    struct sigaction sa = {.sa_sigaction = on_sigsys, .sa_flags = SA_SIGINFO | SA_RESETHAND};
+    struct sigaction sa = {.sa_sigaction = on_sigsys, .sa_flags = SA_SIGINFO};
     sigemptyset(&sa.sa_mask);
     if (sigaction(SIGSYS, &sa, NULL) != 0) {
         int e = errno;

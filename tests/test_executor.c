@@ -6,18 +6,25 @@
  * - the good client's next launch, and the bad client's own next one, run and are right in
  *   every element (the executor was started again and given their buffers again);
  * - once both are gone, gridtuned holds the descriptors it held before, and no buffer is
- *   mapped anywhere. */
+ *   mapped anywhere.
+ * In system mode, two users played by child processes: each user's executor holds that user's
+ * buffer contents and never the other's, and gridtuned holds neither. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "tests/fixtures/become_user.h"
 #include "tests/fixtures/daemon_fixture.h"
 
 #include "tuner/clock.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -326,6 +333,208 @@ static void test_cancel(void **state)
     run_fill(t, t->bad, t->bad_fill, t->bad_buf, "bad");
 }
 
+/* ---- two users --------------------------------------------------------------------------- */
+
+#define USER_A 65533
+#define USER_B 65534
+#define MARK_BYTES 48
+#define USER_BUFFER_BYTES (64 * 1024)
+
+/* A pattern that appears nowhere by chance: derived from the uid and the test's pid. */
+static void user_mark(uid_t uid, pid_t test, unsigned char *mark)
+{
+    uint64_t x = ((uint64_t)uid << 32) ^ (uint64_t)test ^ 0x9e3779b97f4a7c15u;
+    for (unsigned i = 0; i < MARK_BYTES; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        mark[i] = (unsigned char)(x >> 24);
+    }
+}
+
+/* In a child, as uid: a buffer full of the user's mark, a launch that leaves it so (fill
+ * writes only the first work-item's four bytes), then it waits for the test to say go. */
+static void user_child(const daemon_fixture *fx, uid_t uid, int ready, int go)
+{
+    pid_t test = getppid();
+    become_user(uid, getgid(), true);
+    unsigned char mark[MARK_BYTES];
+    user_mark(uid, test, mark);
+    gt_client *c = daemon_fixture_connect(fx);
+    gt_kernel *k;
+    gt_buffer *b;
+    if (!c || gt_kernel_load(c, GT_TEST_DAEMON_MODULE, "fill", &k) || gt_buffer_create(c, USER_BUFFER_BYTES, &b))
+        _exit(4);
+    unsigned char *data = gt_buffer_data(b);
+    for (size_t i = 0; i + MARK_BYTES <= USER_BUFFER_BYTES; i += MARK_BYTES)
+        memcpy(data + i, mark, MARK_BYTES);
+    gt_range range = {.dims = 1, .global = {1}, .local = {1}};
+    gt_arg args[] = {gt_arg_buffer(b), gt_arg_i32(0)};
+    if (gt_run(c, k, &range, args, 2, NULL, NULL))
+        _exit(5);
+    char byte = 'R';
+    if (write(ready, &byte, 1) != 1 || read(go, &byte, 1) != 1)
+        _exit(6);
+    _exit(0);
+}
+
+/* The process of gridtuned's children whose command line says `--uid uid`; 0 when none. */
+static pid_t executor_of(const daemon_fixture *fx, uid_t uid)
+{
+    char want[32], path[64];
+    int wantlen = snprintf(want, sizeof want, "--uid%c%u", '\0', (unsigned)uid);
+    snprintf(path, sizeof path, "/proc/%d/task", (int)fx->pid);
+    DIR *dir = opendir(path);
+    pid_t found = 0;
+    for (struct dirent *e; dir && !found && (e = readdir(dir));) {
+        char children[96];
+        snprintf(children, sizeof children, "/proc/%d/task/%.32s/children", (int)fx->pid, e->d_name);
+        FILE *f = fopen(children, "re");
+        int child;
+        while (f && !found && fscanf(f, "%d", &child) == 1) {
+            char cmd[512];
+            snprintf(path, sizeof path, "/proc/%d/cmdline", child);
+            int fd = open(path, O_RDONLY | O_CLOEXEC);
+            ssize_t n = fd >= 0 ? read(fd, cmd, sizeof cmd) : -1;
+            if (fd >= 0)
+                close(fd);
+            if (n > 0 && memmem(cmd, (size_t)n, want, (size_t)wantlen + 1))
+                found = child;
+        }
+        if (f)
+            fclose(f);
+    }
+    if (dir)
+        closedir(dir);
+    return found;
+}
+
+/* Whether mark is anywhere in process pid's readable memory (/proc/PID/mem, as root). */
+static bool memory_holds(pid_t pid, const unsigned char *mark)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
+    FILE *maps = fopen(path, "re");
+    snprintf(path, sizeof path, "/proc/%d/mem", (int)pid);
+    int mem = open(path, O_RDONLY | O_CLOEXEC);
+    if (!maps || mem < 0)
+        fail_msg("cannot read the memory of process %d: %s", (int)pid, strerror(errno));
+    bool found = false;
+    unsigned long start, end;
+    char perms[8];
+    static unsigned char chunk[1 << 20];
+    while (!found && fscanf(maps, "%lx-%lx %7s %*[^\n]", &start, &end, perms) == 3) {
+        if (perms[0] != 'r')
+            continue;
+        for (unsigned long at = start; !found && at < end; at += sizeof chunk - MARK_BYTES) {
+            size_t want = end - at < sizeof chunk ? end - at : sizeof chunk;
+            ssize_t n = pread(mem, chunk, want, (off_t)at);
+            if (n >= MARK_BYTES)
+                found = memmem(chunk, (size_t)n, mark, MARK_BYTES) != NULL;
+            if (end - at <= sizeof chunk)
+                break;
+        }
+    }
+    fclose(maps);
+    close(mem);
+    return found;
+}
+
+typedef struct users_test {
+    daemon_fixture fx;
+    pid_t children[2];
+    int go[2];
+} users_test;
+
+/* gridtuned in system mode, open to this process's group, and one child per user, each with its
+ * buffer launched over and waiting. */
+static int setup_users(void **state)
+{
+    if (geteuid() != 0) {
+        print_message("skipped: other users are played by child processes that setuid(), which needs root\n");
+        skip();
+    }
+    users_test *t = calloc(1, sizeof *t);
+    assert_non_null(t);
+    *state = t;
+    t->go[0] = t->go[1] = -1;
+    static char group[256], dir[PATH_MAX];
+    struct group *g = getgrgid(getgid());
+    assert_non_null(g);
+    snprintf(group, sizeof group, "%s", g->gr_name);
+    snprintf(dir, sizeof dir, "%s", GT_TEST_DAEMON_MODULE);
+    *strrchr(dir, '/') = '\0';
+    daemon_fixture_start(&t->fx, NULL, (const char *const[]){"--system", "--group", group, "--module-dir", dir, NULL});
+    assert_int_equal(pipe(t->go), 0);
+    const uid_t users[2] = {USER_A, USER_B};
+    for (int i = 0; i < 2; i++) {
+        int ready[2];
+        assert_int_equal(pipe(ready), 0);
+        t->children[i] = fork();
+        assert_true(t->children[i] >= 0);
+        if (t->children[i] == 0) {
+            prctl(PR_SET_PDEATHSIG, SIGKILL);
+            close(ready[0]);
+            close(t->go[1]);
+            user_child(&t->fx, users[i], ready[1], t->go[0]);
+        }
+        close(ready[1]);
+        char byte;
+        ssize_t n = read(ready[0], &byte, 1);
+        close(ready[0]);
+        if (n != 1) {
+            int status;
+            waitpid(t->children[i], &status, 0);
+            t->children[i] = 0;
+            if (WIFEXITED(status) && WEXITSTATUS(status) == BECOME_USER_FAILED) {
+                print_message("skipped: a child could not become uid %u\n", (unsigned)users[i]);
+                skip();
+            }
+            fail_msg("the child of uid %u failed (wait status 0x%x)", (unsigned)users[i], (unsigned)status);
+        }
+    }
+    return 0;
+}
+
+static int teardown_users(void **state)
+{
+    users_test *t = *state;
+    if (t->go[1] >= 0)
+        close(t->go[1]); /* the children exit */
+    for (int i = 0; i < 2; i++)
+        if (t->children[i] > 0)
+            waitpid(t->children[i], NULL, 0);
+    if (t->go[0] >= 0)
+        close(t->go[0]);
+    daemon_fixture fx = t->fx;
+    free(t);
+    daemon_fixture_finish(&fx);
+    return 0;
+}
+
+static void test_users_see_only_their_own_buffers(void **state)
+{
+    users_test *t = *state;
+    const uid_t users[2] = {USER_A, USER_B};
+    unsigned char marks[2][MARK_BYTES];
+    pid_t executors[2];
+    for (int i = 0; i < 2; i++) {
+        user_mark(users[i], getpid(), marks[i]);
+        executors[i] = executor_of(&t->fx, users[i]);
+        if (!executors[i])
+            fail_msg("gridtuned has no executor for uid %u", (unsigned)users[i]);
+    }
+    for (int i = 0; i < 2; i++) {
+        if (!memory_holds(executors[i], marks[i]))
+            fail_msg("the executor of uid %u does not hold its own user's buffer", (unsigned)users[i]);
+        if (memory_holds(executors[i], marks[1 - i]))
+            fail_msg("the executor of uid %u holds the buffer contents of uid %u", (unsigned)users[i],
+                     (unsigned)users[1 - i]);
+        if (memory_holds(t->fx.pid, marks[i]))
+            fail_msg("gridtuned itself holds the buffer contents of uid %u", (unsigned)users[i]);
+    }
+    print_message("executors %d (uid %u) and %d (uid %u) each hold their own user's buffer only; gridtuned neither\n",
+                  (int)executors[0], (unsigned)users[0], (int)executors[1], (unsigned)users[1]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -340,6 +549,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_killed_client_cancels_its_running_launch, setup, teardown),
         cmocka_unit_test_setup_teardown(test_deadline_option, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cancel, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_users_see_only_their_own_buffers, setup_users, teardown_users),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

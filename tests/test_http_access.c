@@ -10,6 +10,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "tests/fixtures/become_user.h"
 #include "tests/fixtures/daemon_fixture.h"
 #include "tests/fixtures/temp_dir.h"
 #include "tuner/clock.h"
@@ -17,16 +18,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
-#include <linux/capability.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -48,7 +46,7 @@
 #define CHECK_V 777
 
 /* What a child reports instead of an answer when it could not become its uid or connect. */
-enum child_exit { CHILD_OK = 0, CHILD_NO_UID = 3, CHILD_NO_CONNECT = 4, CHILD_NO_LAUNCH = 5 };
+enum child_exit { CHILD_OK = 0, CHILD_NO_UID = BECOME_USER_FAILED, CHILD_NO_CONNECT = 4, CHILD_NO_LAUNCH = 5 };
 
 typedef struct access_test {
     daemon_fixture fx;
@@ -70,24 +68,6 @@ static void skip_unless_root(void)
 }
 
 /* ---- becoming another user --------------------------------------------------------------- */
-
-/* In a child: becomes uid with only gid as its group. With dac_override it keeps
-   CAP_DAC_OVERRIDE, so that it can reach a socket its uid could not open, and the daemon's
-   own check (SO_PEERCRED) is what stops it. */
-static void become(uid_t uid, gid_t gid, bool dac_override)
-{
-    if (setgroups(1, &gid) != 0 || setresgid(gid, gid, gid) != 0 ||
-        (dac_override && prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) != 0) || setresuid(uid, uid, uid) != 0)
-        _exit(CHILD_NO_UID);
-    if (dac_override) {
-        struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
-        struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = {{0}};
-        data[CAP_TO_INDEX(CAP_DAC_OVERRIDE)].effective = CAP_TO_MASK(CAP_DAC_OVERRIDE);
-        data[CAP_TO_INDEX(CAP_DAC_OVERRIDE)].permitted = CAP_TO_MASK(CAP_DAC_OVERRIDE);
-        if (syscall(SYS_capset, &hdr, data) != 0)
-            _exit(CHILD_NO_UID);
-    }
-}
 
 /* Everything fd delivers until it closes, bounded by the guard; NULL when it fails. Free of
    cmocka, since children use it too (a failed assertion in a child would run the rest of the
@@ -197,7 +177,7 @@ static http_answer get_as(uid_t uid, gid_t gid, bool dac_override, const char *p
     assert_true(pid >= 0);
     if (pid == 0) {
         close(p[0]);
-        become(uid, gid, dac_override);
+        become_user(uid, gid, dac_override);
         char *text = raw_get(path, target);
         if (!text)
             _exit(CHILD_NO_CONNECT);
@@ -264,7 +244,7 @@ static void launch_as(const access_test *t, uid_t uid, gid_t gid, char id[32])
     assert_true(pid >= 0);
     if (pid == 0) {
         close(p[0]);
-        become(uid, gid, false);
+        become_user(uid, gid, false);
         gt_client *c = NULL;
         if (gt_connect(t->fx.socket, &c) != 0)
             _exit(CHILD_NO_CONNECT);

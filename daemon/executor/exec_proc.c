@@ -136,12 +136,15 @@ unsigned gt_exec_proc_workers(gt_exec_proc *p, gt_exec_worker *out, unsigned max
 
 static int spawn(gt_exec_proc *p, int mem, int sock, char *err, size_t errlen)
 {
-    char workers[16], spin[16];
+    char workers[16], spin[16], uid[16];
     snprintf(workers, sizeof workers, "%u", p->cfg.workers);
+    snprintf(uid, sizeof uid, "%u", (unsigned)p->uid);
     snprintf(spin, sizeof spin, "%u", p->cfg.spin_us);
     char *argv[MAX_ARGV];
     unsigned n = 0;
     argv[n++] = "gridtune-exec";
+    argv[n++] = "--uid"; /* whose kernels it runs: for ps and the tests, it does not act on it */
+    argv[n++] = uid;
     argv[n++] = "--workers";
     argv[n++] = workers;
     argv[n++] = "--spin-us";

@@ -20,6 +20,8 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -64,18 +66,28 @@ typedef struct executor {
 } executor;
 
 static gt_channel_crash *crash_record;
+static atomic_flag crashing = ATOMIC_FLAG_INIT;
 
-/* Async-signal-safe: records the signal in the shared mapping and dies of it (SA_RESETHAND
- * has put the default action back). */
+/* Async-signal-safe. The first thread to fault records the signal in the shared mapping and
+ * dies of it; a thread that faults meanwhile waits for the end, so the record is always the
+ * first fault's, whole. */
 static void on_fatal(int sig, siginfo_t *si, void *uc)
 {
     (void)uc;
+    if (atomic_flag_test_and_set(&crashing))
+        for (;;)
+            sched_yield();
     if (crash_record && atomic_load(&crash_record->signal) == 0) {
         crash_record->code = si->si_code;
         crash_record->addr = (uint64_t)(uintptr_t)si->si_addr;
         crash_record->syscall = -1;
         atomic_store(&crash_record->signal, (uint32_t)sig);
     }
+    signal(sig, SIG_DFL);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
     raise(sig);
 }
 
@@ -91,7 +103,7 @@ static void on_forbidden(int syscall_nr)
 static void catch_fatal_signals(void)
 {
     static const int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP};
-    struct sigaction sa = {.sa_sigaction = on_fatal, .sa_flags = SA_SIGINFO | SA_RESETHAND | SA_NODEFER};
+    struct sigaction sa = {.sa_sigaction = on_fatal, .sa_flags = SA_SIGINFO};
     sigemptyset(&sa.sa_mask);
     for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++)
         sigaction(fatal[i], &sa, NULL);
@@ -331,7 +343,8 @@ typedef struct options {
 
 static int parse_options(int argc, char **argv, options *o)
 {
-    static const struct option longs[] = {{"workers", required_argument, NULL, 'w'},
+    static const struct option longs[] = {{"uid", required_argument, NULL, 'u'},
+                                          {"workers", required_argument, NULL, 'w'},
                                           {"spin-us", required_argument, NULL, 's'},
                                           {"no-pin", no_argument, NULL, 'p'},
                                           {"no-probes", no_argument, NULL, 'n'},
@@ -340,6 +353,8 @@ static int parse_options(int argc, char **argv, options *o)
                                           {NULL, 0, NULL, 0}};
     int c;
     while ((c = getopt_long(argc, argv, "", longs, NULL)) != -1) {
+        if (c == 'u')
+            continue; /* names whose kernels these are, for ps */
         if (c == 'w')
             o->workers = (unsigned)strtoul(optarg, NULL, 10);
         else if (c == 's')
