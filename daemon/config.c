@@ -68,6 +68,7 @@ static int parse_unsigned(const char *text, unsigned long long max, unsigned lon
 NUMBER_FLAG(set_workers, workers, 1, 256, false, "--workers")
 NUMBER_FLAG(set_inline_groups, inline_groups, 0, 1u << 16, false, "--inline-groups")
 NUMBER_FLAG(set_launcher_spin, launcher_spin_us, 0, 100000, false, "--launcher-spin")
+NUMBER_FLAG(set_executor_spin, executor_spin_us, 0, 100000, false, "--executor-spin")
 NUMBER_FLAG(set_max_frame, limits.max_frame, 1024, 1u << 30, true, "--max-frame")
 NUMBER_FLAG(set_max_buffers, limits.max_buffers, 1, 1u << 20, false, "--max-buffers")
 NUMBER_FLAG(set_max_buffer_bytes, limits.max_buffer_bytes, 1, 1ull << 50, true, "--max-buffer-bytes")
@@ -371,6 +372,9 @@ static const flag flags[] = {
     {"isolation", "process|none", set_isolation,
      "process (default): kernels run in executor processes, one per user, so a kernel that faults or hangs fails "
      "only its own launch; none: in gridtuned itself"},
+    {"executor-spin", "MICROSECONDS", set_executor_spin,
+     "after each request an executor polls this long for the next before it sleeps, and gridtuned as long for "
+     "its answer (default 200; waking a sleeping one costs 20-50 us here, polling costs CPU time)"},
     {"executor", "PATH", set_executor, "the gridtune-exec program (default: beside gridtuned, else the installed one)"},
     {"launch-timeout", "SECONDS", set_launch_timeout,
      "stop a launch that runs this long by ending its executor process (default 0: never; needs --isolation process)"},
@@ -476,6 +480,7 @@ static void defaults(gt_daemon_config *cfg)
         .stop_grace_s = GT_DEFAULT_STOP_GRACE,
         .inline_groups = GT_DEFAULT_INLINE_GROUPS,
         .launcher_spin_us = GT_DEFAULT_LAUNCHER_SPIN,
+        .executor_spin_us = GT_DEFAULT_EXECUTOR_SPIN,
         .limits = {.max_frame = GT_DEFAULT_MAX_FRAME,
                    .max_buffers = GT_DEFAULT_MAX_BUFFERS,
                    .max_buffer_bytes = GT_DEFAULT_MAX_BUFFER_BYTES,

@@ -284,7 +284,7 @@ static int start_executors(gt_daemon *d, char *err, size_t errlen)
     const gt_daemon_config *cfg = d->cfg;
     gt_exec_proc_config ec = {.path = d->executor_path, .workers = d->workers, .no_pin = cfg->no_pin,
                               .no_probes = cfg->no_probes, .no_populate = cfg->no_populate, .events = cfg->events, .nevents = cfg->nevents,
-                              .spin_us = cfg->launcher_spin_us};
+                              .spin_us = cfg->executor_spin_us};
     if (!(d->executors = gt_executors_new(&ec))) {
         snprintf(err, errlen, "out of memory");
         return -ENOMEM;

@@ -8,10 +8,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #define CHANNEL_MAGIC 0x67746368u /* "gtch" */
@@ -30,7 +32,7 @@ typedef struct box {
     _Atomic uint32_t seq;
     _Atomic uint32_t sleeping;
     _Atomic uint32_t len;
-    uint32_t pad;
+    _Atomic uint32_t taken; /* the last seq the reader has copied out: the slot is free again */
 } box;
 
 typedef struct shared {
@@ -192,6 +194,15 @@ int gt_channel_send(gt_channel *c, const void *msg, size_t len, const int *fds, 
             return rc;
     }
     box *b = outgoing(c);
+    /* One slot: a second message waits until the reader has copied out the first (the
+       executor's report after a launch's reply). gridtuned never waits here, as it sends a
+       request only once the previous one is answered. */
+    for (unsigned tries = 0; atomic_load(&b->taken) != c->sent; tries++) {
+        if (tries < 1000)
+            sched_yield();
+        else
+            nanosleep(&(struct timespec){0, 50000}, NULL);
+    }
     memcpy(area(c, c->daemon_side), msg, len);
     atomic_store_explicit(&b->len, (uint32_t)len, memory_order_relaxed);
     atomic_store(&b->seq, ++c->sent);
@@ -254,6 +265,7 @@ static bool take_message(gt_channel *c, void *buf, size_t cap, size_t *len)
     if (n > max) /* only a peer that scribbled over the head writes this */
         n = max;
     memcpy(buf, area(c, !c->daemon_side), n < cap ? n : cap);
+    atomic_store(&b->taken, seq);
     *len = n;
     return true;
 }

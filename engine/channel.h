@@ -1,7 +1,7 @@
 /* channel.h: the line between gridtuned and one executor process. A sealed memfd holds two
  * mailboxes (requests one way, replies the other) and a crash record; a SOCK_SEQPACKET
  * socketpair carries descriptors (new buffers) and wakes a side that sleeps. One request is
- * outstanding at a time, so each mailbox has one slot.
+ * outstanding at a time, so each mailbox has one slot; a second message waits for the slot.
  *
  * A side that expects a message soon spins on the mailbox's sequence number for a while, so a
  * launch answered within that time costs no system call and no wake-up; after that it says it
@@ -49,8 +49,9 @@ void gt_channel_close(gt_channel *c);
 void gt_channel_set_spin(gt_channel *c, unsigned spin_us);
 
 /* Sends len bytes (at most the direction's maximum) as the next message, with nfds descriptors
- * (which stay the caller's) sent ahead of it on the socket. gridtuned sends requests, the
- * executor replies. Returns 0 or a negative errno (-EMSGSIZE, -EPIPE when the peer is gone). */
+ * (which stay the caller's) sent ahead of it on the socket, once the peer has taken the
+ * previous message. gridtuned sends requests, the executor replies. Returns 0 or a negative
+ * errno (-EMSGSIZE, -EPIPE when the peer is gone). */
 int gt_channel_send(gt_channel *c, const void *msg, size_t len, const int *fds, unsigned nfds);
 
 /* Waits for the next message and copies it into buf (cap bytes; longer messages are cut to

@@ -13,6 +13,7 @@
 #include "tuner/wisdom.h"
 
 #include <limits.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -28,6 +29,8 @@ typedef enum gt_exec_op {
     GT_EXEC_LOAD, /* load a kernel from a module file */
     GT_EXEC_SEAL, /* enter the sandbox (engine/sandbox.h): no more loads after it */
     GT_EXEC_LAUNCH,
+    GT_EXEC_REPORT, /* unasked, after a successful launch's reply: its report, written once the
+                       launch was answered, so that no launch waits for its report */
 } gt_exec_op;
 
 typedef struct gt_exec_arg {
@@ -70,7 +73,8 @@ typedef struct gt_exec_request {
     };
 } gt_exec_request;
 
-/* What a launch's reply says besides rc and err; the report's text follows the reply. */
+/* What a launch's reply says besides rc and err. The GT_EXEC_REPORT message after it carries
+ * the report's text after the reply structure, report_len bytes. */
 typedef struct gt_exec_outcome {
     uint64_t groups, groups_analysis;
     unsigned disturbed_samples;
@@ -99,16 +103,41 @@ typedef struct gt_exec_reply {
     uint32_t op; /* the request's */
     int32_t rc;  /* 0 or a negative errno, with err */
     char err[GT_EXEC_ERR_MAX];
-    /* Every reply: the workers as the probes saw them (nworkers 0 without probes). */
-    unsigned nworkers;
-    gt_exec_worker workers[GT_EXEC_WORKERS_MAX];
     union {
         gt_exec_hello hello;
         struct {
             uint64_t addr; /* where the executor mapped the buffer, to place a fault's address */
         } map;
-        gt_exec_outcome launch;
+        gt_exec_outcome launch; /* GT_EXEC_REPORT: report_len only */
     };
+    /* Every reply but a report: the workers as the probes saw them (0 without probes). Only
+       the first nworkers travel; a report's text takes their place. */
+    unsigned nworkers;
+    gt_exec_worker workers[GT_EXEC_WORKERS_MAX];
 } gt_exec_reply;
+
+/* Only what a message uses travels, so that a launch copies a few KiB, not tens. */
+static inline size_t gt_exec_request_size(uint32_t op)
+{
+    size_t head = offsetof(gt_exec_request, launch);
+    return head + (op == GT_EXEC_MAP ? sizeof(((gt_exec_request *)0)->map)
+                   : op == GT_EXEC_UNMAP ? sizeof(((gt_exec_request *)0)->unmap)
+                   : op == GT_EXEC_LOAD ? sizeof(((gt_exec_request *)0)->load)
+                   : op == GT_EXEC_LAUNCH ? sizeof(gt_exec_launch)
+                   : 0);
+}
+
+#define GT_EXEC_REPLY_HEAD offsetof(gt_exec_reply, workers)
+
+static inline size_t gt_exec_reply_size(const gt_exec_reply *r)
+{
+    return GT_EXEC_REPLY_HEAD + r->nworkers * sizeof r->workers[0];
+}
+
+/* A report's text, in place of the workers. */
+static inline char *gt_exec_reply_text(gt_exec_reply *r)
+{
+    return (char *)r + GT_EXEC_REPLY_HEAD;
+}
 
 #endif

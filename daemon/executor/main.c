@@ -62,7 +62,8 @@ typedef struct executor {
     bool populate;
     bool sealed;
     gt_exec_request req;
-    gt_exec_reply *reply; /* GT_CHANNEL_REPLY_MAX bytes: the reply, then the report's text */
+    gt_exec_reply *reply; /* GT_CHANNEL_REPLY_MAX bytes: the reply, then a report's text */
+    gt_launch_report *report; /* the latest launch's, until sent after its reply */
 } executor;
 
 static gt_channel_crash *crash_record;
@@ -239,20 +240,19 @@ static int bind_args(executor *x, const gt_exec_launch *l, gt_arg_value *args)
     return 0;
 }
 
-/* The report's text goes after the reply, cut (and so not JSON) if it does not fit. */
-static uint32_t write_report(executor *x, const gt_tune_config *cfg, const gt_executor *exec, const gt_tune_launch *tl,
-                             gt_tune_result *res, const gt_exec_launch *l)
+/* The report of the launch just answered, in its own message: its text after the reply
+ * structure (none if it could not be written, or does not fit). */
+static void send_report(executor *x)
 {
-    gt_tune_config used = gt_tune_config_for(cfg, exec);
-    gt_launch_report *r = gt_launch_report_new(&used, tl, res, exec->counters, exec->probes, exec->workers,
-                                               l->report_id, l->started_ms);
-    const char *text = r ? gt_launch_report_text(r) : NULL;
-    size_t len = text ? strlen(text) : 0, room = GT_CHANNEL_REPLY_MAX - sizeof *x->reply;
-    if (len > room)
-        len = 0;
-    memcpy(x->reply + 1, text ? text : "", len);
-    gt_launch_report_unref(r);
-    return (uint32_t)len;
+    const char *text = x->report ? gt_launch_report_text(x->report) : NULL;
+    size_t len = text ? strlen(text) : 0, room = GT_CHANNEL_REPLY_MAX - GT_EXEC_REPLY_HEAD;
+    memset(x->reply, 0, GT_EXEC_REPLY_HEAD);
+    x->reply->op = GT_EXEC_REPORT;
+    x->reply->launch.report_len = (uint32_t)(len <= room ? len : 0);
+    memcpy(gt_exec_reply_text(x->reply), text ? text : "", x->reply->launch.report_len);
+    gt_launch_report_unref(x->report);
+    x->report = NULL;
+    (void)gt_channel_send(x->ch, x->reply, GT_EXEC_REPLY_HEAD + x->reply->launch.report_len, NULL, 0);
 }
 
 static int do_launch(executor *x)
@@ -285,7 +285,11 @@ static int do_launch(executor *x)
     out->disturbed_samples = res.disturbed_samples;
     out->source = res.source;
     out->wisdom_changed = rc == 0 && res.wisdom_changed && gt_wisdom_lookup(x->wisdom, &out->key, &out->entry);
-    out->report_len = rc == 0 ? write_report(x, &l->cfg, &exec, &tl, &res, l) : 0;
+    if (rc == 0) { /* written after the reply (send_report): it takes res */
+        gt_tune_config used = gt_tune_config_for(&l->cfg, &exec);
+        x->report = gt_launch_report_new(&used, &tl, &res, exec.counters, exec.probes, exec.workers, l->report_id,
+                                         l->started_ms);
+    }
     gt_tune_result_free(&res);
     return rc;
 }
@@ -310,10 +314,10 @@ static void serve(executor *x)
             return; /* gridtuned closed the channel: time to go */
         if (rc)
             continue;
-        memset(x->reply, 0, sizeof *x->reply);
+        memset(x->reply, 0, GT_EXEC_REPLY_HEAD);
         x->reply->op = x->req.op;
-        if (len != sizeof x->req)
-            rc = fail(x, -EPROTO, "a request of %zu bytes; expected %zu", len, sizeof x->req);
+        if (len < sizeof x->req.op || len != gt_exec_request_size(x->req.op))
+            rc = fail(x, -EPROTO, "a request of %zu bytes", len);
         else if (x->req.op == GT_EXEC_MAP)
             rc = do_map(x);
         else if (x->req.op == GT_EXEC_UNMAP)
@@ -328,9 +332,10 @@ static void serve(executor *x)
             rc = fail(x, -EPROTO, "unknown request %u", x->req.op);
         x->reply->rc = rc;
         report_workers(x);
-        size_t extra = x->req.op == GT_EXEC_LAUNCH && rc == 0 ? x->reply->launch.report_len : 0;
-        if (gt_channel_send(x->ch, x->reply, sizeof *x->reply + extra, NULL, 0) == -EPIPE)
+        if (gt_channel_send(x->ch, x->reply, gt_exec_reply_size(x->reply), NULL, 0) == -EPIPE)
             return;
+        if (x->req.op == GT_EXEC_LAUNCH && rc == 0)
+            send_report(x); /* an empty one when x->report could not be made */
     }
 }
 
@@ -431,7 +436,7 @@ int main(int argc, char **argv)
     x.reply->rc = start(&x, &o, &x.reply->hello, x.reply->err, sizeof x.reply->err);
     if (x.reply->rc == 0)
         report_workers(&x);
-    if (gt_channel_send(x.ch, x.reply, sizeof *x.reply, NULL, 0) == 0 && x.reply->rc == 0)
+    if (gt_channel_send(x.ch, x.reply, gt_exec_reply_size(x.reply), NULL, 0) == 0 && x.reply->rc == 0)
         serve(&x);
     if (x.pool)
         gt_pool_destroy(x.pool);

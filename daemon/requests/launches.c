@@ -199,9 +199,8 @@ static int run_in_executor(launch_job *j, char *err, size_t errlen)
     gt_tune_wisdom_key(&tl, l.run_here ? 1 : gt_exec_proc_hello(p)->workers, &key);
     l.has_entry = gt_wisdom_lookup(d->wisdom, &key, &l.entry);
     const gt_exec_outcome *o;
-    const char *report;
     gt_exec_cancel cancel = {.cancelled = running_cancelled, .ctx = j};
-    rc = gt_exec_proc_launch(p, &l, j->deadline_ms, &cancel, &o, &report, err, errlen);
+    rc = gt_exec_proc_launch(p, &l, j->deadline_ms, &cancel, &o, err, errlen);
     j->ran = true;
     if (rc)
         return rc;
@@ -213,8 +212,13 @@ static int run_in_executor(launch_job *j, char *err, size_t errlen)
     answer_early(j);
     if (o->wisdom_changed)
         take_entry(j, &key, o);
-    if (!(j->ev->report = gt_launch_report_from_text(report, o->report_len)))
-        gt_log_warn("launch %" PRIu64 ": the executor's report was not JSON, or memory ran out", j->report_id);
+    const char *report;
+    size_t len;
+    char why[512];
+    if (gt_exec_proc_report(p, &report, &len, why, sizeof why) != 0)
+        gt_log_warn("launch %" PRIu64 ": its report was lost: %s", j->report_id, why);
+    else if (!(j->ev->report = gt_launch_report_from_text(report, len)))
+        gt_log_warn("launch %" PRIu64 ": out of memory keeping its report", j->report_id);
     return 0;
 }
 
