@@ -2,10 +2,10 @@
  * costs a launch: a gridtuned that runs them in an executor process per user (its default)
  * against one that runs them itself (--isolation none), side by side in one run.
  *
- * Two gridtuneds of this run's own, alike but for --isolation, both with --refine off (so a
- * warm launch is the analysis's winner alone, as in gridtune-peer-bench). Per benchmark, each
- * daemon gets its own case and one untimed launch (analysis decides); then each round times one
- * warm launch (gt_launch to gt_wait, its output checked outside that time) on each daemon,
+ * Two gridtuneds of this run's own, alike but for --isolation, both with --refine off. Per
+ * benchmark, each daemon gets its own case; the in-process daemon's first launch lets analysis
+ * decide, and both then run that winner, forced, so that they run the same schedule. Each round
+ * times one launch (gt_launch to gt_wait, its output checked outside that time) on each daemon,
  * which one goes first alternating. Then the empty launch's round trip (gt_run, answered on
  * completion), in blocks alternating between the daemons. Figures are medians; the ratio is
  * executor over in-process. Nothing is compared with a fixed target. */
@@ -13,6 +13,7 @@
 #include "bench/private_daemon.h"
 #include "bench/roundtrip.h"
 #include "kernels/seeds_client.h"
+#include "tuner/report_read.h"
 #include "tuner/stats.h"
 
 #include <cjson/cJSON.h>
@@ -31,6 +32,7 @@ static const char *const daemon_labels[NDAEMONS] = {"in-process", "executor"};
 
 typedef struct iso_result {
     const gt_seed_bench *bench; /* NULL: the empty launch's round trip */
+    char schedule[GT_SCHEDULE_TEXT_MAX]; /* the one both ran */
     unsigned n;
     double v[NDAEMONS][GT_BENCH_MAX_REPS * TRIP_BLOCK_REPS > TRIP_BLOCKS * TRIP_BLOCK_REPS
                            ? GT_BENCH_MAX_REPS * TRIP_BLOCK_REPS
@@ -101,20 +103,30 @@ static void medians(iso_result *r)
         r->median[k] = gt_stats_median(r->v[k], r->n);
 }
 
-/* One case per daemon, launched once untimed (analysis decides, the wisdom keeps it), then
- * o->flags.reps rounds of one warm launch on each. */
+/* One case per daemon. The in-process daemon's first launch (untimed) lets analysis decide;
+ * then both run its winner, forced, so that the two paths run the same schedule: one untimed
+ * launch each, then o->flags.reps rounds of one timed launch on each. */
 static int run_bench(gt_client *c[NDAEMONS], const char *module, const iso_options *o, iso_result *r)
 {
     cli_seed s[NDAEMONS];
     memset(s, 0, sizeof s);
+    gt_launch_options opts = gt_launch_options_default();
+    gt_report_summary sum = {0};
     int rc = 0;
     for (int k = 0; rc == 0 && k < NDAEMONS; k++) {
         char what[96];
-        snprintf(what, sizeof what, "%s, first launch, %s", r->bench->name, daemon_labels[k]);
         char *report = NULL;
+        snprintf(what, sizeof what, "%s, first launch, %s", r->bench->name, daemon_labels[k]);
         rc = cli_seed_open(c[k], module, r->bench, o->flags.size, &s[k]);
+        if (rc == 0 && k == D_IN_PROCESS && (rc = cli_seed_run(&s[k], what, NULL, &report, NULL)) == 0) {
+            gt_report_read_text(report, &sum);
+            opts.schedule = sum.winner;
+            snprintf(r->schedule, sizeof r->schedule, "%s", sum.winner);
+        }
+        free(report);
+        report = NULL;
         if (rc == 0)
-            rc = cli_seed_run(&s[k], what, NULL, &report, NULL);
+            rc = cli_seed_run(&s[k], what, &opts, &report, NULL);
         free(report);
     }
     for (unsigned round = 0; rc == 0 && round < o->flags.reps; round++)
@@ -124,7 +136,7 @@ static int run_bench(gt_client *c[NDAEMONS], const char *module, const iso_optio
             uint64_t ns = 0;
             char *report = NULL;
             snprintf(what, sizeof what, "%s, round %u, %s", r->bench->name, round + 1, daemon_labels[k]);
-            rc = cli_seed_run(&s[k], what, NULL, &report, &ns);
+            rc = cli_seed_run(&s[k], what, &opts, &report, &ns);
             free(report);
             r->v[k][round] = (double)ns / 1e6;
         }
@@ -165,11 +177,11 @@ static int run_trips(gt_client *c[NDAEMONS], iso_result *r)
 static void print_results(const iso_result *r, unsigned n, const iso_result *trip, unsigned rounds)
 {
     printf("\n%s: one run; warm launches (gt_launch to gt_wait), medians of %u rounds, ms\n", ISO_PROG, rounds);
-    printf("%-14s %12s %12s %10s\n", "benchmark", daemon_labels[D_IN_PROCESS], daemon_labels[D_EXECUTOR],
-           "ratio");
+    printf("%-14s %12s %12s %10s  %s\n", "benchmark", daemon_labels[D_IN_PROCESS], daemon_labels[D_EXECUTOR],
+           "ratio", "schedule (both)");
     for (unsigned i = 0; i < n; i++)
-        printf("%-14s %12.2f %12.2f %10.3f\n", r[i].bench->name, r[i].median[D_IN_PROCESS], r[i].median[D_EXECUTOR],
-               r[i].median[D_EXECUTOR] / r[i].median[D_IN_PROCESS]);
+        printf("%-14s %12.2f %12.2f %10.3f  %s\n", r[i].bench->name, r[i].median[D_IN_PROCESS],
+               r[i].median[D_EXECUTOR], r[i].median[D_EXECUTOR] / r[i].median[D_IN_PROCESS], r[i].schedule);
     printf("empty launch round trip (gt_run), median of %u, us\n", trip->n);
     printf("%-14s %12.1f %12.1f %10.3f\n", "empty", trip->median[D_IN_PROCESS], trip->median[D_EXECUTOR],
            trip->median[D_EXECUTOR] / trip->median[D_IN_PROCESS]);
@@ -192,6 +204,7 @@ static int write_json(const iso_result *r, unsigned n, const iso_result *trip, c
     for (unsigned i = 0; i < n; i++) {
         cJSON *b = cJSON_CreateObject();
         cJSON_AddStringToObject(b, "benchmark", r[i].bench->name);
+        cJSON_AddStringToObject(b, "schedule", r[i].schedule);
         add_result(b, &r[i], "ms");
         cJSON_AddItemToArray(list, b);
     }
