@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_daemon_options.sh: gridtuned's tuning options on the command line. --help documents
+# test_daemon_options.sh: gridtuned's tuning and executor options on the command line. --help documents
 # them, and a bad value is refused with exit status 2 and a sentence naming the value and what
 # was expected, before the daemon starts. Nothing listens here.
 # usage: test_daemon_options.sh GRIDTUNED
@@ -13,7 +13,8 @@ trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/fixtures/cli_checks.sh"
 
 run 0 --help
-for opt in --budget --strategy --metric --refine --refine-limit --disturbed-share; do
+for opt in --budget --strategy --metric --refine --refine-limit --disturbed-share --isolation --executor \
+  --executor-spin --launch-timeout; do
   expect_in "$out" "$opt " "--help documents $opt"
 done
 
@@ -31,4 +32,9 @@ refused '--refine-limit "1001": expected an integer from 1 to 1000' --refine-lim
 refused '--refine-limit "x": expected an integer from 1 to 1000' --refine-limit x
 refused '--budget "0.5": expected a fraction of the workgroups above 0 and below 0.5' --budget 0.5
 refused '--strategy "fast": expected racing or nested' --strategy fast
+refused '--isolation "threads": expected process or none' --isolation threads
+refused '--executor "gridtune-exec": expected an absolute path to gridtune-exec' --executor gridtune-exec
+refused '--executor-spin "100001": expected an integer from 0 to 100000' --executor-spin 100001
+refused '--launch-timeout "-1": expected an integer from 0 to 1048576' --launch-timeout -1
+refused '--launch-timeout "soon": expected an integer from 0 to 1048576' --launch-timeout soon
 echo "test_daemon_options: ok"
