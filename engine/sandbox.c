@@ -169,21 +169,29 @@ int gt_sandbox_enter(char *err, size_t errlen)
 /* Set before the handler is installed, read only by it. */
 static gt_sandbox_report_fn *reporter;
 static atomic_flag reporting = ATOMIC_FLAG_INIT;
+static const int faults[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS};
 
-/* Several threads may break a rule at once: the handler stays installed (the sandbox forbids
+/* Several threads may fault at once: the handler stays installed (the sandbox forbids
  * changing SIGSYS's action, so it could not be put back), the first thread reports, and the
- * others wait for the end. The first then makes a forbidden call with SIGSYS blocked (it is,
- * inside its own handler): the kernel then kills the process with SIGSYS, by the default
- * action. Before the sandbox nothing is forbidden, and the default action is put back. */
-static void on_sigsys(int sig, siginfo_t *info, void *context)
+ * others wait for the end, so that the report is whole and is the first fault's. The first
+ * then dies of its signal by the default action: put back, for all but SIGSYS; for SIGSYS a
+ * forbidden call made with SIGSYS blocked (it is, inside its own handler) makes the kernel do
+ * it. Before the sandbox nothing is forbidden, and the default action is put back then too. */
+static void on_fault(int sig, siginfo_t *info, void *context)
 {
     (void)context;
     if (atomic_flag_test_and_set(&reporting))
         for (;;)
             sched_yield();
+    gt_fault f = {.signal = sig, .code = info->si_code, .syscall = -1, .addr = (uint64_t)(uintptr_t)info->si_addr};
+    if (sig == SIGSYS) {
+        f.syscall = info->si_code == SYS_SECCOMP ? info->si_syscall : -1;
+        f.addr = 0;
+    }
     if (reporter)
-        reporter(info->si_code == SYS_SECCOMP ? info->si_syscall : -1);
-    syscall(SYS_socket, -1, 0, 0);
+        reporter(&f);
+    if (sig == SIGSYS)
+        syscall(SYS_socket, -1, 0, 0);
     signal(sig, SIG_DFL);
     sigset_t set;
     sigemptyset(&set);
@@ -192,16 +200,17 @@ static void on_sigsys(int sig, siginfo_t *info, void *context)
     raise(sig);
 }
 
-int gt_sandbox_install_violation_handler(gt_sandbox_report_fn *report, char *err, size_t errlen)
+int gt_sandbox_catch_faults(gt_sandbox_report_fn *report, char *err, size_t errlen)
 {
     reporter = report;
-    struct sigaction sa = {.sa_sigaction = on_sigsys, .sa_flags = SA_SIGINFO};
+    struct sigaction sa = {.sa_sigaction = on_fault, .sa_flags = SA_SIGINFO};
     sigemptyset(&sa.sa_mask);
-    if (sigaction(SIGSYS, &sa, NULL) != 0) {
-        int e = errno;
-        snprintf(err, errlen, "cannot install the sandbox's SIGSYS handler: %s", strerror(e));
-        return -e;
-    }
+    for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++)
+        if (sigaction(faults[i], &sa, NULL) != 0) {
+            int e = errno;
+            snprintf(err, errlen, "cannot install the handler of %s: %s", strsignal(faults[i]), strerror(e));
+            return -e;
+        }
     return 0;
 }
 

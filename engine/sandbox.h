@@ -8,21 +8,28 @@
 #define GT_SANDBOX_H
 
 #include <stddef.h>
+#include <stdint.h>
 
-/* Called from the SIGSYS handler with the number of the refused system call (-1 when SIGSYS
- * was sent by someone rather than raised by the filter). It runs in a signal handler on the
- * thread that made the call, and so may only use async-signal-safe functions (write, sendmsg
- * and stores into memory allocated beforehand); the process dies of SIGSYS when it returns. */
-typedef void gt_sandbox_report_fn(int syscall_nr);
+/* What a fault handler learns: the signal and its si_code, the address (SIGSEGV, SIGBUS; 0
+ * for SIGSYS) and, for SIGSYS raised by the filter, the refused system call (else -1). */
+typedef struct gt_fault {
+    int signal, code, syscall;
+    uint64_t addr;
+} gt_fault;
 
-/* Installs the SIGSYS handler that calls report and then lets SIGSYS kill the process with its
- * default action, so the parent still sees a death by SIGSYS. Call it before gt_sandbox_enter,
- * which forbids changing SIGSYS's action afterwards;
- * report may be NULL (the handler then only re-raises). The handler only runs on threads that
- * do not block SIGSYS: on a thread that blocks it (the pool's workers block every signal), the
- * kernel kills the process with SIGSYS without calling it. Returns 0 or a negative errno with a
- * sentence in err. */
-int gt_sandbox_install_violation_handler(gt_sandbox_report_fn *report, char *err, size_t errlen);
+/* Called from the fault handler, on the thread that faulted. It may only use async-signal-
+ * safe functions (write, sendmsg and stores into memory allocated beforehand); the process
+ * dies of the signal when it returns. */
+typedef void gt_sandbox_report_fn(const gt_fault *fault);
+
+/* Installs the handler of every fatal fault (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP
+ * and SIGSYS): the first fault is reported through report (may be NULL), and the process then
+ * dies of that signal by its default action, so its parent still sees which. Faults on other
+ * threads meanwhile wait for the end. Call it before gt_sandbox_enter, which forbids changing
+ * SIGSYS's action afterwards. The handler only runs on threads that do not block the signal: on
+ * a thread that blocks it, the kernel kills the process without calling it (the pool's workers
+ * leave these signals unblocked). Returns 0 or a negative errno with a sentence in err. */
+int gt_sandbox_catch_faults(gt_sandbox_report_fn *report, char *err, size_t errlen);
 
 /* Sets no_new_privs, makes the process not dumpable, and installs the filter on every thread
  * of the process (the pool's workers included). There is no way back. Returns 0, or a negative

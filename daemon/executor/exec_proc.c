@@ -5,6 +5,7 @@
 #include "engine/channel.h"
 #include "engine/pool.h"
 #include "engine/sandbox.h"
+#include "tuner/grow.h"
 #include "tuner/sentence.h"
 
 #include <errno.h>
@@ -351,19 +352,6 @@ static int request(gt_exec_proc *p, const int *fds, unsigned nfds, unsigned dead
     }
 }
 
-static bool grow(void **v, size_t *cap, size_t n, size_t size)
-{
-    if (n < *cap)
-        return true;
-    size_t more = *cap ? *cap * 2 : 16;
-    void *q = realloc(*v, more * size);
-    if (!q)
-        return false;
-    *v = q;
-    *cap = more;
-    return true;
-}
-
 static mapping *find_mapping(gt_exec_proc *p, uint64_t id)
 {
     for (size_t i = 0; i < p->nmaps; i++)
@@ -388,7 +376,7 @@ int gt_exec_proc_map(gt_exec_proc *p, uint64_t id, int fd, uint64_t size, char *
     if (m && m->live && p->pid)
         return 0;
     if (!m) {
-        if (!grow((void **)&p->maps, &p->capmaps, p->nmaps, sizeof *p->maps))
+        if (!gt_grow((void **)&p->maps, &p->capmaps, p->nmaps, sizeof *p->maps))
             return gt_sentence_fail(err, errlen, -ENOMEM, "out of memory");
         m = &p->maps[p->nmaps++];
         *m = (mapping){.id = id, .fd = fd, .size = size};
@@ -437,7 +425,7 @@ int gt_exec_proc_load(gt_exec_proc *p, uint64_t id, const char *path, const char
     if (!k) {
         if (strlen(path) >= sizeof p->req.load.path || strlen(name) >= sizeof p->req.load.name)
             return gt_sentence_fail(err, errlen, -ENAMETOOLONG, "the kernel's path or name is too long");
-        if (!grow((void **)&p->kernels, &p->capkernels, p->nkernels, sizeof *p->kernels))
+        if (!gt_grow((void **)&p->kernels, &p->capkernels, p->nkernels, sizeof *p->kernels))
             return gt_sentence_fail(err, errlen, -ENOMEM, "out of memory");
         k = &p->kernels[p->nkernels];
         *k = (wanted){.id = id, .path = strdup(path), .name = strdup(name)};

@@ -1,6 +1,8 @@
 /* executors.c: the executor processes by user (executors.h). */
 #include "executors.h"
 
+#include "tuner/grow.h"
+
 #include <stdlib.h>
 
 struct gt_executors {
@@ -32,14 +34,8 @@ gt_exec_proc *gt_executors_for(gt_executors *e, uid_t uid)
     for (size_t i = 0; i < e->n; i++)
         if (gt_exec_proc_uid(e->v[i]) == uid)
             return e->v[i];
-    if (e->n == e->cap) {
-        size_t cap = e->cap ? 2 * e->cap : 4;
-        gt_exec_proc **v = realloc(e->v, cap * sizeof *v);
-        if (!v)
-            return NULL;
-        e->v = v;
-        e->cap = cap;
-    }
+    if (!gt_grow((void **)&e->v, &e->cap, e->n, sizeof *e->v))
+        return NULL;
     gt_exec_proc *p = gt_exec_proc_new(&e->cfg, uid);
     if (p)
         e->v[e->n++] = p;

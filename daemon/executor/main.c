@@ -16,12 +16,11 @@
 #include "engine/pool.h"
 #include "engine/pool_executor.h"
 #include "engine/sandbox.h"
+#include "tuner/grow.h"
 #include "tuner/sentence.h"
 
 #include <errno.h>
 #include <getopt.h>
-#include <pthread.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -67,47 +66,16 @@ typedef struct executor {
 } executor;
 
 static gt_channel_crash *crash_record;
-static atomic_flag crashing = ATOMIC_FLAG_INIT;
 
-/* Async-signal-safe. The first thread to fault records the signal in the shared mapping and
- * dies of it; a thread that faults meanwhile waits for the end, so the record is always the
- * first fault's, whole. */
-static void on_fatal(int sig, siginfo_t *si, void *uc)
+/* From the fault handler (engine/sandbox.c): what gridtuned reads after this process died. */
+static void record_fault(const gt_fault *f)
 {
-    (void)uc;
-    if (atomic_flag_test_and_set(&crashing))
-        for (;;)
-            sched_yield();
-    if (crash_record && atomic_load(&crash_record->signal) == 0) {
-        crash_record->code = si->si_code;
-        crash_record->addr = (uint64_t)(uintptr_t)si->si_addr;
-        crash_record->syscall = -1;
-        atomic_store(&crash_record->signal, (uint32_t)sig);
-    }
-    signal(sig, SIG_DFL);
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, sig);
-    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
-    raise(sig);
-}
-
-/* The sandbox's SIGSYS handler reports the refused system call here. */
-static void on_forbidden(int syscall_nr)
-{
-    if (crash_record && atomic_load(&crash_record->signal) == 0) {
-        crash_record->syscall = syscall_nr;
-        atomic_store(&crash_record->signal, (uint32_t)SIGSYS);
-    }
-}
-
-static void catch_fatal_signals(void)
-{
-    static const int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP};
-    struct sigaction sa = {.sa_sigaction = on_fatal, .sa_flags = SA_SIGINFO};
-    sigemptyset(&sa.sa_mask);
-    for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++)
-        sigaction(fatal[i], &sa, NULL);
+    if (!crash_record || atomic_load(&crash_record->signal) != 0)
+        return;
+    crash_record->code = f->code;
+    crash_record->addr = f->addr;
+    crash_record->syscall = f->syscall;
+    atomic_store(&crash_record->signal, (uint32_t)f->signal);
 }
 
 static int fail(executor *x, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -136,19 +104,6 @@ static loaded *find_kernel(executor *x, uint64_t id)
     return NULL;
 }
 
-static bool grow(void **v, size_t *cap, size_t n, size_t size)
-{
-    if (n < *cap)
-        return true;
-    size_t more = *cap ? *cap * 2 : 16;
-    void *p = realloc(*v, more * size);
-    if (!p)
-        return false;
-    *v = p;
-    *cap = more;
-    return true;
-}
-
 /* The buffer's pages are mapped in now, so that no launch takes their first-touch faults. */
 static int do_map(executor *x)
 {
@@ -158,7 +113,7 @@ static int do_map(executor *x)
         return fail(x, -EBADF, "the request to map buffer %llu came without its descriptor", (unsigned long long)id);
     int rc = 0;
     void *data = MAP_FAILED;
-    if (find_buffer(x, id) || !grow((void **)&x->buffers, &x->capbuffers, x->nbuffers, sizeof *x->buffers))
+    if (find_buffer(x, id) || !gt_grow((void **)&x->buffers, &x->capbuffers, x->nbuffers, sizeof *x->buffers))
         rc = fail(x, find_buffer(x, id) ? -EEXIST : -ENOMEM, "cannot map buffer %llu twice, or without memory",
                   (unsigned long long)id);
     else if ((data = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED)
@@ -193,7 +148,7 @@ static int do_load(executor *x)
         return 0;
     if (x->sealed)
         return fail(x, -EPERM, "the executor is in its sandbox and loads no more kernels");
-    if (!grow((void **)&x->kernels, &x->capkernels, x->nkernels, sizeof *x->kernels))
+    if (!gt_grow((void **)&x->kernels, &x->capkernels, x->nkernels, sizeof *x->kernels))
         return fail(x, -ENOMEM, "out of memory loading a kernel");
     loaded k = {.id = x->req.load.id};
     int rc = gt_module_open(x->req.load.path, &k.module, x->reply->err, sizeof x->reply->err);
@@ -423,8 +378,7 @@ int main(int argc, char **argv)
     gt_channel_set_spin(x.ch, o.spin_us);
     x.populate = !o.no_populate;
     crash_record = gt_channel_crash_record(x.ch);
-    catch_fatal_signals();
-    if (gt_sandbox_install_violation_handler(on_forbidden, err, sizeof err) != 0) {
+    if (gt_sandbox_catch_faults(record_fault, err, sizeof err) != 0) {
         fprintf(stderr, "gridtune-exec: %s\n", err);
         return 2;
     }
