@@ -192,6 +192,14 @@ static void test_forking(void **state)
                    (const char *const[]){"forks failed", "SIGSYS", "it called clone", NULL});
 }
 
+/* A write a page past the end of its buffer lands in the guard after it. */
+static void test_overrun_by_a_page(void **state)
+{
+    expect_failure(*state, "overrun", (gt_arg[]){gt_arg_i64(BAD_BYTES), gt_arg_i64(4096)}, 2,
+                   (const char *const[]){"overrun failed", "SIGSEGV",
+                                         "4096 bytes past the end of argument 0's buffer (4096 bytes)", NULL});
+}
+
 static void test_divide_by_zero(void **state)
 {
     expect_failure(*state, "divide", (gt_arg[]){gt_arg_i32(0)}, 1,
@@ -546,6 +554,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_opening_a_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_making_a_socket, setup, teardown),
         cmocka_unit_test_setup_teardown(test_forking, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_overrun_by_a_page, setup, teardown),
         cmocka_unit_test_setup_teardown(test_divide_by_zero, setup, teardown),
         cmocka_unit_test_setup_teardown(test_abort, setup, teardown),
         cmocka_unit_test_setup_teardown(test_forever_loop_past_the_timeout, setup_with_timeout, teardown),

@@ -12,6 +12,7 @@
 #include "daemon/launch_report.h"
 #include "engine/channel.h"
 #include "engine/counters.h"
+#include "engine/guarded_map.h"
 #include "engine/module.h"
 #include "engine/pool.h"
 #include "engine/pool_executor.h"
@@ -36,7 +37,7 @@
 
 typedef struct mapped_buffer {
     uint64_t id;
-    void *data;
+    gt_guarded_map map; /* between guard regions: an overrun faults (guarded_map.h) */
     size_t size;
 } mapped_buffer;
 
@@ -122,21 +123,21 @@ static int do_map(executor *x)
     if (fd < 0)
         return fail(x, -EBADF, "the request to map buffer %llu came without its descriptor", (unsigned long long)id);
     int rc = 0;
-    void *data = MAP_FAILED;
+    gt_guarded_map map = {0};
+    char why[256];
     if (find_buffer(x, id) || !gt_grow((void **)&x->buffers, &x->capbuffers, x->nbuffers, sizeof *x->buffers))
         rc = fail(x, find_buffer(x, id) ? -EEXIST : -ENOMEM, "cannot map buffer %llu twice, or without memory",
                   (unsigned long long)id);
-    else if ((data = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED)
-        rc = fail(x, -errno, "cannot map buffer %llu (%llu bytes): %s", (unsigned long long)id,
-                  (unsigned long long)size, strerror(errno));
+    else if ((rc = gt_guarded_map_open(fd, (size_t)size, &map, why, sizeof why)) != 0)
+        fail(x, rc, "buffer %llu: %s", (unsigned long long)id, why);
     close(fd);
     if (rc)
         return rc;
-    (void)madvise(data, size, MADV_HUGEPAGE);
+    (void)madvise(map.data, size, MADV_HUGEPAGE);
     if (x->populate)
-        (void)madvise(data, size, MADV_POPULATE_WRITE);
-    x->buffers[x->nbuffers++] = (mapped_buffer){.id = id, .data = data, .size = size};
-    x->reply->map.addr = (uint64_t)(uintptr_t)data;
+        (void)madvise(map.data, size, MADV_POPULATE_WRITE);
+    x->buffers[x->nbuffers++] = (mapped_buffer){.id = id, .map = map, .size = size};
+    x->reply->map.addr = (uint64_t)(uintptr_t)map.data;
     return 0;
 }
 
@@ -145,7 +146,7 @@ static int do_unmap(executor *x)
     mapped_buffer *b = find_buffer(x, x->req.unmap.id);
     if (!b)
         return fail(x, -ENOENT, "there is no buffer %llu to unmap", (unsigned long long)x->req.unmap.id);
-    munmap(b->data, b->size);
+    gt_guarded_map_close(&b->map);
     *b = x->buffers[--x->nbuffers];
     return 0;
 }
@@ -200,7 +201,7 @@ static int bind_args(executor *x, const gt_exec_launch *l, gt_arg_value *args)
         if (!b)
             return fail(x, -ENOENT, "argument %u names buffer %llu, which is not mapped here", i,
                         (unsigned long long)a->buffer);
-        args[i].v.ptr = b->data;
+        args[i].v.ptr = b->map.data;
     }
     return 0;
 }
@@ -410,7 +411,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < x.nkernels; i++)
         gt_module_close(x.kernels[i].module);
     for (size_t i = 0; i < x.nbuffers; i++)
-        munmap(x.buffers[i].data, x.buffers[i].size);
+        gt_guarded_map_close(&x.buffers[i].map);
     free(x.kernels);
     free(x.buffers);
     gt_wisdom_close(x.wisdom);
