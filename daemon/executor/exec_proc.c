@@ -311,17 +311,19 @@ static int describe_death(gt_exec_proc *p, const gt_exec_launch *l, char *err, s
 static int request(gt_exec_proc *p, const int *fds, unsigned nfds, unsigned deadline_ms, const gt_exec_cancel *cancel,
                    char *err, size_t errlen)
 {
-    int rc = gt_exec_proc_start(p, err, errlen);
-    if (rc)
-        return rc;
+    /* Callers start the process before they fill p->req: a start sends the process its
+       kernels and buffers through p->req itself. */
+    if (!p->pid)
+        return gt_sentence_fail(err, errlen, -ESRCH, "its executor is not running (it ended just before)");
+    int rc;
     const gt_exec_launch *l = p->req.op == GT_EXEC_LAUNCH ? &p->req.launch : NULL;
     if (p->report_due) { /* a caller that did not want it: the next reply must be this request's */
         const char *text;
         size_t len;
         char ignored[GT_EXEC_ERR_MAX];
         (void)gt_exec_proc_report(p, &text, &len, ignored, sizeof ignored);
-        if ((rc = gt_exec_proc_start(p, err, errlen)) != 0)
-            return rc;
+        if (!p->pid)
+            return gt_sentence_fail(err, errlen, -ECHILD, "its executor ended writing the previous launch's report");
     }
     if ((rc = gt_channel_send(p->ch, &p->req, gt_exec_request_size(p->req.op), fds, nfds)) != 0) {
         if (rc == -EPIPE)
@@ -454,17 +456,14 @@ void gt_exec_proc_forget(gt_exec_proc *p, uint64_t id)
     *k = p->kernels[--p->nkernels];
 }
 
-/* Everything wanted, into a new process: every kernel, loaded (one that no longer loads, its
- * file gone, is forgotten: a launch that needs it loads it again and says why it fails), and
- * every buffer, mapped and populated, so that no launch after a restart faults its pages in. */
+/* Everything wanted, into a new process: every kernel, loaded (one that does not load, its file
+ * gone, stays unloaded: a launch that needs it tries again and says why it fails), and every
+ * buffer, mapped and populated, so that no launch after a restart faults its pages in. */
 static void restore(gt_exec_proc *p)
 {
     char err[GT_EXEC_ERR_MAX];
-    for (size_t i = 0; i < p->nkernels && p->pid;)
-        if (send_load(p, &p->kernels[i], err, sizeof err) == 0 || !p->pid)
-            i++;
-        else
-            gt_exec_proc_forget(p, p->kernels[i].id);
+    for (size_t i = 0; i < p->nkernels && p->pid; i++)
+        (void)send_load(p, &p->kernels[i], err, sizeof err);
     for (size_t i = 0; i < p->nmaps && p->pid; i++)
         (void)send_map(p, &p->maps[i], err, sizeof err);
 }
@@ -487,8 +486,6 @@ int gt_exec_proc_launch(gt_exec_proc *p, const gt_exec_launch *launch, unsigned 
     int rc = p->pid && !p->sealed ? seal(p, err, errlen) : 0;
     if (rc)
         return rc;
-    if (!p->pid)
-        return gt_sentence_fail(err, errlen, -ESRCH, "its executor is not running (it ended since its buffers were sent)");
     p->req.op = GT_EXEC_LAUNCH;
     p->req.launch = *launch;
     rc = request(p, NULL, 0, deadline_ms, cancel, err, errlen);
