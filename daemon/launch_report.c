@@ -20,8 +20,6 @@ struct gt_launch_report {
     char id[24];
     int64_t started;
     char *text; /* once written */
-    bool unchecked; /* text came from an executor and has not been parsed yet */
-    bool lost;      /* it was not a JSON object: there is no report */
     char *kernel, *hash, *machine;
 };
 
@@ -63,20 +61,6 @@ gt_launch_report *gt_launch_report_new(const gt_tune_config *cfg, const gt_tune_
     return r;
 }
 
-gt_launch_report *gt_launch_report_from_text(const char *text, size_t len)
-{
-    gt_launch_report *r = calloc(1, sizeof *r);
-    if (r && !(r->text = strndup(text, len))) {
-        free(r);
-        return NULL;
-    }
-    if (r) {
-        r->refs = 1;
-        r->unchecked = true;
-    }
-    return r;
-}
-
 gt_launch_report *gt_launch_report_ref(gt_launch_report *r)
 {
     r->refs++;
@@ -95,25 +79,9 @@ void gt_launch_report_unref(gt_launch_report *r)
     free(r);
 }
 
-/* An executor's text is checked when first read, off the launch's path: a JSON object, or
- * the report is lost. */
-static void check_text(gt_launch_report *r)
-{
-    r->unchecked = false;
-    cJSON *doc = cJSON_Parse(r->text);
-    if (!cJSON_IsObject(doc)) {
-        free(r->text);
-        r->text = NULL;
-        r->lost = true;
-    }
-    cJSON_Delete(doc);
-}
-
 const char *gt_launch_report_text(gt_launch_report *r)
 {
-    if (r->unchecked)
-        check_text(r);
-    if (r->text || r->lost)
+    if (r->text)
         return r->text;
     gt_report_input in = {.config = &r->cfg, .launch = &r->launch, .result = &r->result, .counters = r->counters,
                           .probes = r->probed ? &r->probes : NULL, .workers = r->workers, .id = r->id,

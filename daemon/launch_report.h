@@ -19,9 +19,6 @@ typedef struct gt_launch_report gt_launch_report;
 gt_launch_report *gt_launch_report_new(const gt_tune_config *cfg, const gt_tune_launch *tl, gt_tune_result *res,
                                        const gt_counter_status *counters, const gt_probe_status *probes,
                                        unsigned workers, uint64_t id, int64_t started);
-/* A report whose text an executor process wrote, not trusted: checked to be a JSON object
- * when first read (gt_launch_report_text is NULL if it is not). NULL without memory. */
-gt_launch_report *gt_launch_report_from_text(const char *text, size_t len);
 /* Each reference is dropped with gt_launch_report_unref; the last one frees it. */
 gt_launch_report *gt_launch_report_ref(gt_launch_report *r);
 void gt_launch_report_unref(gt_launch_report *r);

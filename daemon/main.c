@@ -471,7 +471,6 @@ static void shut_down(daemon_main *m)
         gt_session_close(d->sessions, "gridtuned stopped");
     gt_jobq_destroy(d->launcher);
     gt_jobq_destroy(d->kernels);
-    gt_executors_free(d->executors);
     if (d->wisdom && gt_wisdom_save(d->wisdom, err, sizeof err) != 0)
         gt_log_warn("the wisdom could not be saved: %s", err);
     gt_http_free(m->http);
@@ -481,6 +480,7 @@ static void shut_down(daemon_main *m)
         if (evs[i])
             event_free(evs[i]);
     gt_report_ring_free(d->reports);
+    gt_executors_free(d->executors); /* after the reports, which borrow their counters' status */
     gt_usage_free(d->usage);
     gt_builder_destroy(d->builder);
     gt_wisdom_close(d->wisdom);

@@ -29,8 +29,6 @@ typedef enum gt_exec_op {
     GT_EXEC_LOAD, /* load a kernel from a module file */
     GT_EXEC_SEAL, /* enter the sandbox (engine/sandbox.h): no more loads after it */
     GT_EXEC_LAUNCH,
-    GT_EXEC_REPORT, /* unasked, after a successful launch's reply: its report, written once the
-                       launch was answered, so that no launch waits for its report */
 } gt_exec_op;
 
 typedef struct gt_exec_arg {
@@ -73,8 +71,9 @@ typedef struct gt_exec_request {
     };
 } gt_exec_request;
 
-/* What a launch's reply says besides rc and err. The GT_EXEC_REPORT message after it carries
- * the report's text after the reply structure, report_len bytes. */
+/* What a launch's reply says besides rc and err. After the workers, a successful launch's
+ * reply carries its tuner result, result_len bytes (exec_result.h), from which gridtuned
+ * writes the report when someone reads it. */
 typedef struct gt_exec_outcome {
     uint64_t groups, groups_analysis;
     unsigned disturbed_samples;
@@ -82,7 +81,8 @@ typedef struct gt_exec_outcome {
     bool wisdom_changed; /* entry is the launch's new decision or state, for key */
     gt_wisdom_key key;
     gt_wisdom_entry entry;
-    uint32_t report_len;
+    unsigned workers; /* what ran it: the pool's, or 1 on the executor's own thread */
+    uint32_t result_len;
 } gt_exec_outcome;
 
 typedef struct gt_exec_hello {
@@ -108,10 +108,10 @@ typedef struct gt_exec_reply {
         struct {
             uint64_t addr; /* where the executor mapped the buffer, to place a fault's address */
         } map;
-        gt_exec_outcome launch; /* GT_EXEC_REPORT: report_len only */
+        gt_exec_outcome launch;
     };
-    /* Every reply but a report: the workers as the probes saw them (0 without probes). Only
-       the first nworkers travel; a report's text takes their place. */
+    /* Every reply: the workers as the probes saw them (0 without probes). Only the first
+       nworkers travel; a launch's result follows them. */
     unsigned nworkers;
     gt_exec_worker workers[GT_EXEC_WORKERS_MAX];
 } gt_exec_reply;
@@ -134,10 +134,10 @@ static inline size_t gt_exec_reply_size(const gt_exec_reply *r)
     return GT_EXEC_REPLY_HEAD + r->nworkers * sizeof r->workers[0];
 }
 
-/* A report's text, in place of the workers. */
-static inline char *gt_exec_reply_text(gt_exec_reply *r)
+/* A launch's result, after the workers that travel. */
+static inline unsigned char *gt_exec_reply_result(gt_exec_reply *r)
 {
-    return (char *)r + GT_EXEC_REPLY_HEAD;
+    return (unsigned char *)r + gt_exec_reply_size(r);
 }
 
 #endif

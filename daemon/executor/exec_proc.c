@@ -21,7 +21,6 @@
 
 #define HELLO_TIMEOUT_MS 30000 /* loading PAPI and the probes takes a few hundred ms */
 #define CANCEL_POLL_MS 20      /* how often a waiting launch looks at its cancel flag */
-#define REPORT_TIMEOUT_MS 30000 /* writing a report takes milliseconds at most */
 #define MAX_ARGV (16 + 2 * GT_COUNTERS_MAX)
 
 extern char **environ;
@@ -57,7 +56,6 @@ struct gt_exec_proc {
     gt_exec_reply *reply; /* GT_CHANNEL_REPLY_MAX bytes */
     size_t reply_len;
     gt_exec_outcome outcome; /* the latest launch's */
-    bool report_due;         /* its report is still to be read */
     pthread_mutex_t workers_lock; /* the status reads the workers from the loop's thread */
     unsigned nworkers;
     gt_exec_worker workers[GT_EXEC_WORKERS_MAX];
@@ -95,7 +93,6 @@ static int reap(gt_exec_proc *p)
     while (waitpid(p->pid, &status, 0) < 0 && errno == EINTR)
         ;
     p->pid = 0;
-    p->report_due = false;
     for (size_t i = 0; i < p->nmaps; i++)
         p->maps[i].live = false;
     p->sealed = false;
@@ -197,16 +194,14 @@ static int spawn(gt_exec_proc *p, int mem, int sock, char *err, size_t errlen)
 static int check_reply(gt_exec_proc *p, uint32_t op, size_t len, char *err, size_t errlen)
 {
     p->reply_len = len;
-    if (len < GT_EXEC_REPLY_HEAD || p->reply->op != op ||
-        (op != GT_EXEC_REPORT && (p->reply->nworkers > GT_EXEC_WORKERS_MAX || gt_exec_reply_size(p->reply) > len)))
+    if (len < GT_EXEC_REPLY_HEAD || p->reply->op != op || p->reply->nworkers > GT_EXEC_WORKERS_MAX ||
+        gt_exec_reply_size(p->reply) > len)
         return gt_sentence_fail(err, errlen, -EPROTO, "the executor answered request %u with %zu bytes of reply %u",
                                 op, len, len >= sizeof p->reply->op ? p->reply->op : 0);
     p->reply->err[sizeof p->reply->err - 1] = '\0';
     pthread_mutex_lock(&p->workers_lock);
-    if (op != GT_EXEC_REPORT) {
-        p->nworkers = p->reply->nworkers;
-        memcpy(p->workers, p->reply->workers, p->nworkers * sizeof *p->workers);
-    }
+    p->nworkers = p->reply->nworkers;
+    memcpy(p->workers, p->reply->workers, p->nworkers * sizeof *p->workers);
     pthread_mutex_unlock(&p->workers_lock);
     if (p->reply->rc > 0 || p->reply->rc < -4095)
         return gt_sentence_fail(err, errlen, -EPROTO, "the executor answered with code %d", (int)p->reply->rc);
@@ -317,14 +312,6 @@ static int request(gt_exec_proc *p, const int *fds, unsigned nfds, unsigned dead
         return gt_sentence_fail(err, errlen, -ESRCH, "its executor is not running (it ended just before)");
     int rc;
     const gt_exec_launch *l = p->req.op == GT_EXEC_LAUNCH ? &p->req.launch : NULL;
-    if (p->report_due) { /* a caller that did not want it: the next reply must be this request's */
-        const char *text;
-        size_t len;
-        char ignored[GT_EXEC_ERR_MAX];
-        (void)gt_exec_proc_report(p, &text, &len, ignored, sizeof ignored);
-        if (!p->pid)
-            return gt_sentence_fail(err, errlen, -ECHILD, "its executor ended writing the previous launch's report");
-    }
     if ((rc = gt_channel_send(p->ch, &p->req, gt_exec_request_size(p->req.op), fds, nfds)) != 0) {
         if (rc == -EPIPE)
             return describe_death(p, l, err, errlen);
@@ -481,7 +468,7 @@ static int seal(gt_exec_proc *p, char *err, size_t errlen)
 }
 
 int gt_exec_proc_launch(gt_exec_proc *p, const gt_exec_launch *launch, unsigned deadline_ms, const gt_exec_cancel *cancel,
-                        const gt_exec_outcome **out, char *err, size_t errlen)
+                        const gt_exec_outcome **out, const void **result, char *err, size_t errlen)
 {
     int rc = p->pid && !p->sealed ? seal(p, err, errlen) : 0;
     if (rc)
@@ -492,34 +479,9 @@ int gt_exec_proc_launch(gt_exec_proc *p, const gt_exec_launch *launch, unsigned 
     if (rc)
         return rc;
     p->outcome = p->reply->launch;
-    p->report_due = true;
+    if (p->outcome.result_len > p->reply_len - gt_exec_reply_size(p->reply))
+        p->outcome.result_len = 0; /* claims more than it sent: no report */
     *out = &p->outcome;
-    return 0;
-}
-
-int gt_exec_proc_report(gt_exec_proc *p, const char **text, size_t *len, char *err, size_t errlen)
-{
-    *text = NULL;
-    *len = 0;
-    if (!p->report_due || !p->pid)
-        return gt_sentence_fail(err, errlen, -ENOENT, "no report is due");
-    p->report_due = false;
-    size_t got = 0;
-    int rc = gt_channel_receive(p->ch, p->reply, GT_CHANNEL_REPLY_MAX, &got, -1, REPORT_TIMEOUT_MS);
-    if (rc == -EPIPE)
-        return describe_death(p, NULL, err, errlen);
-    if (rc == -ETIMEDOUT) {
-        stop(p);
-        return gt_sentence_fail(err, errlen, rc, "the executor did not send the report within %d ms", REPORT_TIMEOUT_MS);
-    }
-    if (rc)
-        return gt_sentence_fail(err, errlen, rc, "waiting for the executor: %s", strerror(-rc));
-    if ((rc = check_reply(p, GT_EXEC_REPORT, got, err, errlen)) != 0)
-        return rc;
-    if (p->reply->launch.report_len > got - GT_EXEC_REPLY_HEAD)
-        return gt_sentence_fail(err, errlen, -EPROTO, "the executor's report says it has %" PRIu32
-                                " bytes, more than it sent", p->reply->launch.report_len);
-    *text = gt_exec_reply_text(p->reply);
-    *len = p->reply->launch.report_len;
+    *result = gt_exec_reply_result(p->reply);
     return 0;
 }

@@ -57,20 +57,16 @@ void gt_exec_proc_forget(gt_exec_proc *p, uint64_t id);
 
 /* Runs the launch, whose buffers and kernel must have been mapped and loaded, and waits at most
  * deadline_ms (0: no deadline) or until cancelled(ctx) says so (may be NULL; asked every few
- * milliseconds). On success (0) *out is the launch's outcome, valid until the next call; its
- * report comes next (gt_exec_proc_report). Otherwise a negative errno with a sentence: a
- * kernel that killed the process (-ECHILD, naming the signal and the address), a launch past
- * its deadline or cancelled (-ETIMEDOUT, -ECANCELED: the process is killed), or the launch's
- * own failure. */
+ * milliseconds). On success (0) *out is the launch's outcome and *result its tuner result
+ * (out->result_len bytes, unchecked: exec_result.h reads it), both valid until the next call.
+ * Otherwise a negative errno with a sentence: a kernel that killed the process (-ECHILD,
+ * naming the signal and the address), a launch past its deadline or cancelled (-ETIMEDOUT,
+ * -ECANCELED: the process is killed), or the launch's own failure. */
 typedef struct gt_exec_cancel {
     bool (*cancelled)(void *ctx);
     void *ctx;
 } gt_exec_cancel;
 int gt_exec_proc_launch(gt_exec_proc *p, const gt_exec_launch *launch, unsigned deadline_ms, const gt_exec_cancel *cancel,
-                        const gt_exec_outcome **out, char *err, size_t errlen);
-/* The report of the launch that just succeeded, which the executor writes after the launch
- * was answered: *text (*len bytes, not NUL-terminated, not checked) valid until the next call.
- * 0, or a negative errno with a sentence (the executor died writing it, say). */
-int gt_exec_proc_report(gt_exec_proc *p, const char **text, size_t *len, char *err, size_t errlen);
+                        const gt_exec_outcome **out, const void **result, char *err, size_t errlen);
 
 #endif

@@ -2,14 +2,15 @@
  * user, exec_proc.c). It holds the worker pool, the counters and the probes, maps the user's
  * buffers and loads the user's kernels as gridtuned asks, and runs each launch through the
  * tuner, next to the workers: analysis never crosses a process boundary. gridtuned keeps the
- * wisdom; a launch comes with its entry and goes back with the changed one and its report.
+ * wisdom; a launch comes with its entry and goes back with the changed one and the tuner's
+ * result, from which gridtuned writes the report.
  *
  * A kernel that faults, divides by zero or aborts kills this process only. The fatal-signal
  * handler first writes what it knows into the channel's crash record, for gridtuned's error.
  * Not meant to be run by hand: it needs the channel's descriptors (3 and 4). */
 #include "exec_msg.h"
 
-#include "daemon/launch_report.h"
+#include "exec_result.h"
 #include "engine/channel.h"
 #include "engine/counters.h"
 #include "engine/guarded_map.h"
@@ -62,8 +63,9 @@ typedef struct executor {
     bool populate;
     bool sealed;
     gt_exec_request req;
-    gt_exec_reply *reply; /* GT_CHANNEL_REPLY_MAX bytes: the reply, then a report's text */
-    gt_launch_report *report; /* the latest launch's, until sent after its reply */
+    gt_exec_reply *reply; /* GT_CHANNEL_REPLY_MAX bytes: the reply, then a launch's result */
+    gt_tune_result result; /* the latest launch's, until sent with its reply */
+    bool has_result;
 } executor;
 
 /* In a sanitizer build, the faults here are the kernels' and this process's handler reports
@@ -206,21 +208,6 @@ static int bind_args(executor *x, const gt_exec_launch *l, gt_arg_value *args)
     return 0;
 }
 
-/* The report of the launch just answered, in its own message: its text after the reply
- * structure (none if it could not be written, or does not fit). */
-static void send_report(executor *x)
-{
-    const char *text = x->report ? gt_launch_report_text(x->report) : NULL;
-    size_t len = text ? strlen(text) : 0, room = GT_CHANNEL_REPLY_MAX - GT_EXEC_REPLY_HEAD;
-    memset(x->reply, 0, GT_EXEC_REPLY_HEAD);
-    x->reply->op = GT_EXEC_REPORT;
-    x->reply->launch.report_len = (uint32_t)(len <= room ? len : 0);
-    memcpy(gt_exec_reply_text(x->reply), text ? text : "", x->reply->launch.report_len);
-    gt_launch_report_unref(x->report);
-    x->report = NULL;
-    (void)gt_channel_send(x->ch, x->reply, GT_EXEC_REPLY_HEAD + x->reply->launch.report_len, NULL, 0);
-}
-
 static int do_launch(executor *x)
 {
     gt_exec_launch *l = &x->req.launch;
@@ -251,12 +238,13 @@ static int do_launch(executor *x)
     out->disturbed_samples = res.disturbed_samples;
     out->source = res.source;
     out->wisdom_changed = rc == 0 && res.wisdom_changed && gt_wisdom_lookup(x->wisdom, &out->key, &out->entry);
-    if (rc == 0) { /* written after the reply (send_report): it takes res */
-        gt_tune_config used = gt_tune_config_for(&l->cfg, &exec);
-        x->report = gt_launch_report_new(&used, &tl, &res, exec.counters, exec.probes, exec.workers, l->report_id,
-                                         l->started_ms);
+    out->workers = exec.workers;
+    if (rc == 0) { /* sent after the workers (serve), for gridtuned's report */
+        x->result = res;
+        x->has_result = true;
+    } else {
+        gt_tune_result_free(&res);
     }
-    gt_tune_result_free(&res);
     return rc;
 }
 
@@ -298,10 +286,16 @@ static void serve(executor *x)
             rc = fail(x, -EPROTO, "unknown request %u", x->req.op);
         x->reply->rc = rc;
         report_workers(x);
-        if (gt_channel_send(x->ch, x->reply, gt_exec_reply_size(x->reply), NULL, 0) == -EPIPE)
+        size_t size = gt_exec_reply_size(x->reply);
+        if (x->has_result) { /* a result too large to send leaves the launch without a report */
+            x->reply->launch.result_len = (uint32_t)gt_exec_result_write(&x->result, gt_exec_reply_result(x->reply),
+                                                                         GT_CHANNEL_REPLY_MAX - size);
+            size += x->reply->launch.result_len;
+            gt_tune_result_free(&x->result);
+            x->has_result = false;
+        }
+        if (gt_channel_send(x->ch, x->reply, size, NULL, 0) == -EPIPE)
             return;
-        if (x->req.op == GT_EXEC_LAUNCH && rc == 0)
-            send_report(x); /* an empty one when x->report could not be made */
     }
 }
 

@@ -8,6 +8,7 @@
 #include "daemon/launch_report.h"
 #include "daemon/loaded_kernel.h"
 #include "daemon/log.h"
+#include "daemon/executor/exec_result.h"
 #include "daemon/executor/executors.h"
 #include "tuner/sentence.h"
 #include "engine/pool_executor.h"
@@ -154,6 +155,31 @@ static void take_entry(launch_job *j, const gt_wisdom_key *key, const gt_exec_ou
         save_wisdom(d);
 }
 
+/* The report of a launch an executor ran, from its tuner result, written when first read as
+ * for an in-process launch. The executor's counters and probes stand for what ran it, unless
+ * it ran on the executor's own thread (one worker, none of either). */
+static void keep_executor_report(launch_job *j, gt_exec_proc *p, const gt_exec_launch *l, const gt_tune_launch *tl,
+                                 const gt_exec_outcome *o, const void *result)
+{
+    gt_tune_result res;
+    char why[256];
+    if (o->result_len == 0 || gt_exec_result_read(result, o->result_len, &res, why, sizeof why) != 0) {
+        gt_log_warn("launch %" PRIu64 ": no report: %s", j->report_id,
+                    o->result_len ? why : "the executor's result did not fit its reply");
+        return;
+    }
+    const gt_exec_hello *h = gt_exec_proc_hello(p);
+    gt_executor ran = {.workers = l->run_here ? 1 : h->workers,
+                       .no_spans = j->kernel->desc->flags & GT_KERNEL_NO_SPANS,
+                       .counters = l->run_here ? NULL : &h->counters,
+                       .probes = l->run_here ? NULL : &h->probes};
+    gt_tune_config used = gt_tune_config_for(&j->cfg, &ran);
+    j->ev->report = gt_launch_report_new(&used, tl, &res, ran.counters, ran.probes, ran.workers, j->report_id,
+                                         l->started_ms);
+    if (!j->ev->report)
+        gt_log_warn("launch %" PRIu64 ": out of memory keeping its report", j->report_id);
+}
+
 /* Sends the launch's kernel and buffers to its user's executor process, unless it has them. */
 static int prepare_executor(launch_job *j, gt_exec_proc **out, char *err, size_t errlen)
 {
@@ -199,8 +225,9 @@ static int run_in_executor(launch_job *j, char *err, size_t errlen)
     gt_tune_wisdom_key(&tl, l.run_here ? 1 : gt_exec_proc_hello(p)->workers, &key);
     l.has_entry = gt_wisdom_lookup(d->wisdom, &key, &l.entry);
     const gt_exec_outcome *o;
+    const void *result;
     gt_exec_cancel cancel = {.cancelled = running_cancelled, .ctx = j};
-    rc = gt_exec_proc_launch(p, &l, j->deadline_ms, &cancel, &o, err, errlen);
+    rc = gt_exec_proc_launch(p, &l, j->deadline_ms, &cancel, &o, &result, err, errlen);
     j->ran = true;
     if (rc)
         return rc;
@@ -212,13 +239,7 @@ static int run_in_executor(launch_job *j, char *err, size_t errlen)
     answer_early(j);
     if (o->wisdom_changed)
         take_entry(j, &key, o);
-    const char *report;
-    size_t len;
-    char why[512];
-    if (gt_exec_proc_report(p, &report, &len, why, sizeof why) != 0)
-        gt_log_warn("launch %" PRIu64 ": its report was lost: %s", j->report_id, why);
-    else if (!(j->ev->report = gt_launch_report_from_text(report, len)))
-        gt_log_warn("launch %" PRIu64 ": out of memory keeping its report", j->report_id);
+    keep_executor_report(j, p, &l, &tl, o, result);
     return 0;
 }
 
