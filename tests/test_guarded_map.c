@@ -25,6 +25,17 @@ static int make_memfd(size_t size)
     return fd;
 }
 
+/* A memfd of size bytes, mapped between guards; its descriptor in *fd. */
+static gt_guarded_map open_map(size_t size, int *fd)
+{
+    *fd = make_memfd(size);
+    gt_guarded_map m;
+    char err[256];
+    if (gt_guarded_map_open(*fd, size, &m, err, sizeof err) != 0)
+        fail_msg("mapping %zu bytes: %s", size, err);
+    return m;
+}
+
 /* What a write at p does in a child: 0 when it returns, else the signal that ended it. */
 static int write_in_child(volatile unsigned char *p)
 {
@@ -44,10 +55,8 @@ static int write_in_child(volatile unsigned char *p)
 static void test_the_mapping_is_the_memfds_bytes(void **state)
 {
     (void)state;
-    int fd = make_memfd(BYTES);
-    gt_guarded_map m;
-    char err[256];
-    assert_int_equal(gt_guarded_map_open(fd, BYTES, &m, err, sizeof err), 0);
+    int fd;
+    gt_guarded_map m = open_map(BYTES, &fd);
     unsigned char *data = m.data;
     data[0] = 7;
     data[BYTES - 1] = 9;
@@ -63,10 +72,8 @@ static void test_the_mapping_is_the_memfds_bytes(void **state)
 static void test_overruns_and_underruns_fault(void **state)
 {
     (void)state;
-    int fd = make_memfd(BYTES);
-    gt_guarded_map m;
-    char err[256];
-    assert_int_equal(gt_guarded_map_open(fd, BYTES, &m, err, sizeof err), 0);
+    int fd;
+    gt_guarded_map m = open_map(BYTES, &fd);
     unsigned char *data = m.data;
     size_t page = (size_t)sysconf(_SC_PAGESIZE), span = (BYTES + page - 1) / page * page;
     assert_int_equal(write_in_child(data + BYTES - 1), 0);
@@ -84,10 +91,8 @@ static void test_a_large_buffer_is_aligned_for_huge_pages(void **state)
 {
     (void)state;
     size_t size = (size_t)3 << 20;
-    int fd = make_memfd(size);
-    gt_guarded_map m;
-    char err[256];
-    assert_int_equal(gt_guarded_map_open(fd, size, &m, err, sizeof err), 0);
+    int fd;
+    gt_guarded_map m = open_map(size, &fd);
     assert_int_equal((uintptr_t)m.data % ((uintptr_t)2 << 20), 0);
     assert_true((char *)m.data - (char *)m.base >= (ptrdiff_t)GT_GUARD_BEFORE);
     gt_guarded_map_close(&m);
@@ -98,10 +103,8 @@ static void test_a_large_buffer_is_aligned_for_huge_pages(void **state)
 static void test_close_releases_the_reservation(void **state)
 {
     (void)state;
-    int fd = make_memfd(BYTES);
-    gt_guarded_map m;
-    char err[256];
-    assert_int_equal(gt_guarded_map_open(fd, BYTES, &m, err, sizeof err), 0);
+    int fd;
+    gt_guarded_map m = open_map(BYTES, &fd);
     void *base = m.base;
     size_t total = m.total;
     gt_guarded_map_close(&m);
