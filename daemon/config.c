@@ -388,7 +388,8 @@ static const flag flags[] = {
     {"module-dir", "DIR", set_module_dir, "in system mode, load modules only from DIR (repeatable)"},
     {"allow-build", NULL, set_allow_build,
      "in system mode, allow clients to build kernels from source. This trusts every member of --group with "
-     "the daemon's user: a kernel runs as that user, and a module's constructors run as soon as it loads. "
+     "the daemon's user: a kernel runs as that user, and a module's constructors run as that user when it "
+     "loads (in the loader and executor processes, before the executor's sandbox closes). "
      "The compiler itself is confined to the system's files, kernel.h's directory and its own build "
      "directory only where the kernel has Landlock"},
     {"cc", "PATH", set_cc, "the C compiler for kernel builds (default: $CC, else cc)"},

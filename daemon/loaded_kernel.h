@@ -1,17 +1,21 @@
 /* loaded_kernel.h: one kernel of a loaded module, with its identity for the wisdom.
- * Opened on the kernel thread (dlopen and hashing touch the disk), then reference-counted on
- * the event loop's thread like buffers: the session and every queued launch of it hold one. */
+ * Opened on the kernel thread (loading and hashing touch the disk), then reference-counted on
+ * the event loop's thread like buffers: the session and every queued launch of it hold one.
+ *
+ * With executor processes gridtuned never opens the module: a loader process describes the
+ * kernel (describe_run.h), and gridtuned holds that description only. In-process (--isolation
+ * none) gridtuned opens the module itself and runs the kernel's code. */
 #ifndef GT_LOADED_KERNEL_H
 #define GT_LOADED_KERNEL_H
 
+#include "kernel_info.h"
 #include "engine/module.h"
 #include "tuner/machine.h"
 
-#include <cjson/cJSON.h>
-
 typedef struct gt_loaded_kernel {
-    gt_module *module;
-    const gt_kernel_desc *desc;
+    gt_module *module;          /* in-process only; NULL when the kernel runs in executors */
+    const gt_kernel_desc *desc; /* the module's, or info.desc (without code) */
+    gt_kernel_info info;        /* the record and extents as data, either way */
     char hash[GT_HASH_TEXT_MAX];
     char *path;      /* the module's file, which an executor process loads too */
     uint64_t serial; /* unique in gridtuned's life: the kernel's name for executor processes */
@@ -21,12 +25,13 @@ typedef struct gt_loaded_kernel {
     void *released_ctx;
 } gt_loaded_kernel;
 
-/* Opens kernel `name` of the module at path. Returns 0, or a negative errno with a sentence:
- * -ENOENT (no file, or no such kernel in it: the sentence lists the ones there), -EINVAL. */
-int gt_loaded_kernel_open(const char *path, const char *name, gt_loaded_kernel **out, char *err, size_t errlen);
+/* Opens kernel `name` of the module at path: through the loader program at loader when it is
+ * not NULL (gridtuned then runs none of the module's code), else in this process. Returns 0, or
+ * a negative errno with a sentence: -ENOENT (no file, or no such kernel in it: the sentence
+ * lists the ones there), -EINVAL, and from a loader -ETIMEDOUT. */
+int gt_loaded_kernel_open(const char *path, const char *name, const char *loader, gt_loaded_kernel **out, char *err,
+                          size_t errlen);
 gt_loaded_kernel *gt_loaded_kernel_ref(gt_loaded_kernel *k);
 void gt_loaded_kernel_unref(gt_loaded_kernel *k);
-/* The kernel's parameters as the protocol's params array; NULL without memory. */
-cJSON *gt_loaded_kernel_params(const gt_loaded_kernel *k);
 
 #endif

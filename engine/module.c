@@ -14,7 +14,6 @@
 
 /* gt_arg_value carries scalars in 8 bytes; larger ones cannot be passed. */
 #define GT_MAX_SCALAR_BYTES 8
-#define GT_MAX_PARAMS 64
 
 struct gt_module {
     void *handle;
@@ -47,12 +46,22 @@ static int check_param(const gt_kernel_desc *k, uint32_t i, char *err, size_t er
 
 int gt_kernel_desc_check(const gt_kernel_desc *k, char *err, size_t errlen)
 {
+    int rc = gt_kernel_record_check(k, err, errlen);
+    if (rc == 0 && !k->run) {
+        snprintf(err, errlen, "kernel descriptor \"%s\" is malformed: it has no workgroup function", k->name);
+        return -EINVAL;
+    }
+    return rc;
+}
+
+int gt_kernel_record_check(const gt_kernel_desc *k, char *err, size_t errlen)
+{
     if (!k || k->abi_version != GT_KERNEL_ABI_VERSION) {
         snprintf(err, errlen, "kernel descriptor has ABI version %u; this gridtune expects %u (rebuild the module)",
                  k ? k->abi_version : 0, GT_KERNEL_ABI_VERSION);
         return -EINVAL;
     }
-    if (!k->name || !*k->name || !k->run || (k->nparams && !k->params) || k->nparams > GT_MAX_PARAMS) {
+    if (!k->name || !*k->name || (k->nparams && !k->params) || k->nparams > GT_MODULE_MAX_PARAMS) {
         snprintf(err, errlen, "kernel descriptor \"%s\" is malformed", k->name ? k->name : "(unnamed)");
         return -EINVAL;
     }
@@ -234,6 +243,47 @@ const gt_kernel_desc *gt_module_find(const gt_module *m, const char *name)
     return NULL;
 }
 
+int gt_module_lookup(const gt_module *m, const char *path, const char *name, const gt_kernel_desc **out, char *err,
+                     size_t errlen)
+{
+    if ((*out = gt_module_find(m, name)))
+        return 0;
+    char names[256] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < m->count && used < sizeof names; i++) {
+        int n = snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "", m->kernels[i]->name);
+        if (n < 0)
+            break;
+        used += (size_t)n;
+    }
+    snprintf(err, errlen, "the module %s has no kernel \"%s\"; it has: %s", path, name, names[0] ? names : "none");
+    return -ENOENT;
+}
+
+uint64_t gt_module_extent(const gt_module *m, const gt_kernel_desc *k, uint32_t param)
+{
+    for (size_t i = 0; i < m->nextents; i++)
+        if (strcmp(m->extents[i]->kernel, k->name) == 0 && strcmp(m->extents[i]->param, k->params[param].name) == 0)
+            return m->extents[i]->bytes_per_item;
+    return 0;
+}
+
+int gt_extent_check(const gt_kernel_desc *k, uint32_t p, uint64_t bytes_per_item, uint64_t items, size_t bytes,
+                    char *err, size_t errlen)
+{
+    uint64_t need;
+    bool overflow = __builtin_mul_overflow(items, bytes_per_item, &need);
+    if (bytes_per_item == 0 || (!overflow && bytes >= need))
+        return 0;
+    char need_text[32] = "more than 2^64";
+    if (!overflow)
+        snprintf(need_text, sizeof need_text, "%llu", (unsigned long long)need);
+    snprintf(err, errlen, "argument %u (%s) of %s: the buffer has %zu bytes, but %llu work-items of %llu bytes each "
+             "need %s", p, k->params[p].name, k->name, bytes, (unsigned long long)items,
+             (unsigned long long)bytes_per_item, need_text);
+    return -EINVAL;
+}
+
 int gt_extents_check(const gt_module *m, const gt_kernel_desc *k, uint64_t items, const size_t *bytes, char *err,
                      size_t errlen)
 {
@@ -242,17 +292,9 @@ int gt_extents_check(const gt_module *m, const gt_kernel_desc *k, uint64_t items
         if (strcmp(e->kernel, k->name) != 0)
             continue;
         int p = param_index(k, e->param);
-        uint64_t need;
-        bool overflow = __builtin_mul_overflow(items, e->bytes_per_item, &need);
-        if (overflow || bytes[p] < need) {
-            char need_text[32] = "more than 2^64";
-            if (!overflow)
-                snprintf(need_text, sizeof need_text, "%llu", (unsigned long long)need);
-            snprintf(err, errlen, "argument %d (%s) of %s: the buffer has %zu bytes, but %llu work-items of %llu "
-                     "bytes each need %s", p, e->param, k->name, bytes[p], (unsigned long long)items,
-                     (unsigned long long)e->bytes_per_item, need_text);
-            return -EINVAL;
-        }
+        int rc = gt_extent_check(k, (uint32_t)p, e->bytes_per_item, items, bytes[p], err, errlen);
+        if (rc)
+            return rc;
     }
     return 0;
 }
@@ -329,8 +371,8 @@ int gt_preconditions_check(const gt_module *m, const gt_kernel_desc *k, const gt
         ctx.num_groups[d] = ctx.global_size[d] / ctx.local_size[d];
         ctx.nitems *= ctx.local_size[d];
     }
-    void *slots[GT_MAX_PARAMS];
-    uint64_t sizes[GT_MAX_PARAMS];
+    void *slots[GT_MODULE_MAX_PARAMS];
+    uint64_t sizes[GT_MODULE_MAX_PARAMS];
     gt_args_bind(args, k->nparams, slots);
     for (uint32_t i = 0; i < k->nparams; i++)
         sizes[i] = k->params[i].kind == GT_PARAM_SCALAR ? 0 : bytes[i];

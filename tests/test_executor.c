@@ -7,6 +7,8 @@
  *   every element (the executor was started again and given their buffers again);
  * - once both are gone, gridtuned holds the descriptors it held before, and no buffer is
  *   mapped anywhere.
+ * gridtuned itself never opens a module: a loader process does, so a module whose constructor
+ * aborts fails its load only, and gridtuned's memory maps name no module.
  * In system mode, two users played by child processes: each user's executor holds that user's
  * buffer contents and never the other's, and gridtuned holds neither. */
 #include <stdarg.h>
@@ -33,8 +35,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#ifndef GT_BAD_KERNELS_MODULE
-#error "GT_BAD_KERNELS_MODULE must name the bad kernels' module"
+#if !defined GT_BAD_KERNELS_MODULE || !defined GT_BAD_CONSTRUCTOR_MODULE
+#error "GT_BAD_KERNELS_MODULE and GT_BAD_CONSTRUCTOR_MODULE must name the bad modules"
 #endif
 
 #define GOOD_ITEMS 4096
@@ -349,6 +351,57 @@ static void test_cancel(void **state)
 #define USER_BUFFER_BYTES (64 * 1024)
 #define SCAN_REGION_MAX (1ul << 30)
 
+/* Whether process pid has a mapping of the file at path. */
+static bool maps_file(pid_t pid, const char *path)
+{
+    char maps[64], line[PATH_MAX + 256];
+    snprintf(maps, sizeof maps, "/proc/%d/maps", (int)pid);
+    FILE *f = fopen(maps, "re");
+    if (!f)
+        fail_msg("cannot read %s: %s", maps, strerror(errno));
+    bool found = false;
+    while (!found && fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        size_t n = strlen(line), m = strlen(path);
+        found = n >= m && strcmp(line + n - m, path) == 0;
+    }
+    fclose(f);
+    return found;
+}
+
+static pid_t executor_of(const daemon_fixture *fx, uid_t uid);
+
+/* The clients loaded the fill kernel and ran it: its module is mapped in the executor that
+ * ran it, never in gridtuned, which had a loader process describe it. */
+static void test_gridtuned_never_maps_a_module(void **state)
+{
+    executor_test *t = *state;
+    run_fill(t, t->good, t->fill, t->good_buf, "good");
+    pid_t executor = executor_of(&t->fx, getuid());
+    assert_true(executor > 0);
+    if (!maps_file(executor, GT_TEST_DAEMON_MODULE))
+        fail_msg("the executor %d does not map %s, whose kernel it ran", (int)executor, GT_TEST_DAEMON_MODULE);
+    if (maps_file(t->fx.pid, GT_TEST_DAEMON_MODULE))
+        fail_msg("gridtuned maps the module %s", GT_TEST_DAEMON_MODULE);
+}
+
+/* Opening this module aborts its opener: the load fails, naming the signal, and gridtuned and
+ * both clients go on. */
+static void test_constructor_that_aborts(void **state)
+{
+    executor_test *t = *state;
+    gt_kernel *k = NULL;
+    int rc = gt_kernel_load(t->bad, GT_BAD_CONSTRUCTOR_MODULE, "never_runs", &k);
+    const char *why = gt_last_error(t->bad);
+    print_message("%d: %s\n", rc, why);
+    assert_int_equal(rc, -EINVAL);
+    assert_null(k);
+    if (!strstr(why, "killed its loader with SIGABRT") || !strstr(why, GT_BAD_CONSTRUCTOR_MODULE))
+        fail_msg("the load failed with \"%s\", which does not name the module and SIGABRT", why);
+    run_fill(t, t->good, t->fill, t->good_buf, "good");
+    run_fill(t, t->bad, t->bad_fill, t->bad_buf, "bad");
+}
+
 /* A pattern that appears nowhere by chance: derived from the uid and the test's pid. */
 static void user_mark(uid_t uid, pid_t test, unsigned char *mark)
 {
@@ -561,6 +614,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_killed_client_cancels_its_running_launch, setup, teardown),
         cmocka_unit_test_setup_teardown(test_deadline_option, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cancel, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_gridtuned_never_maps_a_module, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_constructor_that_aborts, setup, teardown),
         cmocka_unit_test_setup_teardown(test_users_see_only_their_own_buffers, setup_users, teardown_users),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,7 +2,7 @@
  * in a real gridtuned. The launches the audit of issue 14 found passed every earlier check and
  * then took a kernel out of bounds, killing the daemon; each must now be refused with the
  * precondition's text, and the daemon must go on serving: after each, a correct transpose runs
- * and every element of its output is checked. */
+ * and every element of its output is checked. Run twice: with executor processes and in-process. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -163,10 +163,19 @@ static void test_daemon_stops_cleanly(void **state)
     daemon_fixture_clean_up(&fx);
 }
 
+/* Preconditions are the module's code: with executor processes they are evaluated in the
+ * executor (gridtuned never opens the module), in-process by gridtuned. Both refuse alike. */
 static int group_setup(void **state)
 {
     (void)state;
     daemon_fixture_start(&fx, NULL, NULL);
+    return 0;
+}
+
+static int group_setup_in_process(void **state)
+{
+    (void)state;
+    daemon_fixture_start(&fx, NULL, (const char *const[]){"--isolation", "none", NULL});
     return 0;
 }
 
@@ -190,6 +199,8 @@ int main(void)
         cmocka_unit_test(test_conv11_without_padding_is_refused),
         cmocka_unit_test(test_daemon_stops_cleanly),
     };
-    return cmocka_run_group_tests_name("seed kernels' preconditions in gridtuned", tests, group_setup,
-                                       group_teardown);
+    int failed = cmocka_run_group_tests_name("seed kernels' preconditions, executor processes", tests, group_setup,
+                                             group_teardown);
+    return failed + cmocka_run_group_tests_name("seed kernels' preconditions, in-process", tests,
+                                                group_setup_in_process, group_teardown);
 }

@@ -101,7 +101,7 @@ typedef struct gt_exec_worker {
 
 typedef struct gt_exec_reply {
     uint32_t op; /* the request's */
-    int32_t rc;  /* 0 or a negative errno, with err */
+    int32_t rc;  /* 0 or a negative errno, with err; a launch's -EDOM: a precondition refused it */
     char err[GT_EXEC_ERR_MAX];
     union {
         gt_exec_hello hello;

@@ -7,9 +7,11 @@
  *
  * A kernel that faults, divides by zero or aborts kills this process only. The fatal-signal
  * handler first writes what it knows into the channel's crash record, for gridtuned's error.
- * Not meant to be run by hand: it needs the channel's descriptors (3 and 4). */
+ * Not meant to be run by hand: it needs the channel's descriptors (3 and 4). Started with
+ * --describe, it is instead the loader that opens a module for gridtuned (describe.h). */
 #include "exec_msg.h"
 
+#include "describe.h"
 #include "exec_result.h"
 #include "engine/channel.h"
 #include "engine/counters.h"
@@ -188,13 +190,15 @@ static int do_seal(executor *x)
     return 0;
 }
 
-static int bind_args(executor *x, const gt_exec_launch *l, gt_arg_value *args)
+/* The launch's arguments as the kernel takes them, and each buffer's size (0 for scalars). */
+static int bind_args(executor *x, const gt_exec_launch *l, gt_arg_value *args, size_t *bytes)
 {
     if (l->nargs > GT_MAX_ARGS)
         return fail(x, -EINVAL, "a launch with %u arguments", l->nargs);
     for (unsigned i = 0; i < l->nargs; i++) {
         const gt_exec_arg *a = &l->args[i];
         args[i] = (gt_arg_value){.is_buffer = a->is_buffer, .size = a->size};
+        bytes[i] = 0;
         if (!a->is_buffer) {
             memcpy(args[i].v.bytes, a->bytes, sizeof a->bytes);
             continue;
@@ -204,6 +208,7 @@ static int bind_args(executor *x, const gt_exec_launch *l, gt_arg_value *args)
             return fail(x, -ENOENT, "argument %u names buffer %llu, which is not mapped here", i,
                         (unsigned long long)a->buffer);
         args[i].v.ptr = b->map.data;
+        bytes[i] = b->size;
     }
     return 0;
 }
@@ -217,9 +222,14 @@ static int do_launch(executor *x)
         return fail(x, -ENOENT, "kernel %llu is not loaded here", (unsigned long long)l->kernel);
     gt_arg_value args[GT_MAX_ARGS];
     void *slots[GT_MAX_ARGS];
-    int rc = bind_args(x, l, args);
+    size_t bytes[GT_MAX_ARGS];
+    int rc = bind_args(x, l, args, bytes);
     if (rc)
         return rc;
+    if (l->nargs != k->desc->nparams)
+        return fail(x, -EINVAL, "a launch of %s with %u arguments; it takes %u", k->name, l->nargs, k->desc->nparams);
+    if (gt_preconditions_check(k->module, k->desc, &l->range, args, bytes, x->reply->err, sizeof x->reply->err) != 0)
+        return -EDOM; /* refused, before any workgroup runs (exec_msg.h) */
     gt_args_bind(args, l->nargs, slots);
     gt_pool_executor pe;
     gt_executor exec;
@@ -368,6 +378,8 @@ static int start(executor *x, const options *o, gt_exec_hello *hello, char *err,
 
 int main(int argc, char **argv)
 {
+    if (argc == 4 && strcmp(argv[1], "--describe") == 0)
+        return gt_describe_main(argv[2], argv[3]);
     options o = {0};
     if (parse_options(argc, argv, &o) != 0) {
         fprintf(stderr, "gridtune-exec: gridtuned starts this program; it is not run by hand\n");

@@ -80,7 +80,9 @@ static void kernel_run(gt_job *job)
         if (j->rc)
             return;
     }
-    j->rc = gt_loaded_kernel_open(built ? built : j->path, j->name, &j->kernel, j->err, sizeof j->err);
+    /* with executor processes, a loader process opens the module: no code of it runs here */
+    j->rc = gt_loaded_kernel_open(built ? built : j->path, j->name, d->executors ? d->executor_path : NULL, &j->kernel,
+                                  j->err, sizeof j->err);
     free(built);
 }
 
@@ -130,7 +132,7 @@ static void kernel_done(gt_job *job)
         return;
     }
     uint64_t id = gt_session_new_id(s);
-    cJSON *res = cJSON_CreateObject(), *params = gt_loaded_kernel_params(j->kernel);
+    cJSON *res = cJSON_CreateObject(), *params = gt_kernel_info_params(&j->kernel->info);
     if (!res || !params || !cJSON_AddNumberToObject(res, "kernel", (double)id) ||
         !cJSON_AddStringToObject(res, "name", j->kernel->desc->name) || !cJSON_AddItemToObject(res, "params", params) ||
         (j->source && !cJSON_AddBoolToObject(res, "cached", j->cached)) || gt_idtable_add(&s->kernels, id, j->kernel)) {

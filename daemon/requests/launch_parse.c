@@ -206,8 +206,8 @@ bool gt_parse_args(const gt_request *r, const cJSON *v, const gt_kernel_desc *de
     return true;
 }
 
-bool gt_check_bounds(const gt_request *r, const gt_module *m, const gt_kernel_desc *desc, const gt_range *range,
-                     const gt_arg_value *args, gt_shm *const *bufs, unsigned nargs)
+bool gt_check_extents(const gt_request *r, const gt_kernel_info *info, const gt_range *range, gt_shm *const *bufs,
+                      unsigned nargs)
 {
     size_t bytes[GT_MAX_ARGS] = {0};
     for (unsigned i = 0; i < nargs; i++)
@@ -215,8 +215,7 @@ bool gt_check_bounds(const gt_request *r, const gt_module *m, const gt_kernel_de
     /* gt_range_check allows at most 2^32 workgroups of at most 2^16 items: no overflow */
     uint64_t items = (uint64_t)range->global[0] * range->global[1] * range->global[2];
     char err[1024];
-    if (gt_extents_check(m, desc, items, bytes, err, sizeof err) != 0 ||
-        gt_preconditions_check(m, desc, range, args, bytes, err, sizeof err) != 0) {
+    if (gt_kernel_info_check_extents(info, items, bytes, err, sizeof err) != 0) {
         gt_request_fail(r, GT_ERR_ARGS, EINVAL, "launch: %s", err);
         return false;
     }

@@ -5,6 +5,7 @@
 
 #include "reply.h"
 
+#include "daemon/kernel_info.h"
 #include "daemon/shm.h"
 #include "engine/module.h"
 #include "tuner/tune.h"
@@ -15,12 +16,11 @@ bool gt_parse_range(const gt_request *r, const cJSON *v, gt_range *out);
  * buffer of argument i or NULL; borrowed), then all are checked against the signature. */
 bool gt_parse_args(const gt_request *r, const cJSON *v, const gt_kernel_desc *desc, gt_arg_value *args,
                    gt_shm **bufs, unsigned *nargs);
-/* Whether a launch stays inside its buffers, as far as module m says: the buffer arguments
- * (args and bufs from gt_parse_args) against the extents m declares for desc (each must hold
- * its bytes per work-item for every work-item of range), then the preconditions m declares
- * for desc (GT_REQUIRE) over range, the buffers' sizes and the scalars. */
-bool gt_check_bounds(const gt_request *r, const gt_module *m, const gt_kernel_desc *desc, const gt_range *range,
-                     const gt_arg_value *args, gt_shm *const *bufs, unsigned nargs);
+/* Whether the buffer arguments (bufs from gt_parse_args) hold the extents info declares: each
+ * its bytes per work-item for every work-item of range. The kernel's preconditions (GT_REQUIRE)
+ * are code, so they are evaluated where it runs, before it runs (gt_preconditions_check). */
+bool gt_check_extents(const gt_request *r, const gt_kernel_info *info, const gt_range *range, gt_shm *const *bufs,
+                      unsigned nargs);
 /* When a launch is answered, from the request's "answer" and "keep_event". */
 typedef struct gt_launch_answer {
     bool on_completion; /* "answer": "completed": the result (or the launch's error) comes when it has

@@ -72,6 +72,14 @@ static void fail(launch_job *j, const char *code, int errnum, const char *fmt, .
     j->ev->errnum = errnum;
 }
 
+/* A launch one of its kernel's preconditions refused (why quotes it): answered as bad
+ * arguments, as when a launch is refused on arrival, though only where the kernel runs can its
+ * module's code evaluate them. */
+static void refuse(launch_job *j, const char *why)
+{
+    fail(j, GT_ERR_ARGS, EINVAL, "launch: %s", why);
+}
+
 /* Whether a queued launch must not run: its client left, gridtuned is stopping, or a launch it
  * waits for did not succeed. If so, the event's error says which. */
 static bool cancelled(launch_job *j)
@@ -255,11 +263,22 @@ static void launch_run(gt_job *job)
     if (d->executors) {
         char err[512];
         int rc = run_in_executor(j, err, sizeof err);
-        if (rc)
+        if (rc == -EDOM)
+            refuse(j, err);
+        else if (rc)
             fail(j, rc == -ECANCELED ? GT_ERR_CANCELLED : GT_ERR_LAUNCH, -rc, "launch %" PRIu64 " of %s failed: %s",
                  j->ev->id, j->kernel->desc->name, err);
         j->wisdom_entries = gt_wisdom_count(d->wisdom);
         atomic_store(&j->ev->outcome, rc == 0 ? 1 : -1);
+        return;
+    }
+    size_t bytes[GT_MAX_ARGS] = {0};
+    for (unsigned i = 0; i < j->nargs; i++)
+        bytes[i] = j->bufs[i] ? j->bufs[i]->size : 0;
+    char why[1024];
+    if (gt_preconditions_check(j->kernel->module, j->kernel->desc, &j->range, j->args, bytes, why, sizeof why) != 0) {
+        refuse(j, why);
+        atomic_store(&j->ev->outcome, -1);
         return;
     }
     gt_executor exec;
@@ -477,7 +496,7 @@ static bool parse_launch(const gt_request *r, launch_job *j)
     if (!gt_parse_range(r, cJSON_GetObjectItemCaseSensitive(r->msg, "range"), &j->range) ||
         !gt_field_typed(r, r->msg, "args", cJSON_Array, "an array of arguments", &args) ||
         !gt_parse_args(r, args, k->desc, j->args, j->bufs, &j->nargs) ||
-        !gt_check_bounds(r, k->module, k->desc, &j->range, j->args, j->bufs, j->nargs) ||
+        !gt_check_extents(r, &k->info, &j->range, j->bufs, j->nargs) ||
         !gt_parse_options(r, cJSON_GetObjectItemCaseSensitive(r->msg, "options"), &j->cfg, &j->deadline_ms) ||
         !gt_parse_answer(r, r->msg, &j->answer) || !parse_waits(r, j))
         return false;
