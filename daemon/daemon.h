@@ -57,6 +57,7 @@ typedef struct gt_daemon {
     char build_note[256];
     char machine[GT_HASH_TEXT_MAX];
     gt_jobq *launcher, *kernels;
+    _Atomic unsigned launches_running; /* on the launcher thread now (0 or 1): for the status */
     gt_report_ring *reports;
     gt_daemon_counts stats;
     FILE *trace;

@@ -334,7 +334,18 @@ static void fit_descriptor_limit(daemon_main *m)
         if (lim->max_user_clients > fit)
             lim->max_user_clients = fit;
     }
-    lim->max_queued_fds = (unsigned)(left - lim->max_clients);
+    left -= lim->max_clients;
+    /* with executor processes gridtuned keeps each buffer's memfd, to give it to an executor
+       started again: buffers share the rest with descriptors in transit */
+    if (!m->cfg.in_process && lim->max_total_buffers > left / 2) {
+        unsigned fit = (unsigned)(left / 2);
+        gt_log_warn("the descriptor limit is %llu: holding at most %u buffers, not %u (--max-total-buffers)",
+                    (unsigned long long)fds, fit, lim->max_total_buffers);
+        lim->max_total_buffers = fit;
+        if (lim->max_user_buffers > fit)
+            lim->max_user_buffers = fit;
+    }
+    lim->max_queued_fds = (unsigned)(left - (m->cfg.in_process ? 0 : lim->max_total_buffers));
 }
 
 static int start_engine(daemon_main *m, char *err, size_t errlen)

@@ -20,10 +20,13 @@ static cJSON *launches_object(const gt_daemon *d)
 {
     const gt_daemon_counts *st = &d->stats;
     uint64_t pending = st->launches - st->succeeded - st->failed - st->cancelled;
+    /* one that has run but whose completion the loop has not taken yet counts as queued */
+    uint64_t running = atomic_load(&d->launches_running);
+    running = running < pending ? running : pending;
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "total", (double)st->launches);
-    cJSON_AddNumberToObject(o, "queued", (double)(pending ? pending - 1 : 0));
-    cJSON_AddNumberToObject(o, "running", pending ? 1 : 0);
+    cJSON_AddNumberToObject(o, "queued", (double)(pending - running));
+    cJSON_AddNumberToObject(o, "running", (double)running);
     cJSON_AddNumberToObject(o, "succeeded", (double)st->succeeded);
     cJSON_AddNumberToObject(o, "failed", (double)st->failed);
     cJSON_AddNumberToObject(o, "cancelled", (double)st->cancelled);

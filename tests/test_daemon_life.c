@@ -1189,7 +1189,7 @@ static void test_out_of_descriptors(void **state)
 }
 
 /* systemd's default soft limit is 1024: the daemon takes the hard limit at start, and lowers
- * --max-clients to what the limit leaves room for, saying so. The daemon inherits the limit
+ * --max-clients and then --max-total-buffers to what the limit leaves room for, saying so. The daemon inherits the limit
  * from this process, which cannot raise its hard limit again without CAP_SYS_RESOURCE: this
  * test runs last. */
 static int setup_descriptor_limit(void **state)
@@ -1223,6 +1223,19 @@ static void test_descriptor_limit(void **state)
     assert_int_equal(daemon_limit.rlim_cur, 300);
     assert_true(daemon_fixture_log_has_line(&l->fx, "the descriptor limit is 300: serving at most 118 clients, not "
                                                     "1024 (--max-clients)"));
+    /* each buffer's memfd stays open in gridtuned for its executor: half of what is left, not
+       the default of half the kernel's map count */
+    unsigned long maps = 65530;
+    FILE *f = fopen("/proc/sys/vm/max_map_count", "re");
+    if (f && (fscanf(f, "%lu", &maps) != 1 || maps < 1024))
+        maps = 65530;
+    if (f)
+        fclose(f);
+    char line[128];
+    snprintf(line, sizeof line, "the descriptor limit is 300: holding at most 59 buffers, not %lu "
+             "(--max-total-buffers)", maps / 2);
+    if (!daemon_fixture_log_has_line(&l->fx, line))
+        fail_msg("the log has no line \"%s\"", line);
 }
 
 /* System mode with --socket in a directory others share (mode 0755 here, like /run or /tmp):

@@ -326,6 +326,10 @@ static void test_cancel(void **state)
     gt_arg args[] = {gt_arg_buffer(t->bad_buf), gt_arg_i32(5)};
     gt_event queued;
     assert_int_equal(gt_launch(t->bad, t->bad_fill, &range, args, 2, NULL, &queued), 0);
+    cJSON *st = daemon_fixture_status(t->good); /* one running, one waiting behind it */
+    assert_int_equal(daemon_fixture_status_number(st, "launches.running"), 1);
+    assert_int_equal(daemon_fixture_status_number(st, "launches.queued"), 1);
+    cJSON_Delete(st);
     assert_int_equal(gt_cancel(t->bad, queued), 0);
     assert_int_equal(gt_cancel(t->bad, running), 0);
     assert_int_equal(gt_wait(t->bad, running), -ECANCELED);

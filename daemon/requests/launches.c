@@ -251,15 +251,9 @@ static int run_in_executor(launch_job *j, char *err, size_t errlen)
     return 0;
 }
 
-static void launch_run(gt_job *job)
+static void run_launch(launch_job *j)
 {
-    launch_job *j = (launch_job *)job;
     gt_daemon *d = j->s->d;
-    if (cancelled(j)) {
-        atomic_store(&j->ev->outcome, -1);
-        return;
-    }
-    atomic_store(&j->ev->started, true);
     if (d->executors) {
         char err[512];
         int rc = run_in_executor(j, err, sizeof err);
@@ -313,6 +307,20 @@ static void launch_run(gt_job *job)
     j->wisdom_entries = gt_wisdom_count(d->wisdom);
     gt_tune_result_free(&res);
     atomic_store(&j->ev->outcome, rc == 0 ? 1 : -1);
+}
+
+static void launch_run(gt_job *job)
+{
+    launch_job *j = (launch_job *)job;
+    gt_daemon *d = j->s->d;
+    if (cancelled(j)) {
+        atomic_store(&j->ev->outcome, -1);
+        return;
+    }
+    atomic_store(&j->ev->started, true);
+    atomic_fetch_add(&d->launches_running, 1);
+    run_launch(j);
+    atomic_fetch_sub(&d->launches_running, 1);
 }
 
 /* ---- completion, on the loop's thread -------------------------------------------------- */
