@@ -389,6 +389,42 @@ static void test_gridtuned_never_maps_a_module(void **state)
         fail_msg("gridtuned maps the module %s", GT_TEST_DAEMON_MODULE);
 }
 
+/* Whether process pid has ended (a zombie its parent has not reaped, or gone). */
+static bool has_ended(pid_t pid)
+{
+    char path[64], stat[256];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return true;
+    size_t n = fread(stat, 1, sizeof stat - 1, f);
+    fclose(f);
+    stat[n] = '\0';
+    const char *state = strrchr(stat, ')');
+    return !state || state[1] == '\0' || state[2] == 'Z' || state[2] == 'X';
+}
+
+/* An executor killed while idle (an operator, the OOM killer): no launch was running in it, so
+ * none fails; the next launch starts a new one and runs right, and gridtuned says what it saw. */
+static void test_executor_killed_while_idle(void **state)
+{
+    executor_test *t = *state;
+    run_fill(t, t->good, t->fill, t->good_buf, "good");
+    pid_t executor = executor_of(&t->fx, getuid());
+    assert_true(executor > 0);
+    assert_int_equal(kill(executor, SIGKILL), 0);
+    for (int64_t deadline = gt_clock_ms() + DAEMON_FIXTURE_GUARD_SECONDS * 1000; !has_ended(executor);
+         gt_clock_sleep_ms(5))
+        if (gt_clock_ms() > deadline)
+            fail_msg("the executor %d did not end after SIGKILL", (int)executor);
+    run_fill(t, t->good, t->fill, t->good_buf, "good");
+    run_fill(t, t->bad, t->bad_fill, t->bad_buf, "bad");
+    char line[128];
+    snprintf(line, sizeof line, "(pid %d) killed by SIGKILL while idle; starting a new one", (int)executor);
+    if (!daemon_fixture_file_has(t->fx.log, line))
+        fail_msg("the log does not say \"%s\"", line);
+}
+
 /* Opening this module aborts its opener: the load fails, naming the signal, and gridtuned and
  * both clients go on. */
 static void test_constructor_that_aborts(void **state)
@@ -620,6 +656,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_cancel, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gridtuned_never_maps_a_module, setup, teardown),
         cmocka_unit_test_setup_teardown(test_constructor_that_aborts, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_executor_killed_while_idle, setup, teardown),
         cmocka_unit_test_setup_teardown(test_users_see_only_their_own_buffers, setup_users, teardown_users),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

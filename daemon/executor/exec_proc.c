@@ -2,6 +2,7 @@
  * (exec_proc.h). */
 #include "exec_proc.h"
 
+#include "daemon/log.h"
 #include "engine/channel.h"
 #include "engine/pool.h"
 #include "engine/sandbox.h"
@@ -86,18 +87,24 @@ const gt_exec_hello *gt_exec_proc_hello(const gt_exec_proc *p)
     return &p->hello;
 }
 
-/* Reaps the process (which is gone or going) and forgets what it held. Returns its status. */
-static int reap(gt_exec_proc *p)
+/* Forgets the process that was (reaped) and what it held. */
+static void forget(gt_exec_proc *p)
 {
-    int status = 0;
-    while (waitpid(p->pid, &status, 0) < 0 && errno == EINTR)
-        ;
     p->pid = 0;
     for (size_t i = 0; i < p->nmaps; i++)
         p->maps[i].live = false;
     p->sealed = false;
     for (size_t i = 0; i < p->nkernels; i++)
         p->kernels[i].loaded = false;
+}
+
+/* Reaps the process (which is gone or going) and forgets what it held. Returns its status. */
+static int reap(gt_exec_proc *p)
+{
+    int status = 0;
+    while (waitpid(p->pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    forget(p);
     return status;
 }
 
@@ -109,6 +116,28 @@ static void stop(gt_exec_proc *p)
     reap(p);
     gt_channel_close(p->ch);
     p->ch = NULL;
+}
+
+/* Whether the process is there. One that died while idle (killed by an operator or the OOM
+ * killer: no request of ours was running) is reaped and forgotten here, so that the request
+ * about to be made starts a new one instead of failing on the dead one's channel. */
+static bool running(gt_exec_proc *p)
+{
+    int status;
+    if (!p->pid || waitpid(p->pid, &status, WNOHANG) != p->pid)
+        return p->pid != 0;
+    pid_t pid = p->pid;
+    forget(p);
+    gt_channel_close(p->ch);
+    p->ch = NULL;
+    char how[64];
+    const char *abbrev = WIFSIGNALED(status) ? sigabbrev_np(WTERMSIG(status)) : NULL;
+    if (WIFSIGNALED(status))
+        snprintf(how, sizeof how, "killed by SIG%s", abbrev ? abbrev : "?");
+    else
+        snprintf(how, sizeof how, "exited with status %d", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    gt_log_warn("the executor of uid %u (pid %d) %s while idle; starting a new one", (unsigned)p->uid, (int)pid, how);
+    return false;
 }
 
 void gt_exec_proc_free(gt_exec_proc *p)
@@ -214,7 +243,7 @@ static void restore(gt_exec_proc *p);
 
 int gt_exec_proc_start(gt_exec_proc *p, char *err, size_t errlen)
 {
-    if (p->pid)
+    if (running(p))
         return 0;
     int mem, sock;
     int rc = gt_channel_create(&p->ch, &mem, &sock, err, errlen);
@@ -362,7 +391,7 @@ static int send_map(gt_exec_proc *p, mapping *m, char *err, size_t errlen)
 int gt_exec_proc_map(gt_exec_proc *p, uint64_t id, int fd, uint64_t size, char *err, size_t errlen)
 {
     mapping *m = find_mapping(p, id);
-    if (m && m->live && p->pid)
+    if (m && m->live && running(p))
         return 0;
     if (!m) {
         if (!gt_grow((void **)&p->maps, &p->capmaps, p->nmaps, sizeof *p->maps))
@@ -409,7 +438,7 @@ static wanted *find_wanted(gt_exec_proc *p, uint64_t id)
 int gt_exec_proc_load(gt_exec_proc *p, uint64_t id, const char *path, const char *name, char *err, size_t errlen)
 {
     wanted *k = find_wanted(p, id);
-    if (k && k->loaded && p->pid)
+    if (k && k->loaded && running(p))
         return 0;
     if (!k) {
         if (strlen(path) >= sizeof p->req.load.path || strlen(name) >= sizeof p->req.load.name)
