@@ -85,6 +85,7 @@ NUMBER_FLAG(set_max_user_buffer_bytes, limits.max_user_buffer_bytes, 1, 1ull << 
 NUMBER_FLAG(set_max_total_buffers, limits.max_total_buffers, 1, 1u << 24, false, "--max-total-buffers")
 NUMBER_FLAG(set_max_user_buffers, limits.max_user_buffers, 1, 1u << 24, false, "--max-user-buffers")
 NUMBER_FLAG(set_launch_timeout, launch_timeout_s, 0, 1u << 20, false, "--launch-timeout")
+NUMBER_FLAG(set_time_slice, time_slice_ms, 0, 60000, false, "--time-slice")
 NUMBER_FLAG(set_stop_grace, stop_grace_s, 1, 3600, false, "--stop-grace")
 NUMBER_FLAG(set_keep_reports, keep_reports, 1, 100000, false, "--keep-reports")
 NUMBER_FLAG(set_build_timeout, build_timeout_ms, 1, 3600, false, "--build-timeout")
@@ -376,6 +377,10 @@ static const flag flags[] = {
      "after each request an executor polls this long for the next before it sleeps, and gridtuned as long for "
      "its answer (default 200; waking a sleeping one costs 20-50 us here, polling costs CPU time)"},
     {"executor", "PATH", set_executor, "the gridtune-exec program (default: beside gridtuned, else the installed one)"},
+    {"time-slice", "MILLISECONDS", set_time_slice,
+     "each user's launches run in order on a thread of their own, one user's executor at a time; one that has run "
+     "this long while another user waits is paused (SIGSTOP) and resumed at its next turn, so a kernel that never "
+     "returns delays other users by a slice per turn (default 100; 0: users take turns only between launches)"},
     {"launch-timeout", "SECONDS", set_launch_timeout,
      "stop a launch that runs this long by ending its executor process (default 0: never; needs --isolation process)"},
     {"no-probes", NULL, set_no_probes, "do not load the eBPF probes that watch the workers (on by default where permitted)"},
@@ -481,6 +486,7 @@ static void defaults(gt_daemon_config *cfg)
         .stop_grace_s = GT_DEFAULT_STOP_GRACE,
         .inline_groups = GT_DEFAULT_INLINE_GROUPS,
         .launcher_spin_us = GT_DEFAULT_LAUNCHER_SPIN,
+        .time_slice_ms = GT_DEFAULT_TIME_SLICE,
         .executor_spin_us = GT_DEFAULT_EXECUTOR_SPIN,
         .limits = {.max_frame = GT_DEFAULT_MAX_FRAME,
                    .max_buffers = GT_DEFAULT_MAX_BUFFERS,

@@ -26,6 +26,7 @@
 #define GT_DEFAULT_INLINE_GROUPS 1            /* workgroups a launch may have to run without the workers */
 #define GT_DEFAULT_LAUNCHER_SPIN 50           /* microseconds the launcher polls for the next launch */
 #define GT_DEFAULT_EXECUTOR_SPIN 200          /* microseconds an executor polls for the next request */
+#define GT_DEFAULT_TIME_SLICE 100             /* milliseconds a user's executor runs while another user waits */
 
 typedef struct gt_limits {
     size_t max_frame;
@@ -72,6 +73,7 @@ typedef struct gt_daemon_config {
     bool in_process;     /* --isolation none: kernels run in gridtuned itself, not in executor processes */
     const char *executor; /* the gridtune-exec program; NULL: found beside gridtuned, else installed */
     unsigned launch_timeout_s; /* a launch running this long is stopped (its executor ended); 0: never */
+    unsigned time_slice_ms;    /* the CPU grant's slice between users' executors; 0: none */
     unsigned executor_spin_us; /* an executor polls this long for its next request before sleeping */
     bool no_populate;    /* leave new buffers' pages to be faulted in by their first launch */
     char *events[GT_COUNTERS_MAX];

@@ -17,6 +17,7 @@
 
 #include <event2/event.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -57,7 +58,10 @@ typedef struct gt_daemon {
     char build_note[256];
     char machine[GT_HASH_TEXT_MAX];
     gt_jobq *launcher, *kernels;
-    _Atomic unsigned launches_running; /* on the launcher thread now (0 or 1): for the status */
+    _Atomic unsigned launches_running; /* on a launcher thread now, paused ones too: for the status */
+    /* The wisdom, which each user's launcher thread reads and stores into (executors.h); the
+       launcher thread's wisdom jobs take it too. In-process, only the launcher touches it. */
+    pthread_mutex_t wisdom_lock;
     gt_report_ring *reports;
     gt_daemon_counts stats;
     FILE *trace;

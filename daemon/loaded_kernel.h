@@ -12,6 +12,8 @@
 #include "engine/module.h"
 #include "tuner/machine.h"
 
+#include <sys/types.h>
+
 typedef struct gt_loaded_kernel {
     gt_module *module;          /* in-process only; NULL when the kernel runs in executors */
     const gt_kernel_desc *desc; /* the module's, or info.desc (without code) */
@@ -19,6 +21,7 @@ typedef struct gt_loaded_kernel {
     char hash[GT_HASH_TEXT_MAX];
     char *path;      /* the module's file, which an executor process loads too */
     uint64_t serial; /* unique in gridtuned's life: the kernel's name for executor processes */
+    uid_t uid;       /* whose it is: the executor that loads it */
     unsigned refs;
     /* When set, called with the kernel as its last reference goes, before it is closed. */
     void (*released)(void *ctx, const struct gt_loaded_kernel *k);

@@ -282,9 +282,11 @@ static int start_executors(gt_daemon *d, char *err, size_t errlen)
     if (rc)
         return rc;
     const gt_daemon_config *cfg = d->cfg;
-    gt_exec_proc_config ec = {.path = d->executor_path, .workers = d->workers, .no_pin = cfg->no_pin,
-                              .no_probes = cfg->no_probes, .no_populate = cfg->no_populate, .events = cfg->events, .nevents = cfg->nevents,
-                              .spin_us = cfg->executor_spin_us};
+    gt_executors_config ec = {
+        .proc = {.path = d->executor_path, .workers = d->workers, .no_pin = cfg->no_pin, .no_probes = cfg->no_probes,
+                 .no_populate = cfg->no_populate, .events = cfg->events, .nevents = cfg->nevents,
+                 .spin_us = cfg->executor_spin_us},
+        .base = d->base, .launcher_spin_us = cfg->launcher_spin_us, .slice_ms = cfg->time_slice_ms};
     if (!(d->executors = gt_executors_new(&ec))) {
         snprintf(err, errlen, "out of memory");
         return -ENOMEM;
@@ -300,7 +302,8 @@ static int start_executors(gt_daemon *d, char *err, size_t errlen)
         return rc;
     d->probe_status = gt_exec_proc_hello(p)->probes;
     d->own_executor = p;
-    gt_log_info("kernels run in executor processes (%s), one per user", d->executor_path);
+    gt_log_info("kernels run in executor processes (%s), one per user, taking turns on the CPUs every %u ms",
+                d->executor_path, cfg->time_slice_ms);
     log_probes(d);
     return 0;
 }
@@ -370,6 +373,7 @@ static int start_engine(daemon_main *m, char *err, size_t errlen)
     rc = cfg->in_process ? start_pool(d, err, errlen) : start_executors(d, err, errlen);
     if (rc)
         return rc;
+    pthread_mutex_init(&d->wisdom_lock, NULL);
     rc = gt_wisdom_open(cfg->wisdom, &d->wisdom, err, errlen);
     if (rc)
         return rc;
@@ -427,7 +431,8 @@ static void on_drain(evutil_socket_t fd, short what, void *arg)
     (void)fd, (void)what;
     daemon_main *m = arg;
     gt_daemon *d = &m->d;
-    if (!m->abandoned && (gt_jobq_pending(d->launcher) > 0 || gt_jobq_pending(d->kernels) > 0)) {
+    if (!m->abandoned && (gt_jobq_pending(d->launcher) > 0 || gt_jobq_pending(d->kernels) > 0 ||
+                          (d->executors && gt_executors_pending(d->executors) > 0))) {
         if (gt_clock_unix_ms() < m->stop_deadline)
             return;
         abandon_jobs(m);
@@ -481,6 +486,7 @@ static void shut_down(daemon_main *m)
     while (d->sessions)
         gt_session_close(d->sessions, "gridtuned stopped");
     gt_jobq_destroy(d->launcher);
+    gt_executors_stop(d->executors); /* the users' queues; their processes end below */
     gt_jobq_destroy(d->kernels);
     if (d->wisdom && gt_wisdom_save(d->wisdom, err, sizeof err) != 0)
         gt_log_warn("the wisdom could not be saved: %s", err);

@@ -6,6 +6,7 @@
 #include "shm.h"
 #include "usage.h"
 
+#include "daemon/executor/executors.h"
 #include "daemon/requests/dispatch.h"
 #include "daemon/requests/launches.h"
 
@@ -302,7 +303,9 @@ static void on_readable(evutil_socket_t fd, short what, void *arg)
     gt_session_ref(s);
     /* the launch answered early has most likely finished since: take it back now (which
        resumes the session) rather than read on */
-    if (paused(s))
+    if (paused(s) && s->d->executors)
+        gt_executors_deliver(s->d->executors, s->uid);
+    else if (paused(s))
         gt_jobq_deliver(s->d->launcher);
     if (atomic_load(&s->closed) || paused(s)) {
         if (!atomic_load(&s->closed))

@@ -389,19 +389,22 @@ static void test_gridtuned_never_maps_a_module(void **state)
         fail_msg("gridtuned maps the module %s", GT_TEST_DAEMON_MODULE);
 }
 
-/* Whether process pid has ended (a zombie its parent has not reaped, or gone). */
+/* Whether process pid has ended: a zombie with no thread left, which its parent can reap (its
+ * first thread shows as a zombie while the others are still exiting), or gone. */
 static bool has_ended(pid_t pid)
 {
-    char path[64], stat[256];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
     FILE *f = fopen(path, "re");
     if (!f)
         return true;
-    size_t n = fread(stat, 1, sizeof stat - 1, f);
+    bool zombie = false, one_thread = false;
+    while (fgets(line, sizeof line, f)) {
+        zombie = zombie || strncmp(line, "State:\tZ", 8) == 0;
+        one_thread = one_thread || strcmp(line, "Threads:\t1\n") == 0;
+    }
     fclose(f);
-    stat[n] = '\0';
-    const char *state = strrchr(stat, ')');
-    return !state || state[1] == '\0' || state[2] == 'Z' || state[2] == 'X';
+    return zombie && one_thread;
 }
 
 /* An executor killed while idle (an operator, the OOM killer): no launch was running in it, so
@@ -639,6 +642,154 @@ static void test_users_see_only_their_own_buffers(void **state)
                   (int)executors[0], (unsigned)users[0], (int)executors[1], (unsigned)users[1]);
 }
 
+/* ---- a hang confined to its user -------------------------------------------------------- */
+
+#define FILL_RUNS 3
+
+/* User A's child: a launch of the forever kernel, no deadline; says when it runs, then keeps
+ * its connection (and so its launch) until the test closes go. */
+static void forever_child(const daemon_fixture *fx, int ready, int go)
+{
+    become_user(USER_A, getgid(), true);
+    gt_client *c = daemon_fixture_connect(fx);
+    gt_kernel *k;
+    gt_buffer *b;
+    gt_event ev;
+    gt_range range = {.dims = 1, .global = {1}, .local = {1}};
+    gt_launch_options opts = gt_launch_options_default();
+    opts.tuning = GT_TUNING_OFF;
+    if (!c || gt_kernel_load(c, GT_BAD_KERNELS_MODULE, "forever", &k) || gt_buffer_create(c, BAD_BYTES, &b))
+        _exit(4);
+    gt_arg args[] = {gt_arg_buffer(b), gt_arg_i32(1)};
+    if (gt_launch(c, k, &range, args, 2, &opts, &ev))
+        _exit(5);
+    for (int64_t deadline = gt_clock_ms() + DAEMON_FIXTURE_GUARD_SECONDS * 1000;; gt_clock_sleep_ms(10)) {
+        cJSON *st = daemon_fixture_status(c);
+        double running = daemon_fixture_status_number(st, "launches.running");
+        cJSON_Delete(st);
+        if (running == 1)
+            break;
+        if (gt_clock_ms() > deadline)
+            _exit(6);
+    }
+    char byte = 'R';
+    if (write(ready, &byte, 1) != 1)
+        _exit(7);
+    (void)read(go, &byte, 1);
+    _exit(0);
+}
+
+/* User B's child: FILL_RUNS launches of fill, every element checked; exits 0 when all are right. */
+static void fill_child(const daemon_fixture *fx)
+{
+    become_user(USER_B, getgid(), true);
+    gt_client *c = daemon_fixture_connect(fx);
+    gt_kernel *k;
+    gt_buffer *b;
+    if (!c || gt_kernel_load(c, GT_TEST_DAEMON_MODULE, "fill", &k) ||
+        gt_buffer_create(c, GOOD_ITEMS * sizeof(int32_t), &b))
+        _exit(4);
+    for (int32_t run = 1; run <= FILL_RUNS; run++) {
+        gt_range range = {.dims = 1, .global = {GOOD_ITEMS}, .local = {64}};
+        gt_arg args[] = {gt_arg_buffer(b), gt_arg_i32(run * 1000)};
+        if (gt_run(c, k, &range, args, 2, NULL, NULL))
+            _exit(5);
+        const int32_t *data = gt_buffer_data(b);
+        for (int32_t i = 0; i < GOOD_ITEMS; i++)
+            if (data[i] != run * 1000 + i)
+                _exit(6);
+    }
+    _exit(0);
+}
+
+/* Whether child exited within the guard; it is killed if not. Its wait status in *status. */
+static bool child_done(pid_t child, int *status)
+{
+    for (int64_t deadline = gt_clock_ms() + DAEMON_FIXTURE_GUARD_SECONDS * 1000;; gt_clock_sleep_ms(10)) {
+        if (waitpid(child, status, WNOHANG) == child)
+            return true;
+        if (gt_clock_ms() > deadline) {
+            kill(child, SIGKILL);
+            waitpid(child, status, 0);
+            return false;
+        }
+    }
+}
+
+/* System mode, no launch timeout: user A's kernel never returns, and user B's launches run and
+ * are right all the same. A's executor is paused at the end of each slice while B's waits
+ * (status launches.paused), and resumed after: A's launch is still running when B is done. */
+static void test_one_users_hang_does_not_hold_another(void **state)
+{
+    users_test *t = *state;
+    int ready[2];
+    assert_int_equal(pipe(ready), 0);
+    t->children[0] = fork();
+    assert_true(t->children[0] >= 0);
+    if (t->children[0] == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        close(ready[0]);
+        close(t->go[1]);
+        forever_child(&t->fx, ready[1], t->go[0]);
+    }
+    close(ready[1]);
+    char byte;
+    ssize_t n = read(ready[0], &byte, 1);
+    close(ready[0]);
+    if (n != 1) {
+        int status;
+        waitpid(t->children[0], &status, 0);
+        t->children[0] = 0;
+        if (WIFEXITED(status) && WEXITSTATUS(status) == BECOME_USER_FAILED)
+            skip();
+        fail_msg("user A's child failed (wait status 0x%x)", (unsigned)status);
+    }
+    pid_t b = fork();
+    assert_true(b >= 0);
+    if (b == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        fill_child(&t->fx);
+    }
+    int status;
+    if (!child_done(b, &status))
+        fail_msg("user B's launches did not complete within %d s while user A's kernel ran: A's hang held them",
+                 DAEMON_FIXTURE_GUARD_SECONDS);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        fail_msg("user B's child failed (wait status 0x%x)", (unsigned)status);
+    gt_client *c = daemon_fixture_connect(&t->fx);
+    cJSON *st = daemon_fixture_status(c);
+    double running = daemon_fixture_status_number(st, "launches.running");
+    double paused = daemon_fixture_status_number(st, "launches.paused");
+    double succeeded = daemon_fixture_status_number(st, "launches.succeeded");
+    cJSON_Delete(st);
+    gt_disconnect(c);
+    print_message("B's %d launches done while A's ran: %g running, %g succeeded, paused %g times\n", FILL_RUNS, running,
+                  succeeded, paused);
+    assert_true(running == 1);
+    assert_true(succeeded == FILL_RUNS);
+    assert_true(paused >= 1);
+}
+
+static int setup_system(void **state)
+{
+    if (geteuid() != 0) {
+        print_message("skipped: other users are played by child processes that setuid(), which needs root\n");
+        skip();
+    }
+    users_test *t = calloc(1, sizeof *t);
+    assert_non_null(t);
+    *state = t;
+    static char group[256], dir[PATH_MAX];
+    struct group *g = getgrgid(getgid());
+    assert_non_null(g);
+    snprintf(group, sizeof group, "%s", g->gr_name);
+    snprintf(dir, sizeof dir, "%s", GT_TEST_DAEMON_MODULE);
+    *strrchr(dir, '/') = '\0';
+    daemon_fixture_start(&t->fx, NULL, (const char *const[]){"--system", "--group", group, "--module-dir", dir, NULL});
+    assert_int_equal(pipe(t->go), 0);
+    return 0;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -658,6 +809,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_constructor_that_aborts, setup, teardown),
         cmocka_unit_test_setup_teardown(test_executor_killed_while_idle, setup, teardown),
         cmocka_unit_test_setup_teardown(test_users_see_only_their_own_buffers, setup_users, teardown_users),
+        cmocka_unit_test_setup_teardown(test_one_users_hang_does_not_hold_another, setup_system, teardown_users),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,4 +1,4 @@
-/* exec_jobs.c: requests to the executors, as jobs on the launcher thread (exec_jobs.h). */
+/* exec_jobs.c: requests to the executors, as jobs on their users' launcher threads (exec_jobs.h). */
 #include "exec_jobs.h"
 
 #include "executors.h"
@@ -26,19 +26,24 @@ static void exec_job_run(gt_job *job)
 {
     exec_job *j = (exec_job *)job;
     gt_executors *e = j->d->executors;
+    gt_exec_proc *p = gt_executors_for(e, j->uid);
+    if (!p)
+        return;
     if (j->kind == JOB_UNMAP) {
-        gt_executors_unmap(e, j->serial);
+        gt_exec_proc_unmap(p, j->serial);
         return;
     }
     if (j->kind == JOB_FORGET_KERNEL) {
-        gt_executors_forget(e, j->serial);
+        gt_exec_proc_forget(p, j->serial);
         return;
     }
     if (atomic_load(&j->d->stopping))
         return;
-    gt_exec_proc *p = gt_executors_for(e, j->uid);
     char err[512];
-    if (p && gt_exec_proc_load(p, j->kernel->serial, j->kernel->path, j->kernel->desc->name, err, sizeof err) != 0)
+    gt_executors_take_cpus(e, j->uid); /* it may start the executor, which loads every kernel */
+    int rc = gt_exec_proc_load(p, j->kernel->serial, j->kernel->path, j->kernel->desc->name, err, sizeof err);
+    gt_executors_give_cpus(e, j->uid);
+    if (rc)
         gt_log_warn("kernel %s could not be loaded ahead of its launches: %s", j->kernel->desc->name, err);
 }
 
@@ -57,7 +62,8 @@ static bool push(gt_daemon *d, exec_job *proto)
 {
     if (atomic_load(&d->stopping)) /* the executors end with gridtuned */
         return false;
-    exec_job *j = malloc(sizeof *j);
+    gt_jobq *queue = gt_executors_queue(d->executors, proto->uid);
+    exec_job *j = queue ? malloc(sizeof *j) : NULL;
     if (!j) {
         gt_log_warn("out of memory asking the executors about %s %" PRIu64 "; a restarted one makes up for it",
                     proto->kind == JOB_UNMAP ? "buffer" : "kernel", proto->serial);
@@ -70,7 +76,7 @@ static bool push(gt_daemon *d, exec_job *proto)
         gt_loaded_kernel_ref(j->kernel);
     if (j->kind == JOB_UNMAP)
         d->stats.unmapping++;
-    gt_jobq_push(d->launcher, &j->job);
+    gt_jobq_push(queue, &j->job);
     return true;
 }
 
@@ -79,12 +85,12 @@ void gt_exec_jobs_load(gt_daemon *d, uid_t uid, gt_loaded_kernel *k)
     push(d, &(exec_job){.kind = JOB_LOAD, .uid = uid, .kernel = k, .fd = -1});
 }
 
-void gt_exec_jobs_forget_kernel(gt_daemon *d, uint64_t serial)
+void gt_exec_jobs_forget_kernel(gt_daemon *d, uid_t uid, uint64_t serial)
 {
-    push(d, &(exec_job){.kind = JOB_FORGET_KERNEL, .serial = serial, .fd = -1});
+    push(d, &(exec_job){.kind = JOB_FORGET_KERNEL, .uid = uid, .serial = serial, .fd = -1});
 }
 
-bool gt_exec_jobs_unmap(gt_daemon *d, uint64_t serial, int fd)
+bool gt_exec_jobs_unmap(gt_daemon *d, uid_t uid, uint64_t serial, int fd)
 {
-    return push(d, &(exec_job){.kind = JOB_UNMAP, .serial = serial, .fd = fd});
+    return push(d, &(exec_job){.kind = JOB_UNMAP, .uid = uid, .serial = serial, .fd = fd});
 }

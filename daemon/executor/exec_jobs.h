@@ -1,7 +1,8 @@
-/* exec_jobs.h: what the event loop's thread asks of the executor processes. Only the launcher
- * thread talks to them, so each request is a job on its queue, in order with the launches:
- * a kernel a client loaded is loaded by its user's executor before its launches come, and a
- * buffer or kernel gone for gridtuned is forgotten there. Loop thread only. */
+/* exec_jobs.h: what the event loop's thread asks of the executor processes. Only a user's own
+ * launcher thread talks to that user's executor, so each request is a job on its queue, in
+ * order with the user's launches: a kernel a client loaded is loaded by its user's executor
+ * before its launches come, and a buffer or kernel gone for gridtuned is forgotten there. Loop
+ * thread only. */
 #ifndef GT_EXEC_JOBS_H
 #define GT_EXEC_JOBS_H
 
@@ -15,10 +16,10 @@
 /* Loads k (a reference is held until done) in uid's executor. A failure is only logged: the
  * launch that needs the kernel loads it again and says why. */
 void gt_exec_jobs_load(gt_daemon *d, uid_t uid, gt_loaded_kernel *k);
-/* No executor loads kernel `serial` again. */
-void gt_exec_jobs_forget_kernel(gt_daemon *d, uint64_t serial);
-/* Every executor unmaps buffer `serial`; then fd, the buffer's memfd, is closed. False when no
+/* uid's executor does not load kernel `serial` again. */
+void gt_exec_jobs_forget_kernel(gt_daemon *d, uid_t uid, uint64_t serial);
+/* uid's executor unmaps buffer `serial`; then fd, the buffer's memfd, is closed. False when no
  * job could be queued (gridtuned stopping, or no memory): fd is then the caller's. */
-bool gt_exec_jobs_unmap(gt_daemon *d, uint64_t serial, int fd);
+bool gt_exec_jobs_unmap(gt_daemon *d, uid_t uid, uint64_t serial, int fd);
 
 #endif

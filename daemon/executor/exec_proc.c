@@ -6,6 +6,7 @@
 #include "engine/channel.h"
 #include "engine/pool.h"
 #include "engine/sandbox.h"
+#include "tuner/clock.h"
 #include "tuner/grow.h"
 #include "tuner/sentence.h"
 
@@ -57,6 +58,10 @@ struct gt_exec_proc {
     gt_exec_reply *reply; /* GT_CHANNEL_REPLY_MAX bytes */
     size_t reply_len;
     gt_exec_outcome outcome; /* the latest launch's */
+    /* pid, and the pauses: the CPU grant pauses and resumes the process from other threads */
+    pthread_mutex_t pid_lock;
+    uint64_t paused_at_ns, paused_ns; /* since when it is paused (0: it is not), and in all */
+    unsigned pauses;
     pthread_mutex_t workers_lock; /* the status reads the workers from the loop's thread */
     unsigned nworkers;
     gt_exec_worker workers[GT_EXEC_WORKERS_MAX];
@@ -73,6 +78,7 @@ gt_exec_proc *gt_exec_proc_new(const gt_exec_proc_config *cfg, uid_t uid)
         p->cfg = *cfg;
         p->uid = uid;
         pthread_mutex_init(&p->workers_lock, NULL);
+        pthread_mutex_init(&p->pid_lock, NULL);
     }
     return p;
 }
@@ -87,10 +93,11 @@ const gt_exec_hello *gt_exec_proc_hello(const gt_exec_proc *p)
     return &p->hello;
 }
 
-/* Forgets the process that was (reaped) and what it held. */
+/* Forgets the process that was (reaped: pid_lock held) and what it held. */
 static void forget(gt_exec_proc *p)
 {
     p->pid = 0;
+    p->paused_at_ns = 0;
     for (size_t i = 0; i < p->nmaps; i++)
         p->maps[i].live = false;
     p->sealed = false;
@@ -102,10 +109,51 @@ static void forget(gt_exec_proc *p)
 static int reap(gt_exec_proc *p)
 {
     int status = 0;
+    pthread_mutex_lock(&p->pid_lock); /* no pause or resume signals a pid reused meanwhile */
     while (waitpid(p->pid, &status, 0) < 0 && errno == EINTR)
         ;
     forget(p);
+    pthread_mutex_unlock(&p->pid_lock);
     return status;
+}
+
+void gt_exec_proc_pause(gt_exec_proc *p)
+{
+    pthread_mutex_lock(&p->pid_lock);
+    if (p->pid && !p->paused_at_ns) {
+        kill(p->pid, SIGSTOP);
+        p->paused_at_ns = gt_clock_ns();
+        p->pauses++;
+    }
+    pthread_mutex_unlock(&p->pid_lock);
+}
+
+void gt_exec_proc_resume(gt_exec_proc *p)
+{
+    pthread_mutex_lock(&p->pid_lock);
+    if (p->pid && p->paused_at_ns) {
+        kill(p->pid, SIGCONT);
+        p->paused_ns += gt_clock_ns() - p->paused_at_ns;
+        p->paused_at_ns = 0;
+    }
+    pthread_mutex_unlock(&p->pid_lock);
+}
+
+unsigned gt_exec_proc_pauses(gt_exec_proc *p)
+{
+    pthread_mutex_lock(&p->pid_lock);
+    unsigned n = p->pauses;
+    pthread_mutex_unlock(&p->pid_lock);
+    return n;
+}
+
+/* How long the process has been paused in all, the pause going on included. */
+static uint64_t paused_ns(gt_exec_proc *p)
+{
+    pthread_mutex_lock(&p->pid_lock);
+    uint64_t ns = p->paused_ns + (p->paused_at_ns ? gt_clock_ns() - p->paused_at_ns : 0);
+    pthread_mutex_unlock(&p->pid_lock);
+    return ns;
 }
 
 static void stop(gt_exec_proc *p)
@@ -124,10 +172,16 @@ static void stop(gt_exec_proc *p)
 static bool running(gt_exec_proc *p)
 {
     int status;
-    if (!p->pid || waitpid(p->pid, &status, WNOHANG) != p->pid)
-        return p->pid != 0;
+    if (!p->pid)
+        return false;
+    pthread_mutex_lock(&p->pid_lock);
     pid_t pid = p->pid;
-    forget(p);
+    bool ended = waitpid(pid, &status, WNOHANG) == pid;
+    if (ended)
+        forget(p);
+    pthread_mutex_unlock(&p->pid_lock);
+    if (!ended)
+        return true;
     gt_channel_close(p->ch);
     p->ch = NULL;
     char how[64];
@@ -153,6 +207,7 @@ void gt_exec_proc_free(gt_exec_proc *p)
     free(p->kernels);
     free(p->reply);
     pthread_mutex_destroy(&p->workers_lock);
+    pthread_mutex_destroy(&p->pid_lock);
     free(p);
 }
 
@@ -208,11 +263,14 @@ static int spawn(gt_exec_proc *p, int mem, int sock, char *err, size_t errlen)
     posix_spawnattr_setsigdefault(&attr, &all);
     posix_spawnattr_setpgroup(&attr, 0);
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
-    int rc = posix_spawn(&p->pid, p->cfg.path, &fa, &attr, argv, environ);
+    pid_t pid = 0;
+    int rc = posix_spawn(&pid, p->cfg.path, &fa, &attr, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&attr);
+    pthread_mutex_lock(&p->pid_lock);
+    p->pid = rc ? 0 : pid;
+    pthread_mutex_unlock(&p->pid_lock);
     if (rc) {
-        p->pid = 0;
         return gt_sentence_fail(err, errlen, -rc, "cannot start the executor %s: %s", p->cfg.path, strerror(rc));
     }
     return 0;
@@ -346,11 +404,12 @@ static int request(gt_exec_proc *p, const int *fds, unsigned nfds, unsigned dead
             return describe_death(p, l, err, errlen);
         return gt_sentence_fail(err, errlen, rc, "cannot reach the executor: %s", strerror(-rc));
     }
-    uint64_t waited = 0;
+    /* the deadline counts the time the process ran, not the time the CPU grant paused it */
+    uint64_t start = gt_clock_ns(), paused_before = paused_ns(p), ran_ms = 0;
     for (;;) {
         int slice = cancel ? CANCEL_POLL_MS : -1;
-        if (deadline_ms && (slice < 0 || (uint64_t)slice > deadline_ms - waited))
-            slice = (int)(deadline_ms - waited);
+        if (deadline_ms && (slice < 0 || (uint64_t)slice > deadline_ms - ran_ms))
+            slice = (int)(deadline_ms - ran_ms);
         size_t len = 0;
         rc = gt_channel_receive(p->ch, p->reply, GT_CHANNEL_REPLY_MAX, &len, -1, slice);
         if (rc == 0)
@@ -359,9 +418,10 @@ static int request(gt_exec_proc *p, const int *fds, unsigned nfds, unsigned dead
             return describe_death(p, l, err, errlen);
         if (rc != -ETIMEDOUT)
             return gt_sentence_fail(err, errlen, rc, "waiting for the executor: %s", strerror(-rc));
-        waited += (uint64_t)slice;
+        uint64_t paused = paused_ns(p) - paused_before, waited = gt_clock_ns() - start;
+        ran_ms = waited > paused ? (waited - paused) / 1000000 : 0;
         bool cancelled = cancel && cancel->cancelled(cancel->ctx);
-        if (cancelled || (deadline_ms && waited >= deadline_ms)) {
+        if (cancelled || (deadline_ms && ran_ms >= deadline_ms)) {
             stop(p);
             return cancelled ? gt_sentence_fail(err, errlen, -ECANCELED, "it was cancelled while running")
                              : gt_sentence_fail(err, errlen, -ETIMEDOUT, "it ran past its deadline of %u ms",

@@ -35,6 +35,13 @@ uid_t gt_exec_proc_uid(const gt_exec_proc *p);
 /* Starts the process if it is not running, and waits for its hello. 0 or a negative errno
  * with a sentence. */
 int gt_exec_proc_start(gt_exec_proc *p, char *err, size_t errlen);
+/* Stops (SIGSTOP) and continues the running process, from any thread: the CPU grant's way of
+ * giving the CPUs to another user's executor (cpu_grant.h). A request's deadline counts only
+ * the time it ran. */
+void gt_exec_proc_pause(gt_exec_proc *p);
+void gt_exec_proc_resume(gt_exec_proc *p);
+/* Times it was paused so far. */
+unsigned gt_exec_proc_pauses(gt_exec_proc *p);
 /* What the running process said at start (valid after gt_exec_proc_start succeeded). */
 const gt_exec_hello *gt_exec_proc_hello(const gt_exec_proc *p);
 

@@ -41,7 +41,9 @@ static void populate_run(gt_job *job)
     }
     gt_exec_proc *p = gt_executors_for(d->executors, j->b->uid);
     char err[512];
+    gt_executors_take_cpus(d->executors, j->b->uid); /* populating is work, as a launch is */
     j->rc = p ? gt_exec_proc_map(p, j->b->serial, j->b->fd, j->b->size, err, sizeof err) : -ENOMEM;
+    gt_executors_give_cpus(d->executors, j->b->uid);
     if (j->rc)
         gt_log_warn("buffer %" PRIu64 " could not be mapped ahead of its launches: %s", j->b->serial,
                     p ? err : "out of memory");
@@ -52,7 +54,7 @@ static void populate_run(gt_job *job)
  * or no memory) it is left open for the rest of gridtuned's life. */
 static void on_released(void *ctx, gt_shm *b)
 {
-    (void)gt_exec_jobs_unmap(ctx, b->serial, b->fd);
+    (void)gt_exec_jobs_unmap(ctx, b->uid, b->serial, b->fd);
     b->fd = -1;
 }
 
@@ -76,9 +78,14 @@ static void queue_populate(gt_daemon *d, gt_shm *b)
     populate_job *j = d->cfg->no_populate && !d->executors ? NULL : calloc(1, sizeof *j);
     if (!j)
         return;
+    gt_jobq *queue = d->executors ? gt_executors_queue(d->executors, b->uid) : d->launcher;
+    if (!queue) { /* its first launch maps it, or fails saying why */
+        free(j);
+        return;
+    }
     *j = (populate_job){.job = {.run = populate_run, .done = populate_done}, .d = d, .b = gt_shm_ref(b)};
     d->stats.populating++;
-    gt_jobq_push(d->launcher, &j->job);
+    gt_jobq_push(queue, &j->job);
 }
 
 void gt_handle_buffer_create(const gt_request *r)

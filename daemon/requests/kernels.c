@@ -88,7 +88,7 @@ static void kernel_run(gt_job *job)
 
 static void on_kernel_released(void *ctx, const gt_loaded_kernel *k)
 {
-    gt_exec_jobs_forget_kernel(ctx, k->serial);
+    gt_exec_jobs_forget_kernel(ctx, k->uid, k->serial);
 }
 
 static void kernel_job_free(kernel_job *j)
@@ -144,6 +144,7 @@ static void kernel_done(gt_job *job)
         return;
     }
     if (s->d->executors) { /* loaded by its user's executor now, ahead of the launches */
+        j->kernel->uid = s->uid;
         j->kernel->released = on_kernel_released;
         j->kernel->released_ctx = s->d;
         gt_exec_jobs_load(s->d, s->uid, j->kernel);

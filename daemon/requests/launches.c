@@ -157,10 +157,14 @@ static void take_entry(launch_job *j, const gt_wisdom_key *key, const gt_exec_ou
     char err[256];
     if (memcmp(&o->key, key, sizeof *key) != 0)
         gt_log_warn("launch %" PRIu64 ": the executor returned a decision for another key; it is ignored", j->ev->id);
-    else if (gt_wisdom_store(d->wisdom, key, &o->entry, err, sizeof err) != 0)
-        gt_log_warn("launch %" PRIu64 ": the executor's decision was refused: %s", j->ev->id, err);
-    else
-        save_wisdom(d);
+    else {
+        pthread_mutex_lock(&d->wisdom_lock); /* other users' launcher threads take entries too */
+        if (gt_wisdom_store(d->wisdom, key, &o->entry, err, sizeof err) != 0)
+            gt_log_warn("launch %" PRIu64 ": the executor's decision was refused: %s", j->ev->id, err);
+        else
+            save_wisdom(d);
+        pthread_mutex_unlock(&d->wisdom_lock);
+    }
 }
 
 /* The report of a launch an executor ran, from its tuner result, written when first read as
@@ -210,7 +214,7 @@ static bool running_cancelled(void *ctx)
 
 /* The launch, run in its user's executor process: the tuner and the workers are there, the
  * wisdom here. */
-static int run_in_executor(launch_job *j, char *err, size_t errlen)
+static int run_holding_cpus(launch_job *j, char *err, size_t errlen)
 {
     gt_daemon *d = j->s->d;
     gt_exec_proc *p = NULL;
@@ -231,11 +235,15 @@ static int run_in_executor(launch_job *j, char *err, size_t errlen)
                          .range = j->range};
     gt_wisdom_key key;
     gt_tune_wisdom_key(&tl, l.run_here ? 1 : gt_exec_proc_hello(p)->workers, &key);
+    pthread_mutex_lock(&d->wisdom_lock);
     l.has_entry = gt_wisdom_lookup(d->wisdom, &key, &l.entry);
+    pthread_mutex_unlock(&d->wisdom_lock);
     const gt_exec_outcome *o;
     const void *result;
     gt_exec_cancel cancel = {.cancelled = running_cancelled, .ctx = j};
+    unsigned pauses = gt_exec_proc_pauses(p);
     rc = gt_exec_proc_launch(p, &l, j->deadline_ms, &cancel, &o, &result, err, errlen);
+    bool paused = gt_exec_proc_pauses(p) != pauses;
     j->ran = true;
     if (rc)
         return rc;
@@ -245,10 +253,24 @@ static int run_in_executor(launch_job *j, char *err, size_t errlen)
     j->disturbed_samples = o->disturbed_samples;
     j->source = o->source;
     answer_early(j);
-    if (o->wisdom_changed)
+    /* paused for another user's launch, its analysis may have timed the pause */
+    if (o->wisdom_changed && paused)
+        gt_log_info("launch %" PRIu64 " of %s was paused for another user's launch: its decision is not kept",
+                    j->report_id, j->kernel->desc->name);
+    else if (o->wisdom_changed)
         take_entry(j, &key, o);
     keep_executor_report(j, p, &l, &tl, o, result);
     return 0;
+}
+
+/* The launch, in its user's executor, while that executor holds the CPUs (executors.h). */
+static int run_in_executor(launch_job *j, char *err, size_t errlen)
+{
+    gt_daemon *d = j->s->d;
+    gt_executors_take_cpus(d->executors, j->s->uid);
+    int rc = run_holding_cpus(j, err, errlen);
+    gt_executors_give_cpus(d->executors, j->s->uid);
+    return rc;
 }
 
 static void run_launch(launch_job *j)
@@ -262,7 +284,9 @@ static void run_launch(launch_job *j)
         else if (rc)
             fail(j, rc == -ECANCELED ? GT_ERR_CANCELLED : GT_ERR_LAUNCH, -rc, "launch %" PRIu64 " of %s failed: %s",
                  j->ev->id, j->kernel->desc->name, err);
+        pthread_mutex_lock(&d->wisdom_lock);
         j->wisdom_entries = gt_wisdom_count(d->wisdom);
+        pthread_mutex_unlock(&d->wisdom_lock);
         atomic_store(&j->ev->outcome, rc == 0 ? 1 : -1);
         return;
     }
@@ -524,6 +548,13 @@ void gt_handle_launch(const gt_request *r)
                         "allows (--max-inflight); wait for some first", s->inflight);
         return;
     }
+    /* with executor processes each user's launches run on that user's own thread */
+    gt_jobq *queue = d->executors ? gt_executors_queue(d->executors, s->uid) : d->launcher;
+    if (!queue) {
+        gt_request_fail(r, GT_ERR_INTERNAL, EAGAIN, "gridtuned cannot start a launcher thread for uid %u",
+                        (unsigned)s->uid);
+        return;
+    }
     launch_job *j = calloc(1, sizeof *j);
     gt_launch_event *ev = calloc(1, sizeof *ev);
     if (!j || !ev) {
@@ -568,7 +599,7 @@ void gt_handle_launch(const gt_request *r)
     d->stats.launches++;
     if (res)
         gt_request_reply(r, res);
-    gt_jobq_push(d->launcher, &j->job);
+    gt_jobq_push(queue, &j->job);
 }
 
 static gt_launch_event *find_event(const gt_request *r)

@@ -27,6 +27,7 @@ static void wisdom_run(gt_job *job)
 {
     wisdom_job *j = (wisdom_job *)job;
     gt_wisdom *w = j->s->d->wisdom;
+    pthread_mutex_lock(&j->s->d->wisdom_lock);
     if (j->text) {
         j->rc = gt_wisdom_merge_text(w, j->text, strlen(j->text), "the client's wisdom", &j->changed, j->err,
                                      sizeof j->err);
@@ -37,6 +38,7 @@ static void wisdom_run(gt_job *job)
     if (j->rc == 0)
         j->rc = gt_wisdom_save(w, j->err, sizeof j->err);
     j->entries = gt_wisdom_count(w);
+    pthread_mutex_unlock(&j->s->d->wisdom_lock);
 }
 
 static void wisdom_done(gt_job *job)
