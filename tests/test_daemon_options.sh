@@ -14,7 +14,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 run 0 --help
 for opt in --budget --strategy --metric --refine --refine-limit --disturbed-share --isolation --executor \
-  --executor-spin --launch-timeout; do
+  --executor-spin --launch-timeout --time-slice; do
   expect_in "$out" "$opt " "--help documents $opt"
 done
 
@@ -37,4 +37,7 @@ refused '--executor "gridtune-exec": expected an absolute path to gridtune-exec'
 refused '--executor-spin "100001": expected an integer from 0 to 100000' --executor-spin 100001
 refused '--launch-timeout "-1": expected an integer from 0 to 1048576' --launch-timeout -1
 refused '--launch-timeout "soon": expected an integer from 0 to 1048576' --launch-timeout soon
+refused '--time-slice "60001": expected an integer from 0 to 60000' --time-slice 60001
+refused '--time-slice "-5": expected an integer from 0 to 60000' --time-slice -5
+refused '--time-slice "1s": expected an integer from 0 to 60000' --time-slice 1s
 echo "test_daemon_options: ok"
