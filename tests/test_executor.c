@@ -551,26 +551,14 @@ typedef struct users_test {
     int go[2];
 } users_test;
 
+static int setup_system(void **state);
+
 /* gridtuned in system mode, open to this process's group, and one child per user, each with its
  * buffer launched over and waiting. */
 static int setup_users(void **state)
 {
-    if (geteuid() != 0) {
-        print_message("skipped: other users are played by child processes that setuid(), which needs root\n");
-        skip();
-    }
-    users_test *t = calloc(1, sizeof *t);
-    assert_non_null(t);
-    *state = t;
-    t->go[0] = t->go[1] = -1;
-    static char group[256], dir[PATH_MAX];
-    struct group *g = getgrgid(getgid());
-    assert_non_null(g);
-    snprintf(group, sizeof group, "%s", g->gr_name);
-    snprintf(dir, sizeof dir, "%s", GT_TEST_DAEMON_MODULE);
-    *strrchr(dir, '/') = '\0';
-    daemon_fixture_start(&t->fx, NULL, (const char *const[]){"--system", "--group", group, "--module-dir", dir, NULL});
-    assert_int_equal(pipe(t->go), 0);
+    setup_system(state);
+    users_test *t = *state;
     const uid_t users[2] = {USER_A, USER_B};
     for (int i = 0; i < 2; i++) {
         int ready[2];
@@ -770,6 +758,7 @@ static void test_one_users_hang_does_not_hold_another(void **state)
     assert_true(paused >= 1);
 }
 
+/* gridtuned in system mode, open to this process's group, with no launch timeout. */
 static int setup_system(void **state)
 {
     if (geteuid() != 0) {
@@ -779,6 +768,7 @@ static int setup_system(void **state)
     users_test *t = calloc(1, sizeof *t);
     assert_non_null(t);
     *state = t;
+    t->go[0] = t->go[1] = -1;
     static char group[256], dir[PATH_MAX];
     struct group *g = getgrgid(getgid());
     assert_non_null(g);
