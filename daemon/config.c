@@ -369,7 +369,8 @@ static const flag flags[] = {
      "more than such a launch's work (default 1; 0: every launch wakes them)"},
     {"launcher-spin", "MICROSECONDS", set_launcher_spin,
      "after a launch the launcher thread polls this long for the next one before it sleeps, so that a client "
-     "launching in a loop does not pay for waking it (default 50; 0: it sleeps at once)"},
+     "launching in a loop does not pay for waking it (default 50; 0: it sleeps at once). With --isolation none "
+     "only: the users' launcher threads of executor processes never poll, their executors do (--executor-spin)"},
     {"isolation", "process|none", set_isolation,
      "process (default): kernels run in executor processes, one per user, so a kernel that faults or hangs fails "
      "only its own launch; none: in gridtuned itself"},

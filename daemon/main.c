@@ -286,7 +286,10 @@ static int start_executors(gt_daemon *d, char *err, size_t errlen)
         .proc = {.path = d->executor_path, .workers = d->workers, .no_pin = cfg->no_pin, .no_probes = cfg->no_probes,
                  .no_populate = cfg->no_populate, .events = cfg->events, .nevents = cfg->nevents,
                  .spin_us = cfg->executor_spin_us},
-        .base = d->base, .launcher_spin_us = cfg->launcher_spin_us, .slice_ms = cfg->time_slice_ms};
+        /* The users' threads do not poll for their next launch: the executor polls for its next
+           request, and on 2 vCPUs two pollers take each other's CPU (round trip median 63 us
+           with both, 48 us with the executor's alone: bench/results/isolation-2026-11-25.txt) */
+        .base = d->base, .launcher_spin_us = 0, .slice_ms = cfg->time_slice_ms};
     if (!(d->executors = gt_executors_new(&ec))) {
         snprintf(err, errlen, "out of memory");
         return -ENOMEM;
