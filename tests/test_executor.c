@@ -553,6 +553,37 @@ typedef struct users_test {
 
 static int setup_system(void **state);
 
+/* Forks child i of t, which becomes uid and runs fn (which says on `ready` when it is set and
+ * waits on `go`); returns once it is ready. A child that cannot become uid skips the test. */
+typedef void user_child_fn(const daemon_fixture *fx, uid_t uid, int ready, int go);
+static void start_user_child(users_test *t, int i, uid_t uid, user_child_fn *fn)
+{
+    int ready[2];
+    assert_int_equal(pipe(ready), 0);
+    t->children[i] = fork();
+    assert_true(t->children[i] >= 0);
+    if (t->children[i] == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        close(ready[0]);
+        close(t->go[1]);
+        fn(&t->fx, uid, ready[1], t->go[0]);
+    }
+    close(ready[1]);
+    char byte;
+    ssize_t n = read(ready[0], &byte, 1);
+    close(ready[0]);
+    if (n != 1) {
+        int status;
+        waitpid(t->children[i], &status, 0);
+        t->children[i] = 0;
+        if (WIFEXITED(status) && WEXITSTATUS(status) == BECOME_USER_FAILED) {
+            print_message("skipped: a child could not become uid %u\n", (unsigned)uid);
+            skip();
+        }
+        fail_msg("the child of uid %u failed (wait status 0x%x)", (unsigned)uid, (unsigned)status);
+    }
+}
+
 /* gridtuned in system mode, open to this process's group, and one child per user, each with its
  * buffer launched over and waiting. */
 static int setup_users(void **state)
@@ -560,32 +591,8 @@ static int setup_users(void **state)
     setup_system(state);
     users_test *t = *state;
     const uid_t users[2] = {USER_A, USER_B};
-    for (int i = 0; i < 2; i++) {
-        int ready[2];
-        assert_int_equal(pipe(ready), 0);
-        t->children[i] = fork();
-        assert_true(t->children[i] >= 0);
-        if (t->children[i] == 0) {
-            prctl(PR_SET_PDEATHSIG, SIGKILL);
-            close(ready[0]);
-            close(t->go[1]);
-            user_child(&t->fx, users[i], ready[1], t->go[0]);
-        }
-        close(ready[1]);
-        char byte;
-        ssize_t n = read(ready[0], &byte, 1);
-        close(ready[0]);
-        if (n != 1) {
-            int status;
-            waitpid(t->children[i], &status, 0);
-            t->children[i] = 0;
-            if (WIFEXITED(status) && WEXITSTATUS(status) == BECOME_USER_FAILED) {
-                print_message("skipped: a child could not become uid %u\n", (unsigned)users[i]);
-                skip();
-            }
-            fail_msg("the child of uid %u failed (wait status 0x%x)", (unsigned)users[i], (unsigned)status);
-        }
-    }
+    for (int i = 0; i < 2; i++)
+        start_user_child(t, i, users[i], user_child);
     return 0;
 }
 
@@ -636,9 +643,9 @@ static void test_users_see_only_their_own_buffers(void **state)
 
 /* User A's child: a launch of the forever kernel, no deadline; says when it runs, then keeps
  * its connection (and so its launch) until the test closes go. */
-static void forever_child(const daemon_fixture *fx, int ready, int go)
+static void forever_child(const daemon_fixture *fx, uid_t uid, int ready, int go)
 {
-    become_user(USER_A, getgid(), true);
+    become_user(uid, getgid(), true);
     gt_client *c = daemon_fixture_connect(fx);
     gt_kernel *k;
     gt_buffer *b;
@@ -710,28 +717,7 @@ static bool child_done(pid_t child, int *status)
 static void test_one_users_hang_does_not_hold_another(void **state)
 {
     users_test *t = *state;
-    int ready[2];
-    assert_int_equal(pipe(ready), 0);
-    t->children[0] = fork();
-    assert_true(t->children[0] >= 0);
-    if (t->children[0] == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        close(ready[0]);
-        close(t->go[1]);
-        forever_child(&t->fx, ready[1], t->go[0]);
-    }
-    close(ready[1]);
-    char byte;
-    ssize_t n = read(ready[0], &byte, 1);
-    close(ready[0]);
-    if (n != 1) {
-        int status;
-        waitpid(t->children[0], &status, 0);
-        t->children[0] = 0;
-        if (WIFEXITED(status) && WEXITSTATUS(status) == BECOME_USER_FAILED)
-            skip();
-        fail_msg("user A's child failed (wait status 0x%x)", (unsigned)status);
-    }
+    start_user_child(t, 0, USER_A, forever_child);
     pid_t b = fork();
     assert_true(b >= 0);
     if (b == 0) {
