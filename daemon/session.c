@@ -6,7 +6,7 @@
 #include "shm.h"
 #include "usage.h"
 
-#include "daemon/executor/executors.h"
+#include "daemon/executor/exec_jobs.h"
 #include "daemon/requests/dispatch.h"
 #include "daemon/requests/launches.h"
 
@@ -303,10 +303,9 @@ static void on_readable(evutil_socket_t fd, short what, void *arg)
     gt_session_ref(s);
     /* the launch answered early has most likely finished since: take it back now (which
        resumes the session) rather than read on */
-    if (paused(s) && s->d->executors)
-        gt_executors_deliver(s->d->executors, s->uid);
-    else if (paused(s))
-        gt_jobq_deliver(s->d->launcher);
+    gt_jobq *launcher = paused(s) ? gt_exec_jobs_queue(s->d, s->uid) : NULL;
+    if (launcher)
+        gt_jobq_deliver(launcher);
     if (atomic_load(&s->closed) || paused(s)) {
         if (!atomic_load(&s->closed))
             event_del(s->read_ev);

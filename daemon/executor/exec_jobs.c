@@ -58,11 +58,16 @@ static void exec_job_done(gt_job *job)
     free(j);
 }
 
+gt_jobq *gt_exec_jobs_queue(gt_daemon *d, uid_t uid)
+{
+    return d->executors ? gt_executors_queue(d->executors, uid) : d->launcher;
+}
+
 static bool push(gt_daemon *d, exec_job *proto)
 {
     if (atomic_load(&d->stopping)) /* the executors end with gridtuned */
         return false;
-    gt_jobq *queue = gt_executors_queue(d->executors, proto->uid);
+    gt_jobq *queue = gt_exec_jobs_queue(d, proto->uid);
     exec_job *j = queue ? malloc(sizeof *j) : NULL;
     if (!j) {
         gt_log_warn("out of memory asking the executors about %s %" PRIu64 "; a restarted one makes up for it",

@@ -13,6 +13,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* The queue uid's launches and executor requests run on: the user's own launcher thread with
+ * executor processes, else gridtuned's one launcher. NULL when the user's thread cannot be
+ * started. */
+gt_jobq *gt_exec_jobs_queue(gt_daemon *d, uid_t uid);
 /* Loads k (a reference is held until done) in uid's executor. A failure is only logged: the
  * launch that needs the kernel loads it again and says why. */
 void gt_exec_jobs_load(gt_daemon *d, uid_t uid, gt_loaded_kernel *k);

@@ -451,7 +451,7 @@ static int send_map(gt_exec_proc *p, mapping *m, char *err, size_t errlen)
 int gt_exec_proc_map(gt_exec_proc *p, uint64_t id, int fd, uint64_t size, char *err, size_t errlen)
 {
     mapping *m = find_mapping(p, id);
-    if (m && m->live && running(p))
+    if (m && m->live && p->pid) /* a launch's gt_exec_proc_load looked whether it still runs */
         return 0;
     if (!m) {
         if (!gt_grow((void **)&p->maps, &p->capmaps, p->nmaps, sizeof *p->maps))

@@ -133,13 +133,6 @@ unsigned gt_executors_pending(gt_executors *e)
     return n;
 }
 
-void gt_executors_deliver(gt_executors *e, uid_t uid)
-{
-    user *u = find_user(e, uid);
-    if (u && u->queue)
-        gt_jobq_deliver(u->queue);
-}
-
 void gt_executors_take_cpus(gt_executors *e, uid_t uid)
 {
     user *u = find_user(e, uid);

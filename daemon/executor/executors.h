@@ -40,8 +40,6 @@ gt_exec_proc *gt_executors_for(gt_executors *e, uid_t uid);
 gt_jobq *gt_executors_queue(gt_executors *e, uid_t uid);
 /* Jobs pushed to any user's queue and not yet handed back (loop thread). */
 unsigned gt_executors_pending(gt_executors *e);
-/* Hands back the user's finished jobs now (gt_jobq_deliver). Loop thread. */
-void gt_executors_deliver(gt_executors *e, uid_t uid);
 /* Around anything that makes the user's executor work: waits for the CPU grant, and gives it
  * back. On the user's own launcher thread. */
 void gt_executors_take_cpus(gt_executors *e, uid_t uid);

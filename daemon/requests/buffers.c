@@ -78,7 +78,7 @@ static void queue_populate(gt_daemon *d, gt_shm *b)
     populate_job *j = d->cfg->no_populate && !d->executors ? NULL : calloc(1, sizeof *j);
     if (!j)
         return;
-    gt_jobq *queue = d->executors ? gt_executors_queue(d->executors, b->uid) : d->launcher;
+    gt_jobq *queue = gt_exec_jobs_queue(d, b->uid);
     if (!queue) { /* its first launch maps it, or fails saying why */
         free(j);
         return;

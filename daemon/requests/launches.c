@@ -8,6 +8,7 @@
 #include "daemon/launch_report.h"
 #include "daemon/loaded_kernel.h"
 #include "daemon/log.h"
+#include "daemon/executor/exec_jobs.h"
 #include "daemon/executor/exec_result.h"
 #include "daemon/executor/executors.h"
 #include "tuner/sentence.h"
@@ -549,7 +550,7 @@ void gt_handle_launch(const gt_request *r)
         return;
     }
     /* with executor processes each user's launches run on that user's own thread */
-    gt_jobq *queue = d->executors ? gt_executors_queue(d->executors, s->uid) : d->launcher;
+    gt_jobq *queue = gt_exec_jobs_queue(d, s->uid);
     if (!queue) {
         gt_request_fail(r, GT_ERR_INTERNAL, EAGAIN, "gridtuned cannot start a launcher thread for uid %u",
                         (unsigned)s->uid);
