@@ -641,8 +641,8 @@ static void test_users_see_only_their_own_buffers(void **state)
 
 #define FILL_RUNS 3
 
-/* User A's child: a launch of the forever kernel, no deadline; says when it runs, then keeps
- * its connection (and so its launch) until the test closes go. */
+/* A user's child: a launch of the forever kernel, no deadline; says when a launch runs, then
+ * keeps its connection (and so its launch) until the test closes go. */
 static void forever_child(const daemon_fixture *fx, uid_t uid, int ready, int go)
 {
     become_user(uid, getgid(), true);
@@ -742,6 +742,23 @@ static void test_one_users_hang_does_not_hold_another(void **state)
     assert_true(running == 1);
     assert_true(succeeded == FILL_RUNS);
     assert_true(paused >= 1);
+
+    /* user B's own forever launch: the two users' launches run side by side, taking turns, and
+       the status counts both as running (it once said 1 whenever any launch was pending) */
+    start_user_child(t, 1, USER_B, forever_child);
+    c = daemon_fixture_connect(&t->fx);
+    for (int64_t deadline = gt_clock_ms() + DAEMON_FIXTURE_GUARD_SECONDS * 1000;; gt_clock_sleep_ms(10)) {
+        st = daemon_fixture_status(c);
+        running = daemon_fixture_status_number(st, "launches.running");
+        double queued = daemon_fixture_status_number(st, "launches.queued");
+        cJSON_Delete(st);
+        if (running == 2 && queued == 0)
+            break;
+        if (gt_clock_ms() > deadline)
+            fail_msg("the status says %g running and %g queued; expected both users' launches running", running,
+                     queued);
+    }
+    gt_disconnect(c);
 }
 
 /* gridtuned in system mode, open to this process's group, with no launch timeout. */
