@@ -30,6 +30,7 @@ typedef struct gt_exec_proc gt_exec_proc; /* executor/exec_proc.h */
 
 typedef struct gt_daemon_counts {
     uint64_t launches, succeeded, failed, cancelled;
+    uint64_t direct; /* small launches the loop sent straight to their executor */
     uint64_t workgroups, workgroups_analysis;
     uint64_t disturbed_samples; /* analysis samples the probes marked disturbed */
     uint64_t wisdom_hits;

@@ -27,6 +27,10 @@ void gt_jobq_push(gt_jobq *q, gt_job *job);
 /* From the loop's thread: calls done() of the jobs finished so far, now, rather than when
  * the loop next turns. */
 void gt_jobq_deliver(gt_jobq *q);
+/* From the loop's thread: nothing is queued, running or waiting for done(). Only the loop
+ * pushes, so the queue stays idle until it pushes again: meanwhile the loop may do what the
+ * queue's thread would, and the next job pushed comes after it. */
+bool gt_jobq_idle(gt_jobq *q);
 /* Jobs pushed and not yet handed back through done(). */
 unsigned gt_jobq_pending(const gt_jobq *q);
 /* Runs every job still queued (their run() sees whatever flag the owner set to cancel

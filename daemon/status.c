@@ -29,6 +29,7 @@ static cJSON *launches_object(const gt_daemon *d)
     cJSON_AddNumberToObject(o, "queued", (double)(pending - running));
     cJSON_AddNumberToObject(o, "running", (double)running);
     cJSON_AddNumberToObject(o, "paused", d->executors ? (double)gt_executors_pauses(d->executors) : 0);
+    cJSON_AddNumberToObject(o, "direct", (double)st->direct);
     cJSON_AddNumberToObject(o, "succeeded", (double)st->succeeded);
     cJSON_AddNumberToObject(o, "failed", (double)st->failed);
     cJSON_AddNumberToObject(o, "cancelled", (double)st->cancelled);
@@ -139,6 +140,10 @@ int gt_status_metrics(const gt_daemon *d, struct evbuffer *out)
         "another user's.\n"
         "# TYPE gridtune_launch_pauses_total counter\n"
         "gridtune_launch_pauses_total %" PRIu64 "\n"
+        "# HELP gridtune_launches_direct_total Small launches the event loop sent straight to their user's "
+        "executor, without waking the user's launcher thread.\n"
+        "# TYPE gridtune_launches_direct_total counter\n"
+        "gridtune_launches_direct_total %" PRIu64 "\n"
         "# HELP gridtune_workgroups_total Workgroups run, by phase.\n"
         "# TYPE gridtune_workgroups_total counter\n"
         "gridtune_workgroups_total{phase=\"analysis\"} %" PRIu64 "\n"
@@ -171,7 +176,7 @@ int gt_status_metrics(const gt_daemon *d, struct evbuffer *out)
         "# TYPE gridtune_buffer_bytes gauge\n"
         "gridtune_buffer_bytes %" PRIu64 "\n",
         st->succeeded, st->failed, st->cancelled, st->launches - st->succeeded - st->failed - st->cancelled,
-        d->executors ? gt_executors_pauses(d->executors) : 0, st->workgroups_analysis, st->workgroups - st->workgroups_analysis, fraction, st->wisdom_hits,
+        d->executors ? gt_executors_pauses(d->executors) : 0, st->direct, st->workgroups_analysis, st->workgroups - st->workgroups_analysis, fraction, st->wisdom_hits,
         st->wisdom_entries, st->errors, st->disturbed_samples, st->clients, st->clients_refused, held.buffers,
         held.buffer_bytes);
     return n < 0 ? -ENOMEM : 0;

@@ -86,6 +86,11 @@ static int setup(void **state)
     return start(state, NULL);
 }
 
+static int setup_inline(void **state)
+{
+    return start(state, (const char *const[]){"--inline-groups", "64", NULL});
+}
+
 /* Both clients gone: the descriptors are back to what gridtuned held before they came, and no
  * buffer is mapped in gridtuned or any executor. */
 static int teardown(void **state)
@@ -306,6 +311,94 @@ static void test_deadline_option(void **state)
     assert_int_equal(gt_wait(t->bad, ev), -ETIMEDOUT);
     assert_non_null(strstr(gt_last_error(t->bad), "ran past its deadline of 300 ms"));
     assert_int_equal(gt_event_release(t->bad, ev), 0);
+    gt_buffer_release(b);
+    gt_kernel_release(k);
+    run_fill(t, t->good, t->fill, t->good_buf, "good");
+    run_fill(t, t->bad, t->bad_fill, t->bad_buf, "bad");
+}
+
+/* Through the bad client, whose requests wait until gridtuned has taken its previous launch
+ * back (counted it, stored its decision). */
+static double status_number(executor_test *t, const char *path)
+{
+    cJSON *st = daemon_fixture_status(t->bad);
+    double v = daemon_fixture_status_number(st, path);
+    cJSON_Delete(st);
+    return v;
+}
+
+#define SMALL_GROUPS 64 /* --inline-groups of setup_inline */
+
+/* One launch of `forever` over SMALL_GROUPS work-items with value v (0: it returns at once) through the
+ * bad client, untuned (deadline_ms UINT_MAX: tuned, no deadline); 1 when it went straight from
+ * gridtuned's loop to the executor (launches.direct). With ev, it is launched and *ev is its
+ * event; else it is run and must succeed. */
+static int launch_small(executor_test *t, gt_kernel *k, gt_buffer *b, int32_t v, unsigned deadline_ms, gt_event *ev)
+{
+    gt_range range = {.dims = 1, .global = {SMALL_GROUPS}, .local = {1}};
+    gt_arg args[] = {gt_arg_buffer(b), gt_arg_i32(v)};
+    gt_launch_options opts = gt_launch_options_default();
+    opts.tuning = deadline_ms == UINT_MAX ? GT_TUNING_AUTO : GT_TUNING_OFF;
+    deadline_ms = deadline_ms == UINT_MAX ? 0 : deadline_ms;
+    opts.deadline_ms = deadline_ms;
+    int32_t *data = gt_buffer_data(b);
+    memset(data, 0xff, SMALL_GROUPS * sizeof *data);
+    double before = status_number(t, "launches.direct");
+    if (ev)
+        assert_int_equal(gt_launch(t->bad, k, &range, args, 2, &opts, ev), 0);
+    else {
+        if (gt_run(t->bad, k, &range, args, 2, &opts, NULL) != 0)
+            fail_msg("the small launch failed: %s", gt_last_error(t->bad));
+        for (unsigned i = 0; i < SMALL_GROUPS; i++)
+            assert_int_equal(data[i], 0);
+    }
+    return (int)(status_number(t, "launches.direct") - before);
+}
+
+/* A small launch (here of 64 workgroups, at most --inline-groups) goes from gridtuned's loop
+ * straight to its executor once that has the kernel and the buffer and has sealed itself. One that does not answer while the loop polls is left
+ * to the user's launcher thread, where its deadline and its cancel work as for any launch. */
+static void test_small_launches_go_straight_to_the_executor(void **state)
+{
+    executor_test *t = *state;
+    gt_kernel *k;
+    gt_buffer *b;
+    assert_int_equal(gt_kernel_load(t->bad, GT_BAD_KERNELS_MODULE, "forever", &k), 0);
+    assert_int_equal(gt_buffer_create(t->bad, BAD_BYTES, &b), 0);
+    /* a new kernel: a new executor, not sealed yet, so through the launcher thread */
+    assert_int_equal(launch_small(t, k, b, 0, 0, NULL), 0);
+    assert_int_equal(launch_small(t, k, b, 0, 0, NULL), 1);
+    assert_int_equal(launch_small(t, k, b, 0, 0, NULL), 1);
+    /* tuned: the first stores a decision (the launcher thread writes the wisdom), the next finds it */
+    double entries = status_number(t, "wisdom.entries"), hits = status_number(t, "wisdom_hits");
+    assert_int_equal(launch_small(t, k, b, 0, UINT_MAX, NULL), 1);
+    assert_int_equal(status_number(t, "wisdom.entries"), entries + 1);
+    assert_int_equal(launch_small(t, k, b, 0, UINT_MAX, NULL), 1);
+    assert_int_equal(status_number(t, "wisdom_hits"), hits + 1);
+
+    gt_event ev;
+    assert_int_equal(launch_small(t, k, b, 1, 300, &ev), 1);
+    assert_int_equal(gt_wait(t->bad, ev), -ETIMEDOUT);
+    assert_non_null(strstr(gt_last_error(t->bad), "ran past its deadline of 300 ms"));
+    assert_int_equal(gt_event_release(t->bad, ev), 0);
+
+    /* the deadline ended the executor: the next launch starts and seals a new one */
+    assert_int_equal(launch_small(t, k, b, 0, 0, NULL), 0);
+    assert_int_equal(launch_small(t, k, b, 1, 0, &ev), 1);
+    gt_event queued; /* behind it on the user's thread */
+    gt_range range = {.dims = 1, .global = {GOOD_ITEMS}, .local = {64}};
+    gt_arg args[] = {gt_arg_buffer(t->bad_buf), gt_arg_i32(5)};
+    assert_int_equal(gt_launch(t->bad, t->bad_fill, &range, args, 2, NULL, &queued), 0);
+    assert_int_equal(status_number(t, "launches.running"), 1);
+    assert_int_equal(status_number(t, "launches.queued"), 1);
+    assert_int_equal(gt_cancel(t->bad, ev), 0);
+    assert_int_equal(gt_wait(t->bad, ev), -ECANCELED);
+    assert_non_null(strstr(gt_last_error(t->bad), "cancelled while running"));
+    assert_int_equal(gt_wait(t->bad, queued), 0);
+    const int32_t *data = gt_buffer_data(t->bad_buf);
+    assert_int_equal(data[GOOD_ITEMS - 1], 5 + GOOD_ITEMS - 1);
+    assert_int_equal(gt_event_release(t->bad, ev), 0);
+    assert_int_equal(gt_event_release(t->bad, queued), 0);
     gt_buffer_release(b);
     gt_kernel_release(k);
     run_fill(t, t->good, t->fill, t->good_buf, "good");
@@ -798,6 +891,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_killed_client_cancels_its_running_launch, setup, teardown),
         cmocka_unit_test_setup_teardown(test_deadline_option, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cancel, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_small_launches_go_straight_to_the_executor, setup_inline, teardown),
         cmocka_unit_test_setup_teardown(test_gridtuned_never_maps_a_module, setup, teardown),
         cmocka_unit_test_setup_teardown(test_constructor_that_aborts, setup, teardown),
         cmocka_unit_test_setup_teardown(test_executor_killed_while_idle, setup, teardown),

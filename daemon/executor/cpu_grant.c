@@ -114,6 +114,19 @@ void gt_cpu_grant_acquire(gt_cpu_grant *g, gt_grant_member *m)
     pthread_mutex_unlock(&g->lock);
 }
 
+bool gt_cpu_grant_try_acquire(gt_cpu_grant *g, gt_grant_member *m)
+{
+    pthread_mutex_lock(&g->lock);
+    bool free_now = !g->holder && !g->head;
+    if (free_now) {
+        m->paused = false;
+        g->holder = m;
+        g->since_ns = gt_clock_ns();
+    }
+    pthread_mutex_unlock(&g->lock);
+    return free_now;
+}
+
 void gt_cpu_grant_release(gt_cpu_grant *g, gt_grant_member *m)
 {
     pthread_mutex_lock(&g->lock);

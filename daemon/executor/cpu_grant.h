@@ -31,6 +31,8 @@ void gt_cpu_grant_free(gt_cpu_grant *g);
 /* Blocks until m holds the grant; meanwhile, once the holder has had its slice, this thread
  * pauses it and passes the grant on. */
 void gt_cpu_grant_acquire(gt_cpu_grant *g, gt_grant_member *m);
+/* Takes the grant if nobody holds it or waits for it, without waiting. */
+bool gt_cpu_grant_try_acquire(gt_cpu_grant *g, gt_grant_member *m);
 /* m is done: the grant goes to the next in line (resumed if it was paused). A member paused
  * while holding (its process since ended) leaves the line. */
 void gt_cpu_grant_release(gt_cpu_grant *g, gt_grant_member *m);

@@ -389,21 +389,21 @@ static int describe_death(gt_exec_proc *p, const gt_exec_launch *l, char *err, s
                             abbrev ? abbrev : "?", strsignal(sig), where);
 }
 
-/* Sends the request and waits for its reply; see gt_exec_proc_launch for the waiting. */
-static int request(gt_exec_proc *p, const int *fds, unsigned nfds, unsigned deadline_ms, const gt_exec_cancel *cancel,
-                   char *err, size_t errlen)
+/* Sends the request (the process must be running). */
+static int send_request(gt_exec_proc *p, const int *fds, unsigned nfds, char *err, size_t errlen)
 {
-    /* Callers start the process before they fill p->req: a start sends the process its
-       kernels and buffers through p->req itself. */
-    if (!p->pid)
-        return gt_sentence_fail(err, errlen, -ESRCH, "its executor is not running (it ended just before)");
-    int rc;
-    const gt_exec_launch *l = p->req.op == GT_EXEC_LAUNCH ? &p->req.launch : NULL;
-    if ((rc = gt_channel_send(p->ch, &p->req, gt_exec_request_size(p->req.op), fds, nfds)) != 0) {
-        if (rc == -EPIPE)
-            return describe_death(p, l, err, errlen);
+    int rc = gt_channel_send(p->ch, &p->req, gt_exec_request_size(p->req.op), fds, nfds);
+    if (rc == -EPIPE)
+        return describe_death(p, p->req.op == GT_EXEC_LAUNCH ? &p->req.launch : NULL, err, errlen);
+    if (rc)
         return gt_sentence_fail(err, errlen, rc, "cannot reach the executor: %s", strerror(-rc));
-    }
+    return 0;
+}
+
+/* Waits for the reply to the request sent; see gt_exec_proc_launch for the waiting. */
+static int await_reply(gt_exec_proc *p, unsigned deadline_ms, const gt_exec_cancel *cancel, char *err, size_t errlen)
+{
+    const gt_exec_launch *l = p->req.op == GT_EXEC_LAUNCH ? &p->req.launch : NULL;
     /* the deadline counts the time the process ran, not the time the CPU grant paused it */
     uint64_t start = gt_clock_ns(), paused_before = paused_ns(p), ran_ms = 0;
     for (;;) {
@@ -411,7 +411,7 @@ static int request(gt_exec_proc *p, const int *fds, unsigned nfds, unsigned dead
         if (deadline_ms && (slice < 0 || (uint64_t)slice > deadline_ms - ran_ms))
             slice = (int)(deadline_ms - ran_ms);
         size_t len = 0;
-        rc = gt_channel_receive(p->ch, p->reply, GT_CHANNEL_REPLY_MAX, &len, -1, slice);
+        int rc = gt_channel_receive(p->ch, p->reply, GT_CHANNEL_REPLY_MAX, &len, -1, slice);
         if (rc == 0)
             return check_reply(p, p->req.op, len, err, errlen);
         if (rc == -EPIPE)
@@ -428,6 +428,18 @@ static int request(gt_exec_proc *p, const int *fds, unsigned nfds, unsigned dead
                                                 deadline_ms);
         }
     }
+}
+
+/* Sends the request and waits for its reply. */
+static int request(gt_exec_proc *p, const int *fds, unsigned nfds, unsigned deadline_ms, const gt_exec_cancel *cancel,
+                   char *err, size_t errlen)
+{
+    /* Callers start the process before they fill p->req: a start sends the process its
+       kernels and buffers through p->req itself. */
+    if (!p->pid)
+        return gt_sentence_fail(err, errlen, -ESRCH, "its executor is not running (it ended just before)");
+    int rc = send_request(p, fds, nfds, err, errlen);
+    return rc ? rc : await_reply(p, deadline_ms, cancel, err, errlen);
 }
 
 static mapping *find_mapping(gt_exec_proc *p, uint64_t id)
@@ -556,15 +568,9 @@ static int seal(gt_exec_proc *p, char *err, size_t errlen)
     return 0;
 }
 
-int gt_exec_proc_launch(gt_exec_proc *p, const gt_exec_launch *launch, unsigned deadline_ms, const gt_exec_cancel *cancel,
-                        const gt_exec_outcome **out, const void **result, char *err, size_t errlen)
+/* The launch's reply, taken (rc 0 or the launch's own failure). */
+static int take_outcome(gt_exec_proc *p, int rc, const gt_exec_outcome **out, const void **result)
 {
-    int rc = p->pid && !p->sealed ? seal(p, err, errlen) : 0;
-    if (rc)
-        return rc;
-    p->req.op = GT_EXEC_LAUNCH;
-    p->req.launch = *launch;
-    rc = request(p, NULL, 0, deadline_ms, cancel, err, errlen);
     if (rc)
         return rc;
     p->outcome = p->reply->launch;
@@ -573,4 +579,52 @@ int gt_exec_proc_launch(gt_exec_proc *p, const gt_exec_launch *launch, unsigned 
     *out = &p->outcome;
     *result = gt_exec_reply_result(p->reply);
     return 0;
+}
+
+int gt_exec_proc_launch(gt_exec_proc *p, const gt_exec_launch *launch, unsigned deadline_ms, const gt_exec_cancel *cancel,
+                        const gt_exec_outcome **out, const void **result, char *err, size_t errlen)
+{
+    int rc = p->pid && !p->sealed ? seal(p, err, errlen) : 0;
+    if (rc)
+        return rc;
+    p->req.op = GT_EXEC_LAUNCH;
+    p->req.launch = *launch;
+    return take_outcome(p, request(p, NULL, 0, deadline_ms, cancel, err, errlen), out, result);
+}
+
+bool gt_exec_proc_ready(gt_exec_proc *p, uint64_t kernel, const uint64_t *buffers, unsigned nbuffers)
+{
+    if (!p->sealed || !running(p))
+        return false;
+    wanted *k = find_wanted(p, kernel);
+    if (!k || !k->loaded)
+        return false;
+    for (unsigned i = 0; i < nbuffers; i++) {
+        mapping *m = find_mapping(p, buffers[i]);
+        if (!m || !m->live)
+            return false;
+    }
+    return true;
+}
+
+int gt_exec_proc_launch_send(gt_exec_proc *p, const gt_exec_launch *launch, char *err, size_t errlen)
+{
+    p->req.op = GT_EXEC_LAUNCH;
+    p->req.launch = *launch;
+    return send_request(p, NULL, 0, err, errlen);
+}
+
+int gt_exec_proc_launch_poll(gt_exec_proc *p, const gt_exec_outcome **out, const void **result, char *err,
+                             size_t errlen)
+{
+    size_t len = 0;
+    if (gt_channel_receive(p->ch, p->reply, GT_CHANNEL_REPLY_MAX, &len, -1, 0) != 0)
+        return -EINPROGRESS; /* not yet, or the process is gone: gt_exec_proc_launch_wait says */
+    return take_outcome(p, check_reply(p, GT_EXEC_LAUNCH, len, err, errlen), out, result);
+}
+
+int gt_exec_proc_launch_wait(gt_exec_proc *p, unsigned deadline_ms, const gt_exec_cancel *cancel,
+                             const gt_exec_outcome **out, const void **result, char *err, size_t errlen)
+{
+    return take_outcome(p, await_reply(p, deadline_ms, cancel, err, errlen), out, result);
 }

@@ -2,8 +2,9 @@
  * the process, sends it buffers and kernels when a launch first needs them, runs launches in
  * it, and notices its death. A process that died (a kernel faulted, or ran past its deadline
  * and was killed) is started again by the next request; what it had mapped and loaded is sent
- * again as launches need it. Used from one thread only (gridtuned's launcher), but for
- * gt_exec_proc_workers. */
+ * again as launches need it. Used from one thread at a time (its user's launcher thread, or
+ * the loop's while that is idle: gt_exec_proc_launch_send), but for gt_exec_proc_workers and
+ * the pauses. */
 #ifndef GT_EXEC_PROC_H
 #define GT_EXEC_PROC_H
 
@@ -75,5 +76,19 @@ typedef struct gt_exec_cancel {
 } gt_exec_cancel;
 int gt_exec_proc_launch(gt_exec_proc *p, const gt_exec_launch *launch, unsigned deadline_ms, const gt_exec_cancel *cancel,
                         const gt_exec_outcome **out, const void **result, char *err, size_t errlen);
+
+/* A launch in two steps, for a caller that must not block long (the loop's thread, with a
+ * small launch). Ready: the process runs, is sealed, and has the kernel and every buffer, so
+ * that a launch needs nothing but its request. Send: sends the launch (0, or a negative errno
+ * with a sentence). Poll: the reply, if it comes while the channel's spin lasts: 0 or the
+ * launch's failure as gt_exec_proc_launch says; -EINPROGRESS when it has not come or the
+ * process is gone. Wait: after a poll's -EINPROGRESS, waits for the reply as
+ * gt_exec_proc_launch does, on whichever thread uses the handle from then on. */
+bool gt_exec_proc_ready(gt_exec_proc *p, uint64_t kernel, const uint64_t *buffers, unsigned nbuffers);
+int gt_exec_proc_launch_send(gt_exec_proc *p, const gt_exec_launch *launch, char *err, size_t errlen);
+int gt_exec_proc_launch_poll(gt_exec_proc *p, const gt_exec_outcome **out, const void **result, char *err,
+                             size_t errlen);
+int gt_exec_proc_launch_wait(gt_exec_proc *p, unsigned deadline_ms, const gt_exec_cancel *cancel,
+                             const gt_exec_outcome **out, const void **result, char *err, size_t errlen);
 
 #endif

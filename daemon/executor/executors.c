@@ -140,6 +140,12 @@ void gt_executors_take_cpus(gt_executors *e, uid_t uid)
         gt_cpu_grant_acquire(e->grant, &u->member);
 }
 
+bool gt_executors_try_take_cpus(gt_executors *e, uid_t uid)
+{
+    user *u = find_user(e, uid);
+    return u && gt_cpu_grant_try_acquire(e->grant, &u->member);
+}
+
 void gt_executors_give_cpus(gt_executors *e, uid_t uid)
 {
     user *u = find_user(e, uid);

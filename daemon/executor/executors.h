@@ -41,8 +41,10 @@ gt_jobq *gt_executors_queue(gt_executors *e, uid_t uid);
 /* Jobs pushed to any user's queue and not yet handed back (loop thread). */
 unsigned gt_executors_pending(gt_executors *e);
 /* Around anything that makes the user's executor work: waits for the CPU grant, and gives it
- * back. On the user's own launcher thread. */
+ * back. On the user's own launcher thread, or on the loop's when that thread is idle and the
+ * grant is free now (try: takes it only then, without waiting). */
 void gt_executors_take_cpus(gt_executors *e, uid_t uid);
+bool gt_executors_try_take_cpus(gt_executors *e, uid_t uid);
 void gt_executors_give_cpus(gt_executors *e, uid_t uid);
 /* Times a holder of the CPUs was paused for another user, since the start. */
 uint64_t gt_executors_pauses(gt_executors *e);

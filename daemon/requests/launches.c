@@ -23,6 +23,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A launch in its user's executor: its request, and what its outcome is read against. */
+typedef struct exec_launch {
+    gt_exec_proc *p;
+    gt_exec_launch l;
+    gt_tune_launch tl;
+    gt_wisdom_key key;
+    unsigned pauses; /* the executor's, before the launch */
+    const gt_exec_outcome *answer; /* the loop's thread took the answer, valid until p's next call */
+    const void *result;
+} exec_launch;
+
 typedef struct launch_job {
     gt_job job;
     gt_session *s;
@@ -43,6 +54,7 @@ typedef struct launch_job {
     uint64_t report_id;
     /* Filled by run(). */
     gt_pool_executor pe;
+    exec_launch x;
     bool ran;
     gt_decision_source source;
     uint64_t groups, groups_analysis;
@@ -122,9 +134,6 @@ static void save_wisdom(gt_daemon *d)
         gt_log_warn("the wisdom could not be saved: %s", err);
 }
 
-/* A launch that asked to be answered on completion, and succeeded, is answered now, from
- * the launcher thread, without waiting for the loop's thread to wake up. Until launch_done has taken the job back, the session's later requests wait
- * (session.h, early_answers). A failure is answered by launch_done. */
 /* The result of a successful wait, or of a launch answered on completion, which names its event
  * only when the daemon keeps it. NULL when out of memory. */
 static cJSON *completion_result(const gt_launch_event *ev, bool is_wait)
@@ -137,6 +146,10 @@ static cJSON *completion_result(const gt_launch_event *ev, bool is_wait)
     return res;
 }
 
+/* A launch that asked to be answered on completion, and succeeded, is answered now, from the
+ * launcher thread, without waiting for the loop's thread to wake up. Until launch_done has
+ * taken the job back, the session's later requests wait (session.h, early_answers). A failure
+ * is answered by launch_done. */
 static void answer_early(launch_job *j)
 {
     gt_launch_event *ev = j->ev;
@@ -213,38 +226,38 @@ static bool running_cancelled(void *ctx)
     return atomic_load(&j->ev->cancel) || atomic_load(&j->s->closed);
 }
 
-/* The launch, run in its user's executor process: the tuner and the workers are there, the
- * wisdom here. */
-static int run_holding_cpus(launch_job *j, char *err, size_t errlen)
+/* The launch's request to its user's executor p, and its key in the wisdom here. */
+static void exec_launch_fill(launch_job *j, gt_exec_proc *p)
 {
     gt_daemon *d = j->s->d;
-    gt_exec_proc *p = NULL;
-    int rc = prepare_executor(j, &p, err, errlen);
-    if (rc)
-        return rc;
-    gt_exec_launch l = {.kernel = j->kernel->serial, .nargs = j->nargs, .range = j->range, .cfg = j->cfg,
-                        .run_here = gt_range_group_count(&j->range) <= d->cfg->inline_groups,
-                        .report_id = j->report_id, .started_ms = gt_clock_unix_ms()};
+    exec_launch *x = &j->x;
+    x->p = p;
+    x->l = (gt_exec_launch){.kernel = j->kernel->serial, .nargs = j->nargs, .range = j->range, .cfg = j->cfg,
+                            .run_here = gt_range_group_count(&j->range) <= d->cfg->inline_groups,
+                            .report_id = j->report_id, .started_ms = gt_clock_unix_ms()};
     for (unsigned i = 0; i < j->nargs; i++) {
-        l.args[i] = (gt_exec_arg){.is_buffer = j->args[i].is_buffer, .size = j->args[i].size,
-                                  .buffer = j->bufs[i] ? j->bufs[i]->serial : 0};
-        memcpy(l.args[i].bytes, j->args[i].v.bytes, sizeof l.args[i].bytes);
+        x->l.args[i] = (gt_exec_arg){.is_buffer = j->args[i].is_buffer, .size = j->args[i].size,
+                                     .buffer = j->bufs[i] ? j->bufs[i]->serial : 0};
+        memcpy(x->l.args[i].bytes, j->args[i].v.bytes, sizeof x->l.args[i].bytes);
     }
-    snprintf(l.kernel_hash, sizeof l.kernel_hash, "%s", j->kernel->hash);
-    snprintf(l.machine, sizeof l.machine, "%s", d->machine);
-    gt_tune_launch tl = {.kernel = j->kernel->desc->name, .kernel_hash = j->kernel->hash, .machine = d->machine,
-                         .range = j->range};
-    gt_wisdom_key key;
-    gt_tune_wisdom_key(&tl, l.run_here ? 1 : gt_exec_proc_hello(p)->workers, &key);
+    snprintf(x->l.kernel_hash, sizeof x->l.kernel_hash, "%s", j->kernel->hash);
+    snprintf(x->l.machine, sizeof x->l.machine, "%s", d->machine);
+    x->tl = (gt_tune_launch){.kernel = j->kernel->desc->name, .kernel_hash = j->kernel->hash, .machine = d->machine,
+                             .range = j->range};
+    gt_tune_wisdom_key(&x->tl, x->l.run_here ? 1 : gt_exec_proc_hello(p)->workers, &x->key);
     pthread_mutex_lock(&d->wisdom_lock);
-    l.has_entry = gt_wisdom_lookup(d->wisdom, &key, &l.entry);
+    x->l.has_entry = gt_wisdom_lookup(d->wisdom, &x->key, &x->l.entry);
     pthread_mutex_unlock(&d->wisdom_lock);
-    const gt_exec_outcome *o;
-    const void *result;
-    gt_exec_cancel cancel = {.cancelled = running_cancelled, .ctx = j};
-    unsigned pauses = gt_exec_proc_pauses(p);
-    rc = gt_exec_proc_launch(p, &l, j->deadline_ms, &cancel, &o, &result, err, errlen);
-    bool paused = gt_exec_proc_pauses(p) != pauses;
+    x->pauses = gt_exec_proc_pauses(p);
+}
+
+/* Takes in what the executor answered (rc: the launch's outcome): the counts, the answer on
+ * completion (answer_now: from this thread, which is not the loop's), the decision and the
+ * report. Returns rc. */
+static int exec_launch_end(launch_job *j, int rc, const gt_exec_outcome *o, const void *result, bool answer_now)
+{
+    exec_launch *x = &j->x;
+    bool paused = gt_exec_proc_pauses(x->p) != x->pauses;
     j->ran = true;
     if (rc)
         return rc;
@@ -253,42 +266,59 @@ static int run_holding_cpus(launch_job *j, char *err, size_t errlen)
     j->groups_analysis = o->groups_analysis <= j->groups ? o->groups_analysis : j->groups;
     j->disturbed_samples = o->disturbed_samples;
     j->source = o->source;
-    answer_early(j);
+    if (answer_now)
+        answer_early(j);
     /* paused for another user's launch, its analysis may have timed the pause */
     if (o->wisdom_changed && paused)
         gt_log_info("launch %" PRIu64 " of %s was paused for another user's launch: its decision is not kept",
                     j->report_id, j->kernel->desc->name);
     else if (o->wisdom_changed)
-        take_entry(j, &key, o);
-    keep_executor_report(j, p, &l, &tl, o, result);
+        take_entry(j, &x->key, o);
+    keep_executor_report(j, x->p, &x->l, &x->tl, o, result);
     return 0;
 }
 
-/* The launch, in its user's executor, while that executor holds the CPUs (executors.h). */
-static int run_in_executor(launch_job *j, char *err, size_t errlen)
+/* The launch's outcome, from the executor's rc and err. */
+static void exec_launch_outcome(launch_job *j, int rc, const char *err)
 {
     gt_daemon *d = j->s->d;
+    if (rc == -EDOM)
+        refuse(j, err);
+    else if (rc)
+        fail(j, rc == -ECANCELED ? GT_ERR_CANCELLED : GT_ERR_LAUNCH, -rc, "launch %" PRIu64 " of %s failed: %s",
+             j->ev->id, j->kernel->desc->name, err);
+    pthread_mutex_lock(&d->wisdom_lock);
+    j->wisdom_entries = gt_wisdom_count(d->wisdom);
+    pthread_mutex_unlock(&d->wisdom_lock);
+    atomic_store(&j->ev->outcome, rc == 0 ? 1 : -1);
+}
+
+/* The launch, in its user's executor while that holds the CPUs (executors.h): the tuner and
+ * the workers are there, the wisdom here. */
+static void run_in_executor(launch_job *j)
+{
+    gt_daemon *d = j->s->d;
+    char err[512];
     gt_executors_take_cpus(d->executors, j->s->uid);
-    int rc = run_holding_cpus(j, err, errlen);
+    gt_exec_proc *p = NULL;
+    int rc = prepare_executor(j, &p, err, sizeof err);
+    if (rc == 0) {
+        exec_launch_fill(j, p);
+        const gt_exec_outcome *o = NULL;
+        const void *result = NULL;
+        gt_exec_cancel cancel = {.cancelled = running_cancelled, .ctx = j};
+        rc = gt_exec_proc_launch(p, &j->x.l, j->deadline_ms, &cancel, &o, &result, err, sizeof err);
+        rc = exec_launch_end(j, rc, o, result, true);
+    }
     gt_executors_give_cpus(d->executors, j->s->uid);
-    return rc;
+    exec_launch_outcome(j, rc, err);
 }
 
 static void run_launch(launch_job *j)
 {
     gt_daemon *d = j->s->d;
     if (d->executors) {
-        char err[512];
-        int rc = run_in_executor(j, err, sizeof err);
-        if (rc == -EDOM)
-            refuse(j, err);
-        else if (rc)
-            fail(j, rc == -ECANCELED ? GT_ERR_CANCELLED : GT_ERR_LAUNCH, -rc, "launch %" PRIu64 " of %s failed: %s",
-                 j->ev->id, j->kernel->desc->name, err);
-        pthread_mutex_lock(&d->wisdom_lock);
-        j->wisdom_entries = gt_wisdom_count(d->wisdom);
-        pthread_mutex_unlock(&d->wisdom_lock);
-        atomic_store(&j->ev->outcome, rc == 0 ? 1 : -1);
+        run_in_executor(j);
         return;
     }
     size_t bytes[GT_MAX_ARGS] = {0};
@@ -345,6 +375,23 @@ static void launch_run(gt_job *job)
     atomic_store(&j->ev->started, true);
     atomic_fetch_add(&d->launches_running, 1);
     run_launch(j);
+    atomic_fetch_sub(&d->launches_running, 1);
+}
+
+/* The rest of a launch the loop's thread sent to its executor (launch_from_loop): waits for its
+ * answer as any launch does, unless the loop took it already, and takes it in. */
+static void launch_continue(gt_job *job)
+{
+    launch_job *j = (launch_job *)job;
+    gt_daemon *d = j->s->d;
+    char err[512];
+    const gt_exec_outcome *o = j->x.answer;
+    const void *result = j->x.result;
+    gt_exec_cancel cancel = {.cancelled = running_cancelled, .ctx = j};
+    int rc = o ? 0 : gt_exec_proc_launch_wait(j->x.p, j->deadline_ms, &cancel, &o, &result, err, sizeof err);
+    rc = exec_launch_end(j, rc, o, result, true);
+    gt_executors_give_cpus(d->executors, j->s->uid);
+    exec_launch_outcome(j, rc, err);
     atomic_fetch_sub(&d->launches_running, 1);
 }
 
@@ -439,6 +486,56 @@ static void launch_done(gt_job *job)
     if (resume)
         gt_session_resume(s);
     gt_session_unref(s);
+}
+
+/* A small launch (one the executor runs on its own thread) whose user's launcher thread is idle
+ * goes from the loop's thread straight to the user's executor, when that has its kernel and
+ * buffers and the CPUs are free: waking the launcher thread would cost more than the launch.
+ * The loop waits for the answer only as long as the channel polls (--executor-spin), and then
+ * leaves the rest to the launcher thread (launch_continue), so a kernel that never returns
+ * never holds the loop; so does an answer that changes the wisdom, whose file is written there.
+ * Returns false when the launch must go through the launcher thread. */
+static bool launch_from_loop(launch_job *j, gt_jobq *queue)
+{
+    gt_daemon *d = j->s->d;
+    uid_t uid = (uid_t)j->s->uid;
+    if (!d->executors || j->nwaits || gt_range_group_count(&j->range) > d->cfg->inline_groups ||
+        !gt_jobq_idle(queue))
+        return false;
+    uint64_t bufs[GT_MAX_ARGS];
+    unsigned nbufs = 0;
+    for (unsigned i = 0; i < j->nargs; i++)
+        if (j->bufs[i])
+            bufs[nbufs++] = j->bufs[i]->serial;
+    gt_exec_proc *p = gt_executors_for(d->executors, uid);
+    if (!p || !gt_exec_proc_ready(p, j->kernel->serial, bufs, nbufs) || !gt_executors_try_take_cpus(d->executors, uid))
+        return false;
+    exec_launch_fill(j, p);
+    char err[512];
+    if (gt_exec_proc_launch_send(p, &j->x.l, err, sizeof err) != 0) {
+        gt_executors_give_cpus(d->executors, uid); /* the launcher thread starts it again */
+        return false;
+    }
+    atomic_store(&j->ev->started, true);
+    atomic_fetch_add(&d->launches_running, 1);
+    d->stats.direct++;
+    const gt_exec_outcome *o = NULL;
+    const void *result = NULL;
+    int rc = gt_exec_proc_launch_poll(p, &o, &result, err, sizeof err);
+    /* a new decision is saved to the wisdom file, which the loop leaves to the thread too */
+    if (rc == -EINPROGRESS || (rc == 0 && o->wisdom_changed)) {
+        j->x.answer = rc == 0 ? o : NULL;
+        j->x.result = result;
+        j->job.run = launch_continue;
+        gt_jobq_push(queue, &j->job);
+        return true;
+    }
+    rc = exec_launch_end(j, rc, o, result, false);
+    gt_executors_give_cpus(d->executors, uid);
+    exec_launch_outcome(j, rc, err);
+    atomic_fetch_sub(&d->launches_running, 1);
+    launch_done(&j->job);
+    return true;
 }
 
 void gt_launch_abandon_waiters(gt_session *s, const char *message)
@@ -600,7 +697,8 @@ void gt_handle_launch(const gt_request *r)
     d->stats.launches++;
     if (res)
         gt_request_reply(r, res);
-    gt_jobq_push(queue, &j->job);
+    if (!launch_from_loop(j, queue))
+        gt_jobq_push(queue, &j->job);
 }
 
 static gt_launch_event *find_event(const gt_request *r)
