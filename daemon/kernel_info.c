@@ -38,7 +38,8 @@ cJSON *gt_kernel_info_describe(const gt_module *m, const gt_kernel_desc *k)
         cJSON_Delete(o);
         return NULL;
     }
-    bool ok = cJSON_AddStringToObject(o, "name", k->name) && cJSON_AddNumberToObject(o, "flags", k->flags);
+    bool ok = cJSON_AddStringToObject(o, "name", k->name) && cJSON_AddNumberToObject(o, "flags", k->flags) &&
+              cJSON_AddNumberToObject(o, "local_bytes", k->local_bytes);
     for (uint32_t i = 0; ok && i < k->nparams; i++) {
         cJSON *p = describe_param(&k->params[i], gt_module_extent(m, k, i));
         ok = p && cJSON_AddItemToArray(params, p);
@@ -125,13 +126,14 @@ int gt_kernel_info_read(const cJSON *json, gt_kernel_info *out, char *err, size_
     memset(out, 0, sizeof *out);
     out->desc = (gt_kernel_desc){.abi_version = GT_KERNEL_ABI_VERSION, .params = out->params};
     const cJSON *params = cJSON_GetObjectItemCaseSensitive(json, "params");
-    uint64_t flags;
+    uint64_t flags, local_bytes;
     int rc = 0;
     if (!cJSON_IsObject(json))
         rc = bad(err, errlen, "it is not an object");
     else if (!(out->desc.name = read_text(json, "name", err, errlen)))
         rc = -EINVAL;
-    else if (!read_integer(json, "flags", false, UINT32_MAX, &flags, err, errlen))
+    else if (!read_integer(json, "flags", false, UINT32_MAX, &flags, err, errlen) ||
+             !read_integer(json, "local_bytes", false, UINT32_MAX, &local_bytes, err, errlen))
         rc = -EINVAL;
     else if (!cJSON_IsArray(params) || cJSON_GetArraySize(params) > GT_MODULE_MAX_PARAMS)
         rc = bad(err, errlen, "\"params\" must be an array of at most 64 parameters");
@@ -142,6 +144,7 @@ int gt_kernel_info_read(const cJSON *json, gt_kernel_info *out, char *err, size_
     }
     if (rc == 0) {
         out->desc.flags = (uint32_t)flags;
+        out->desc.local_bytes = (uint32_t)local_bytes;
         rc = gt_kernel_record_check(&out->desc, err, errlen);
     }
     if (rc)

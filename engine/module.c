@@ -65,9 +65,20 @@ int gt_kernel_record_check(const gt_kernel_desc *k, char *err, size_t errlen)
         snprintf(err, errlen, "kernel descriptor \"%s\" is malformed", k->name ? k->name : "(unnamed)");
         return -EINVAL;
     }
-    if (k->flags & ~GT_KERNEL_NO_SPANS) {
+    if (k->flags & ~(GT_KERNEL_NO_SPANS | GT_KERNEL_WORKGROUP)) {
         snprintf(err, errlen, "kernel %s has flags 0x%x this gridtune does not know (rebuild the module)", k->name,
                  k->flags);
+        return -EINVAL;
+    }
+    bool group = k->flags & GT_KERNEL_WORKGROUP;
+    if ((group && !(k->flags & GT_KERNEL_NO_SPANS)) || (!group && k->local_bytes)) {
+        snprintf(err, errlen, "kernel descriptor \"%s\" is malformed: %s", k->name,
+                 group ? "a workgroup kernel must refuse spans" : "only a workgroup kernel has local memory");
+        return -EINVAL;
+    }
+    if (k->local_bytes > GT_MAX_LOCAL_BYTES) {
+        snprintf(err, errlen, "kernel %s declares %u bytes of local memory; gridtune allows at most %u (%u KiB)",
+                 k->name, k->local_bytes, GT_MAX_LOCAL_BYTES, GT_MAX_LOCAL_BYTES >> 10);
         return -EINVAL;
     }
     for (uint32_t i = 0; i < k->nparams; i++) {

@@ -42,13 +42,14 @@ static void test_description_reads_back_as_the_record(void **state)
 {
     (void)state;
     gt_module *m = open_module();
-    const char *names[] = {"scale", "nothing", "twelve", "window"};
+    const char *names[] = {"scale", "nothing", "twelve", "window", "group_sum"};
     for (size_t n = 0; n < sizeof names / sizeof names[0]; n++) {
         const gt_kernel_desc *k = gt_module_find(m, names[n]);
         gt_kernel_info info;
         read_back(m, names[n], &info);
         assert_string_equal(info.desc.name, k->name);
         assert_int_equal(info.desc.flags, k->flags);
+        assert_int_equal(info.desc.local_bytes, k->local_bytes);
         assert_int_equal(info.desc.nparams, k->nparams);
         assert_null(info.desc.run);
         for (uint32_t i = 0; i < k->nparams; i++) {
@@ -120,35 +121,40 @@ static void test_malformed_descriptions_are_refused(void **state)
         const char *json, *says;
     } cases[] = {
         {"[]", "not an object"},
-        {"{\"flags\":0,\"params\":[]}", "\"name\" must be a string"},
-        {"{\"name\":\"\",\"flags\":0,\"params\":[]}", "\"name\" must be a string"},
-        {"{\"name\":7,\"flags\":0,\"params\":[]}", "\"name\" must be a string"},
+        {"{\"flags\":0,\"local_bytes\":0,\"params\":[]}", "\"name\" must be a string"},
+        {"{\"name\":\"\",\"flags\":0,\"local_bytes\":0,\"params\":[]}", "\"name\" must be a string"},
+        {"{\"name\":7,\"flags\":0,\"local_bytes\":0,\"params\":[]}", "\"name\" must be a string"},
         {"{\"name\":\"k\",\"params\":[]}", "\"flags\" must be an integer"},
         {"{\"name\":\"k\",\"flags\":-1,\"params\":[]}", "\"flags\" must be an integer"},
         {"{\"name\":\"k\",\"flags\":0.5,\"params\":[]}", "\"flags\" must be an integer"},
-        {"{\"name\":\"k\",\"flags\":2,\"params\":[]}", "flags 0x2 this gridtune does not know"},
-        {"{\"name\":\"k\",\"flags\":0}", "\"params\" must be an array"},
-        {"{\"name\":\"k\",\"flags\":0,\"params\":{}}", "\"params\" must be an array"},
-        {"{\"name\":\"k\",\"flags\":0,\"params\":[7]}", "a parameter must be an object"},
-        {"{\"name\":\"k\",\"flags\":0,\"params\":[" P_OK ",{\"type\":\"int\",\"kind\":\"scalar\",\"size\":4}]}",
+        {"{\"name\":\"k\",\"flags\":4,\"local_bytes\":0,\"params\":[]}", "flags 0x4 this gridtune does not know"},
+        {"{\"name\":\"k\",\"flags\":0,\"params\":[]}", "\"local_bytes\" must be an integer"},
+        {"{\"name\":\"k\",\"flags\":3,\"local_bytes\":-4,\"params\":[]}", "\"local_bytes\" must be an integer"},
+        {"{\"name\":\"k\",\"flags\":3,\"local_bytes\":262145,\"params\":[]}", "262145 bytes of local memory"},
+        {"{\"name\":\"k\",\"flags\":0,\"local_bytes\":64,\"params\":[]}", "only a workgroup kernel has local memory"},
+        {"{\"name\":\"k\",\"flags\":2,\"local_bytes\":0,\"params\":[]}", "a workgroup kernel must refuse spans"},
+        {"{\"name\":\"k\",\"flags\":0,\"local_bytes\":0}", "\"params\" must be an array"},
+        {"{\"name\":\"k\",\"flags\":0,\"local_bytes\":0,\"params\":{}}", "\"params\" must be an array"},
+        {"{\"name\":\"k\",\"flags\":0,\"local_bytes\":0,\"params\":[7]}", "a parameter must be an object"},
+        {"{\"name\":\"k\",\"flags\":0,\"local_bytes\":0,\"params\":[" P_OK ",{\"type\":\"int\",\"kind\":\"scalar\",\"size\":4}]}",
          "\"name\" must be a string"},
-        {"{\"name\":\"k\",\"flags\":0,\"params\":[{\"name\":\"n\",\"kind\":\"scalar\",\"size\":4}]}",
+        {"{\"name\":\"k\",\"flags\":0,\"local_bytes\":0,\"params\":[{\"name\":\"n\",\"kind\":\"scalar\",\"size\":4}]}",
          "\"type\" must be a string"},
-        {"{\"name\":\"k\",\"flags\":0,\"params\":[{\"name\":\"n\",\"type\":\"int\",\"kind\":\"pointer\",\"size\":4}]}",
+        {"{\"name\":\"k\",\"flags\":0,\"local_bytes\":0,\"params\":[{\"name\":\"n\",\"type\":\"int\",\"kind\":\"pointer\",\"size\":4}]}",
          "\"kind\" must be scalar, buffer or buffer_ro"},
-        {"{\"name\":\"k\",\"flags\":0,\"params\":[{\"name\":\"n\",\"type\":\"int\",\"kind\":\"scalar\"}]}",
+        {"{\"name\":\"k\",\"flags\":0,\"local_bytes\":0,\"params\":[{\"name\":\"n\",\"type\":\"int\",\"kind\":\"scalar\"}]}",
          "\"size\" must be an integer from 0 to 64"},
-        {"{\"name\":\"k\",\"flags\":0,\"params\":[{\"name\":\"n\",\"type\":\"int\",\"kind\":\"scalar\",\"size\":65}]}",
+        {"{\"name\":\"k\",\"flags\":0,\"local_bytes\":0,\"params\":[{\"name\":\"n\",\"type\":\"int\",\"kind\":\"scalar\",\"size\":65}]}",
          "\"size\" must be an integer from 0 to 64"},
-        {"{\"name\":\"k\",\"flags\":0,\"params\":[{\"name\":\"n\",\"type\":\"int\",\"kind\":\"scalar\",\"size\":0}]}",
+        {"{\"name\":\"k\",\"flags\":0,\"local_bytes\":0,\"params\":[{\"name\":\"n\",\"type\":\"int\",\"kind\":\"scalar\",\"size\":0}]}",
          "is a 0-byte scalar"},
-        {"{\"name\":\"k\",\"flags\":0,\"params\":[{\"name\":\"n\",\"type\":\"int\",\"kind\":\"scalar\",\"size\":4,"
+        {"{\"name\":\"k\",\"flags\":0,\"local_bytes\":0,\"params\":[{\"name\":\"n\",\"type\":\"int\",\"kind\":\"scalar\",\"size\":4,"
          "\"extent\":4}]}",
          "a scalar parameter has an extent"},
-        {"{\"name\":\"k\",\"flags\":0,\"params\":[{\"name\":\"p\",\"type\":\"float *\",\"kind\":\"buffer\",\"size\":8,"
+        {"{\"name\":\"k\",\"flags\":0,\"local_bytes\":0,\"params\":[{\"name\":\"p\",\"type\":\"float *\",\"kind\":\"buffer\",\"size\":8,"
          "\"extent\":1e300}]}",
          "\"extent\" must be an integer"},
-        {"{\"name\":\"k\",\"flags\":0,\"params\":[{\"name\":\"p\",\"type\":\"float *\",\"kind\":\"buffer\",\"size\":8,"
+        {"{\"name\":\"k\",\"flags\":0,\"local_bytes\":0,\"params\":[{\"name\":\"p\",\"type\":\"float *\",\"kind\":\"buffer\",\"size\":8,"
          "\"extent\":\"4\"}]}",
          "\"extent\" must be an integer"},
     };
@@ -171,7 +177,7 @@ static void test_limits(void **state)
     char name[GT_KERNEL_INFO_TEXT_MAX + 1];
     memset(name, 'k', sizeof name - 1);
     name[sizeof name - 1] = '\0';
-    cJSON *json = cJSON_Parse("{\"flags\":0,\"params\":[]}");
+    cJSON *json = cJSON_Parse("{\"flags\":0,\"local_bytes\":0,\"params\":[]}");
     cJSON_AddStringToObject(json, "name", name);
     gt_kernel_info info;
     char err[512];

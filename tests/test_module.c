@@ -34,13 +34,14 @@ static int close_test_module(void **state)
 static void lists_every_kernel(void **state)
 {
     const gt_module *m = *state;
-    assert_int_equal(gt_module_count(m), 4);
+    assert_int_equal(gt_module_count(m), 5);
     assert_non_null(gt_module_find(m, "scale"));
     assert_non_null(gt_module_find(m, "nothing"));
     assert_non_null(gt_module_find(m, "twelve"));
     assert_non_null(gt_module_find(m, "window"));
+    assert_non_null(gt_module_find(m, "group_sum"));
     assert_null(gt_module_find(m, "scal"));
-    assert_null(gt_module_kernel(m, 4));
+    assert_null(gt_module_kernel(m, 5));
 }
 
 static void assert_param(const gt_param_desc *p, const char *name, const char *type, gt_param_kind kind,
@@ -50,6 +51,23 @@ static void assert_param(const gt_param_desc *p, const char *name, const char *t
     assert_string_equal(p->type, type);
     assert_int_equal(p->kind, kind);
     assert_int_equal(p->size, size);
+}
+
+/* A GT_KERNEL_GROUP kernel's record: a workgroup kernel, no spans, its local memory's size. */
+static void records_a_workgroup_kernel(void **state)
+{
+    const gt_kernel_desc *k = gt_module_find(*state, "group_sum");
+    assert_int_equal(k->flags, GT_KERNEL_WORKGROUP | GT_KERNEL_NO_SPANS);
+    assert_int_equal(k->local_bytes, 64 * sizeof(double) + sizeof(uint32_t));
+    assert_int_equal(gt_module_find(*state, "scale")->flags, 0);
+    assert_int_equal(gt_module_find(*state, "scale")->local_bytes, 0);
+    char err[256];
+    gt_kernel_desc big = *k;
+    big.local_bytes = GT_MAX_LOCAL_BYTES + 1;
+    assert_int_equal(gt_kernel_desc_check(&big, err, sizeof err), -EINVAL);
+    assert_non_null(strstr(err, "262145 bytes of local memory; gridtune allows at most 262144 (256 KiB)"));
+    big.local_bytes = GT_MAX_LOCAL_BYTES;
+    assert_int_equal(gt_kernel_desc_check(&big, err, sizeof err), 0);
 }
 
 static void records_buffers_and_scalars(void **state)
@@ -354,6 +372,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(lists_every_kernel),
         cmocka_unit_test(records_buffers_and_scalars),
+        cmocka_unit_test(records_a_workgroup_kernel),
         cmocka_unit_test(records_twelve_parameters),
         cmocka_unit_test(argument_mismatches_are_named),
         cmocka_unit_test(loaded_kernel_runs_with_bound_arguments),

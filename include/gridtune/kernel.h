@@ -78,7 +78,12 @@ typedef struct gt_param_desc {
 } gt_param_desc;
 
 /* gt_kernel_desc.flags */
-#define GT_KERNEL_NO_SPANS 1u /* run one workgroup per call: the runtime never passes a span > 1 */
+#define GT_KERNEL_NO_SPANS 1u  /* run one workgroup per call: the runtime never passes a span > 1 */
+#define GT_KERNEL_WORKGROUP 2u /* written with GT_KERNEL_GROUP: regions, local memory (always NO_SPANS) */
+
+/* The most local memory (GT_KERNEL_GROUP) a kernel may declare. It lives on the stack of the
+ * thread that runs the workgroup, beside the kernel's GT_PRIVATE arrays. */
+#define GT_MAX_LOCAL_BYTES (256u << 10)
 
 typedef struct gt_kernel_desc {
     uint32_t abi_version;
@@ -87,6 +92,9 @@ typedef struct gt_kernel_desc {
     const gt_param_desc *params;
     gt_workgroup_fn *run;
     uint32_t flags; /* GT_KERNEL_* */
+    /* GT_KERNEL_GROUP's local memory in bytes. It sits in what was the structure's padding, so
+       a module built before it existed reads 0 here and the layout's version did not change. */
+    uint32_t local_bytes;
 } gt_kernel_desc;
 
 /* Every module that includes this header exports this accessor (weak, so that several
@@ -220,13 +228,45 @@ const gt_precondition *const *gt_module_preconditions(size_t *count);
             GT__ITEM(fn, pass, c, gt__g, gt__x, (y0) + gt__it.y, (z0) + gt__it.z);                  \
         }
 
+/* A kernel's record, in the module's gt_kernels section, and for GT_REQUIRE two structs with a
+ * member per parameter, named after it (the argument's value with its declared type, and its
+ * buffer's size), and their unpackers from a gt_launch_view: a later macro knows only the
+ * kernel's name, so the names reach it as members. */
+#define GT__RECORD(MAP, name, fn, flags, local_bytes, ...)                                              \
+    static const gt_param_desc gt__params_##name[] = {                                                  \
+        MAP(GT__PARAM_RECORD, 0, __VA_ARGS__){0, 0, GT_PARAM_SCALAR, 0}};                               \
+    const gt_kernel_desc gt_kernel_desc_##name = {                                                      \
+        GT_KERNEL_ABI_VERSION,                                                                          \
+        (uint32_t)(sizeof gt__params_##name / sizeof gt__params_##name[0] - 1),                         \
+        #name,                                                                                          \
+        gt__params_##name,                                                                              \
+        fn,                                                                                             \
+        flags,                                                                                          \
+        local_bytes,                                                                                    \
+    };                                                                                                  \
+    static const gt_kernel_desc *const gt__entry_##name                                                 \
+        __attribute__((used, section("gt_kernels"), aligned(sizeof(void *)))) = &gt_kernel_desc_##name; \
+    typedef struct gt__args_##name {                                                                    \
+        MAP(GT__ARG_FIELD, 0, __VA_ARGS__) char gt__end;                                                \
+    } gt__args_##name;                                                                                  \
+    typedef struct gt__bytes_##name {                                                                   \
+        MAP(GT__BYTES_FIELD, 0, __VA_ARGS__) char gt__end;                                              \
+    } gt__bytes_##name;                                                                                 \
+    static inline __attribute__((unused)) gt__args_##name gt__args_of_##name(const gt_launch_view *gt__v) \
+    {                                                                                                   \
+        (void)gt__v;                                                                                    \
+        return (gt__args_##name){MAP(GT__ARG_INIT, 0, __VA_ARGS__) 0};                                  \
+    }                                                                                                   \
+    static inline __attribute__((unused)) gt__bytes_##name gt__bytes_of_##name(const gt_launch_view *gt__v) \
+    {                                                                                                   \
+        (void)gt__v;                                                                                    \
+        return (gt__bytes_##name){MAP(GT__BYTES_INIT, 0, __VA_ARGS__) 0};                               \
+    }
+
 /* GT_KERNEL(name, type1, arg1, type2, arg2, ...) { body run once per work-item }
  * Up to 12 parameters. The linear, column and tiled walks are plain loop nests with the body
  * inlined, so the compiler can vectorise their innermost loop; any other item order walks the
- * runtime's coordinate list.
- * For GT_REQUIRE it also defines two structs with a member per parameter, named after it (the
- * argument's value with its declared type, and its buffer's size), and their unpackers from a
- * gt_launch_view: a later macro knows only the kernel's name, so the names reach it as members. */
+ * runtime's coordinate list. */
 #define GT_KERNEL(...) GT__KERNEL(GT__CAT(GT__MAP, GT__NARGS(__VA_ARGS__)), GT__FIRST(__VA_ARGS__), __VA_ARGS__)
 #define GT__KERNEL(MAP, name, ...) GT__KERNEL_(MAP, name, __VA_ARGS__)
 #define GT__KERNEL_(MAP, name, ...)                                                                     \
@@ -257,36 +297,194 @@ const gt_precondition *const *gt_module_preconditions(size_t *count);
             break;                                                                                      \
         }                                                                                               \
     }                                                                                                   \
-    static const gt_param_desc gt__params_##name[] = {                                                  \
-        MAP(GT__PARAM_RECORD, 0, __VA_ARGS__){0, 0, GT_PARAM_SCALAR, 0}};                               \
-    const gt_kernel_desc gt_kernel_desc_##name = {                                                      \
-        GT_KERNEL_ABI_VERSION,                                                                          \
-        (uint32_t)(sizeof gt__params_##name / sizeof gt__params_##name[0] - 1),                         \
-        #name,                                                                                          \
-        gt__params_##name,                                                                              \
-        gt__group_##name,                                                                               \
-        0,                                                                                              \
-    };                                                                                                  \
-    static const gt_kernel_desc *const gt__entry_##name                                                 \
-        __attribute__((used, section("gt_kernels"), aligned(sizeof(void *)))) = &gt_kernel_desc_##name; \
-    typedef struct gt__args_##name {                                                                    \
-        MAP(GT__ARG_FIELD, 0, __VA_ARGS__) char gt__end;                                                \
-    } gt__args_##name;                                                                                  \
-    typedef struct gt__bytes_##name {                                                                   \
-        MAP(GT__BYTES_FIELD, 0, __VA_ARGS__) char gt__end;                                              \
-    } gt__bytes_##name;                                                                                 \
-    static inline __attribute__((unused)) gt__args_##name gt__args_of_##name(const gt_launch_view *gt__v) \
-    {                                                                                                   \
-        (void)gt__v;                                                                                    \
-        return (gt__args_##name){MAP(GT__ARG_INIT, 0, __VA_ARGS__) 0};                                  \
-    }                                                                                                   \
-    static inline __attribute__((unused)) gt__bytes_##name gt__bytes_of_##name(const gt_launch_view *gt__v) \
-    {                                                                                                   \
-        (void)gt__v;                                                                                    \
-        return (gt__bytes_##name){MAP(GT__BYTES_INIT, 0, __VA_ARGS__) 0};                               \
-    }                                                                                                   \
+    GT__RECORD(MAP, name, gt__group_##name, 0, 0, __VA_ARGS__)                                          \
     static inline __attribute__((always_inline)) void gt__body_##name(                                  \
         GT__ITEM_PARAMS MAP(GT__PARAM_DECL, 0, __VA_ARGS__))
+
+/* ---- workgroup kernels ---------------------------------------------------------------------
+ * GT_KERNEL_GROUP(name, (locals), type1, arg1, ...) { body run once per workgroup }
+ *
+ *     GT_KERNEL_GROUP(sum_groups, (float part[256];), float *, sums, const float *, src)
+ *     {
+ *         GT_PRIVATE(float, v);                      // one per item, kept across regions
+ *         GT_ITEMS { GT_P(v) = src[gt_global_id(0)]; GT_L(part)[gt_local_id(0)] = GT_P(v); }
+ *         for (size_t half = gt_local_size(0) / 2; half > 0; half /= 2)   // uniform
+ *             GT_ITEMS {
+ *                 if (gt_local_id(0) < half)
+ *                     GT_L(part)[gt_local_id(0)] += GT_L(part)[gt_local_id(0) + half];
+ *             }
+ *         GT_ITEMS { if (gt_local_id(0) == 0) sums[gt_group_id(0)] = GT_L(part)[0]; }
+ *     }
+ *
+ * The body runs once per workgroup. Each GT_ITEMS block is a region: it runs for every item of
+ * the workgroup, in the schedule's item order, with every built-in; the next statement starts
+ * only when every item has finished it, so the end of a region is a barrier (there is no other).
+ * Between regions the code is the workgroup's, not an item's: gt_global_id and gt_local_id do
+ * not compile there, gt_group_id and the sizes do. As OpenCL requires around barriers, control
+ * flow around regions must be the same for every item (it is: there is one copy of it).
+ *
+ * (locals) declares the workgroup's local memory as members of a struct, `(float a[256]; int
+ * n;)`, or `()` for none; GT_L(a) is member a. It is the running thread's own, 64-byte
+ * aligned, on its stack, reused by its next workgroup and never shared with another thread,
+ * and its contents do not outlive the workgroup. Its size is in the kernel's record
+ * (local_bytes), which the loader checks against GT_MAX_LOCAL_BYTES.
+ *
+ * GT_PRIVATE(type, name) declares a variable each item keeps across regions, stored as an array
+ * with an element per item of the workgroup (on the stack too: keep items x bytes small, a few
+ * MiB at most); GT_P(name) is the current item's element inside a region.
+ *
+ * Inside a region, `continue` ends the item (as `return` ends a GT_KERNEL body); never `break`,
+ * `return` or jump out of it, and never nest regions. A linear item order runs each row of the
+ * workgroup as one plain loop the compiler vectorises; a tiled order runs each row of a tile as
+ * one; column, list and space-filling orders run an item at a time. The kernel refuses spans. */
+typedef struct gt__rows {
+    int more;
+    size_t x0, x1, y, z;  /* the current run: items x0..x1-1 of row (y, z), global coordinates */
+    size_t p;             /* the run's first item's index in the workgroup (row-major) */
+    size_t x, ty, tx, k;  /* the walk's place, local: column and tiled orders, the list */
+} gt__rows;
+
+/* Sets r's run from its local place (x0 .. x1 in row y, plane z, all local). */
+static inline void gt__rows_set(const gt_group_ctx *c, gt__rows *r, size_t x0, size_t x1, size_t y, size_t z)
+{
+    r->p = (z * c->local_size[1] + y) * c->local_size[0] + x0;
+    r->x0 = c->group_id[0] * c->local_size[0] + x0;
+    r->x1 = r->x0 + (x1 - x0);
+    r->y = c->group_id[1] * c->local_size[1] + y;
+    r->z = c->group_id[2] * c->local_size[2] + z;
+}
+
+static inline size_t gt__min(size_t a, size_t b)
+{
+    return a < b ? a : b;
+}
+
+/* The tiled order's run at its place: a row of the tile, clipped to the workgroup. */
+static inline void gt__rows_tile(const gt_group_ctx *c, gt__rows *r, size_t y, size_t z)
+{
+    size_t tw = c->tile[0] ? c->tile[0] : c->local_size[0];
+    gt__rows_set(c, r, r->tx, gt__min(r->tx + tw, c->local_size[0]), y, z);
+}
+
+static inline void gt__rows_item(const gt_group_ctx *c, gt__rows *r)
+{
+    const gt_item it = c->items[r->k];
+    gt__rows_set(c, r, it.x, it.x + 1u, it.y, it.z);
+}
+
+static inline gt__rows gt__rows_first(const gt_group_ctx *c)
+{
+    gt__rows r = {1, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    switch (c->walk) {
+    case GT_WALK_LINEAR:
+        gt__rows_set(c, &r, 0, c->local_size[0], 0, 0);
+        break;
+    case GT_WALK_COLUMN:
+        gt__rows_set(c, &r, 0, 1, 0, 0);
+        break;
+    case GT_WALK_TILED:
+        gt__rows_tile(c, &r, 0, 0);
+        break;
+    default:
+        r.more = c->nitems > 0;
+        if (r.more)
+            gt__rows_item(c, &r);
+        break;
+    }
+    return r;
+}
+
+static inline void gt__rows_next(const gt_group_ctx *c, gt__rows *r)
+{
+    const size_t lx = c->local_size[0], ly = c->local_size[1], lz = c->local_size[2];
+    size_t y = r->y - c->group_id[1] * ly, z = r->z - c->group_id[2] * lz;
+    switch (c->walk) {
+    case GT_WALK_LINEAR: /* rows: y, then z */
+        if (++y == ly) {
+            y = 0;
+            z++;
+        }
+        r->more = z < lz;
+        if (r->more)
+            gt__rows_set(c, r, 0, lx, y, z);
+        break;
+    case GT_WALK_COLUMN: /* items: z fastest, then y, then x */
+        if (++z == lz) {
+            z = 0;
+            if (++y == ly) {
+                y = 0;
+                r->x++;
+            }
+        }
+        r->more = r->x < lx;
+        if (r->more)
+            gt__rows_set(c, r, r->x, r->x + 1u, y, z);
+        break;
+    case GT_WALK_TILED: { /* tiles row-major, a tile's rows, each plane in turn */
+        size_t tw = c->tile[0] ? c->tile[0] : lx, th = c->tile[1] ? c->tile[1] : ly;
+        if (++y == gt__min(r->ty + th, ly)) {
+            r->tx += tw;
+            if (r->tx >= lx) {
+                r->tx = 0;
+                r->ty += th;
+                if (r->ty >= ly) {
+                    r->ty = 0;
+                    z++;
+                }
+            }
+            y = r->ty;
+        }
+        r->more = z < lz;
+        if (r->more)
+            gt__rows_tile(c, r, y, z);
+        break;
+    }
+    default:
+        r->more = ++r->k < c->nitems;
+        if (r->more)
+            gt__rows_item(c, r);
+        break;
+    }
+}
+
+#define GT_ITEMS                                                                                        \
+    for (gt__rows gt__r = gt__rows_first(gt__w); gt__r.more; gt__rows_next(gt__w, &gt__r))              \
+        for (size_t gt__x = gt__r.x0, gt__y = gt__r.y, gt__z = gt__r.z, gt__pi = gt__r.p; gt__x < gt__r.x1; \
+             gt__x++, gt__pi++)
+
+#define GT_PRIVATE(type, name)                                                                          \
+    type gt__p_##name[gt__w->local_size[0] * gt__w->local_size[1] * gt__w->local_size[2]]             \
+        __attribute__((aligned(64)))
+#define GT_P(name) (gt__p_##name[gt__pi])
+#define GT_L(name) (gt__l->name)
+
+#define GT_KERNEL_GROUP(name, locals, ...) \
+    GT__KERNEL_GROUP(GT__CAT(GT__MAP, GT__NARGS(name, __VA_ARGS__)), name, locals, name, __VA_ARGS__)
+#define GT__KERNEL_GROUP(MAP, name, locals, ...) GT__KERNEL_GROUP_(MAP, name, locals, __VA_ARGS__)
+#define GT__CALL_GROUP_BODY(fn, pass) fn(&gt__local, gt__local.group_id[0], &gt__lm GT__UNPAREN pass)
+#define GT__KERNEL_GROUP_(MAP, name, locals, ...)                                                       \
+    typedef struct gt__locals_##name {                                                                  \
+        GT__UNPAREN locals char gt__end;                                                                \
+    } gt__locals_##name;                                                                                \
+    static inline __attribute__((always_inline)) void gt__gbody_##name(                                 \
+        const gt_group_ctx *gt__w, size_t gt__g0, gt__locals_##name *gt__l MAP(GT__PARAM_DECL, 0, __VA_ARGS__)); \
+    static void gt__group_##name(const gt_group_ctx *gt__ctx, void *const *gt__args)                    \
+    {                                                                                                   \
+        (void)gt__args;                                                                                 \
+        MAP(GT__PARAM_UNPACK, 0, __VA_ARGS__)                                                           \
+        gt_group_ctx gt__local = *gt__ctx;                                                              \
+        gt__locals_##name gt__lm __attribute__((aligned(64)));                                          \
+        gt__local.span = 1; /* the record refuses spans; a runtime that passes one still gets each */  \
+        for (uint32_t gt__s = 0; gt__s < gt__ctx->span; gt__s++) {                                      \
+            gt__local.group_id[0] = gt__ctx->group_id[0] + gt__s;                                       \
+            GT__CALL_GROUP_BODY(gt__gbody_##name, GT__PASS(MAP, __VA_ARGS__));                          \
+        }                                                                                               \
+    }                                                                                                   \
+    GT__RECORD(MAP, name, gt__group_##name, GT_KERNEL_WORKGROUP | GT_KERNEL_NO_SPANS,                   \
+               (uint32_t)__builtin_offsetof(gt__locals_##name, gt__end), __VA_ARGS__)                  \
+    static inline __attribute__((always_inline)) void gt__gbody_##name(                                 \
+        const gt_group_ctx *gt__w, size_t gt__g0 __attribute__((unused)),                               \
+        gt__locals_##name *gt__l __attribute__((unused)) MAP(GT__PARAM_DECL, 0, __VA_ARGS__))
 
 /* ---- buffer extents --------------------------------------------------------------------------
  * GT_BUFFER_EXTENT(kernel, param, bytes_per_item) declares that buffer parameter param of kernel

@@ -73,7 +73,7 @@ static const gt_param_desc scale_params[] = {
     {"b", "float", GT_PARAM_SCALAR, 4},          {"off", "int64_t", GT_PARAM_SCALAR, 8},
     {"mask", "uint64_t", GT_PARAM_SCALAR, 8},    {"count", "uint32_t", GT_PARAM_SCALAR, 4}};
 static const gt_param_desc typedef_params[] = {{"x", "real_t", GT_PARAM_SCALAR, 4}, {"y", "real_t *", GT_PARAM_BUFFER, 8}};
-#define KERNEL(name, params) {GT_KERNEL_ABI_VERSION, sizeof params / sizeof *params, name, params, NULL, 0}
+#define KERNEL(name, params) {GT_KERNEL_ABI_VERSION, sizeof params / sizeof *params, name, params, NULL, 0, 0}
 static const gt_kernel_desc kernels[] = {KERNEL("transpose", transpose_params), KERNEL("conv3", conv_params),
                                          KERNEL("scale", scale_params), KERNEL("typed", typedef_params)};
 
