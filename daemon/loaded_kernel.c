@@ -80,3 +80,9 @@ void gt_loaded_kernel_unref(gt_loaded_kernel *k)
     free(k->path);
     free(k);
 }
+
+gt_tune_launch gt_loaded_kernel_launch(const gt_loaded_kernel *k, const char *machine, const gt_range *range)
+{
+    return (gt_tune_launch){.kernel = k->desc->name, .kernel_hash = k->hash, .machine = machine, .range = *range,
+                            .workgroup = k->desc->flags & GT_KERNEL_WORKGROUP, .local_bytes = k->desc->local_bytes};
+}

@@ -11,6 +11,7 @@
 #include "kernel_info.h"
 #include "engine/module.h"
 #include "tuner/machine.h"
+#include "tuner/tune.h"
 
 #include <sys/types.h>
 
@@ -34,6 +35,8 @@ typedef struct gt_loaded_kernel {
  * lists the ones there), -EINVAL, and from a loader -ETIMEDOUT. */
 int gt_loaded_kernel_open(const char *path, const char *name, const char *loader, gt_loaded_kernel **out, char *err,
                           size_t errlen);
+/* What the tuner and the reports know of a launch of k over range on machine (both borrowed). */
+gt_tune_launch gt_loaded_kernel_launch(const gt_loaded_kernel *k, const char *machine, const gt_range *range);
 gt_loaded_kernel *gt_loaded_kernel_ref(gt_loaded_kernel *k);
 void gt_loaded_kernel_unref(gt_loaded_kernel *k);
 

@@ -124,7 +124,9 @@ static bool add_launch(cJSON *root, const gt_report_input *in)
     const uint64_t local[3] = {r.local[0], r.local[1], r.local[2]};
     cJSON *range;
     return add_string(root, "kernel", l->kernel) && add_string(root, "kernel_hash", l->kernel_hash) &&
-           add_string(root, "machine", l->machine) && (range = cJSON_AddObjectToObject(root, "range")) &&
+           add_string(root, "machine", l->machine) &&
+           add_string(root, "kernel_form", l->workgroup ? "workgroup" : "item") &&
+           add_uint(root, "local_bytes", l->local_bytes) && (range = cJSON_AddObjectToObject(root, "range")) &&
            add_uint(range, "dims", r.dims) && add_triple(range, "global", global) &&
            add_triple(range, "local", local) && add_uint(root, "groups_total", in->result->groups_total) &&
            add_uint(root, "items_per_group", in->result->items_per_group) && add_uint(root, "workers", in->workers);

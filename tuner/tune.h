@@ -80,6 +80,8 @@ typedef struct gt_tune_launch {
     const char *kernel_hash; /* hex hash of the module's code and the kernel name */
     const char *machine;     /* hex machine signature (gt_machine_signature) */
     gt_range range;
+    bool workgroup;       /* a GT_KERNEL_GROUP kernel (regions and local memory), else one per item */
+    uint32_t local_bytes; /* its local memory per workgroup */
 } gt_tune_launch;
 
 typedef enum gt_decision_source {

@@ -177,7 +177,7 @@ int gt_wisdom_entry_check(const gt_wisdom_entry *e, char *err, size_t errlen)
     return refine_check(&e->refine, err, errlen);
 }
 
-static bool key_equal(const gt_wisdom_key *a, const gt_wisdom_key *b)
+bool gt_wisdom_key_equal(const gt_wisdom_key *a, const gt_wisdom_key *b)
 {
     if (strncmp(a->kernel, b->kernel, GT_WISDOM_TEXT_MAX) != 0 ||
         strncmp(a->kernel_hash, b->kernel_hash, GT_WISDOM_TEXT_MAX) != 0 ||
@@ -196,7 +196,7 @@ static bool key_equal(const gt_wisdom_key *a, const gt_wisdom_key *b)
 static gt_wisdom_record *set_find(const gt_wisdom_set *r, const gt_wisdom_key *key)
 {
     for (size_t i = 0; i < r->n; i++)
-        if (key_equal(&r->v[i].key, key))
+        if (gt_wisdom_key_equal(&r->v[i].key, key))
             return &r->v[i];
     return NULL;
 }

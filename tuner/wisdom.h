@@ -97,6 +97,9 @@ unsigned gt_wisdom_stale_removed(const gt_wisdom *w);
 /* Keys match on kernel, kernel_hash, machine, the normalized range (dims, global and local
  * sizes) and workers. */
 bool gt_wisdom_lookup(const gt_wisdom *w, const gt_wisdom_key *key, gt_wisdom_entry *out);
+/* The same launch: names, machine, workers and the normalized range, field by field (never
+ * memcmp: a key's padding is not part of it). */
+bool gt_wisdom_key_equal(const gt_wisdom_key *a, const gt_wisdom_key *b);
 /* Adds or replaces the key's entry, in memory. The key's range is stored normalized.
  * Returns 0, -ENOMEM, or -EINVAL for what the file could not hold and load again: a kernel
  * that is not a C identifier, kernel_hash or machine not 16 lowercase hex digits (as

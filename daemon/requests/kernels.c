@@ -135,6 +135,8 @@ static void kernel_done(gt_job *job)
     cJSON *res = cJSON_CreateObject(), *params = gt_kernel_info_params(&j->kernel->info);
     if (!res || !params || !cJSON_AddNumberToObject(res, "kernel", (double)id) ||
         !cJSON_AddStringToObject(res, "name", j->kernel->desc->name) || !cJSON_AddItemToObject(res, "params", params) ||
+        !cJSON_AddStringToObject(res, "form", j->kernel->desc->flags & GT_KERNEL_WORKGROUP ? "workgroup" : "item") ||
+        !cJSON_AddNumberToObject(res, "local_bytes", j->kernel->desc->local_bytes) ||
         (j->source && !cJSON_AddBoolToObject(res, "cached", j->cached)) || gt_idtable_add(&s->kernels, id, j->kernel)) {
         if (!cJSON_GetObjectItemCaseSensitive(res, "params"))
             cJSON_Delete(params);

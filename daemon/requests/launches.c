@@ -169,7 +169,7 @@ static void take_entry(launch_job *j, const gt_wisdom_key *key, const gt_exec_ou
 {
     gt_daemon *d = j->s->d;
     char err[256];
-    if (memcmp(&o->key, key, sizeof *key) != 0)
+    if (!gt_wisdom_key_equal(&o->key, key))
         gt_log_warn("launch %" PRIu64 ": the executor returned a decision for another key; it is ignored", j->ev->id);
     else {
         pthread_mutex_lock(&d->wisdom_lock); /* other users' launcher threads take entries too */
@@ -242,8 +242,7 @@ static void exec_launch_fill(launch_job *j, gt_exec_proc *p)
     }
     snprintf(x->l.kernel_hash, sizeof x->l.kernel_hash, "%s", j->kernel->hash);
     snprintf(x->l.machine, sizeof x->l.machine, "%s", d->machine);
-    x->tl = (gt_tune_launch){.kernel = j->kernel->desc->name, .kernel_hash = j->kernel->hash, .machine = d->machine,
-                             .range = j->range};
+    x->tl = gt_loaded_kernel_launch(j->kernel, d->machine, &j->range);
     gt_tune_wisdom_key(&x->tl, x->l.run_here ? 1 : gt_exec_proc_hello(p)->workers, &x->key);
     pthread_mutex_lock(&d->wisdom_lock);
     x->l.has_entry = gt_wisdom_lookup(d->wisdom, &x->key, &x->l.entry);
@@ -338,8 +337,7 @@ static void run_launch(launch_job *j)
        tuned, keyed in the wisdom and reported as what runs it: one worker, no counters. */
     if (gt_range_group_count(&j->range) <= d->cfg->inline_groups)
         gt_pool_executor_run_here(&j->pe, &exec);
-    gt_tune_launch tl = {.kernel = j->kernel->desc->name, .kernel_hash = j->kernel->hash, .machine = d->machine,
-                         .range = j->range};
+    gt_tune_launch tl = gt_loaded_kernel_launch(j->kernel, d->machine, &j->range);
     gt_tune_result res;
     char err[512];
     int64_t started = gt_clock_unix_ms();
