@@ -62,7 +62,7 @@ static void usage(FILE *out)
                  "which one goes first alternating. Prints the medians of the page faults in the analysis and\n"
                  "the remainder, the analysis's time, the launch's time (gt_launch to gt_wait) and the path\n"
                  "from the case's creation to its output (the output is checked outside that time).\n"
-                 "BENCHMARK: any of the seven (default: all; --list names them).\n\n");
+                 "BENCHMARK: any of the ten (default: all; --list names them).\n\n");
     gt_bench_flags_help(out, "rounds, each one cold launch per daemon", DEFAULT_ROUNDS);
     fprintf(out, "  -l, --list            list the benchmarks and exit\n"
                  "  -h, --help            this text\n"

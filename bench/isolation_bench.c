@@ -58,7 +58,7 @@ static void usage(FILE *out)
                  "(gt_launch to gt_wait) of every benchmark on each daemon, which one first alternating;\n"
                  "then the empty launch's round trip (gt_run) in alternating blocks. Prints medians and the\n"
                  "ratio executor / in-process.\n"
-                 "BENCHMARK: any of the seven (default: all; --list names them).\n\n");
+                 "BENCHMARK: any of the ten (default: all; --list names them).\n\n");
     gt_bench_flags_help(out, "rounds of warm launches", DEFAULT_ROUNDS);
     fprintf(out, "      --only-overhead   measure only the empty launch's round trip, no seed benchmark\n"
                  "  -l, --list            list the benchmarks and exit\n"

@@ -127,7 +127,7 @@ static void usage(FILE *out)
             "its best chunk; the OpenCL twins through pocl; and memcpy for the matrix copies. Then one\n"
             "launch's overhead: an empty kernel through gridtuned and through pocl, and a raw Unix-socket\n"
             "ping-pong of the same frame sizes. Prints medians and ratios against gridtune warm.\n"
-            "BENCHMARK: any of the seven (default: all; --list names them).\n\n");
+            "BENCHMARK: any of the ten (default: all; --list names them).\n\n");
     gt_bench_flags_help(out, "timed rounds after the checked warm-up round", DEFAULT_REPS);
     fprintf(out,
             "      --chunks LIST     OpenMP chunk sizes tried in the warm-up round (default " DEFAULT_CHUNKS ")\n"

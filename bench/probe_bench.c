@@ -125,7 +125,7 @@ static void usage(FILE *out)
             "worker 0's CPU for exactly the length of the launch) or bursts (it spins 2 ms in every\n"
             "20 ms). The oracle then times every schedule the cold launches tried or picked, forced\n"
             "for the whole launch, quiet and with probes on.\n"
-            "BENCHMARK: any of the seven (default: transpose copy_cols; --list names them).\n\n",
+            "BENCHMARK: any of the ten (default: transpose copy_cols; --list names them).\n\n",
             100 * WITHIN_SHARE);
     gt_bench_flags_help(out, "rounds, each one cold launch per condition", DEFAULT_LAUNCHES);
     fprintf(out,

@@ -145,7 +145,7 @@ static void usage(FILE *out)
             SAME_PICK_WITHIN * 100, TARGET_SAME_OF, TARGET_SAME_IN);
     gt_bench_flags_help(out, "forced runs of each oracle schedule", DEFAULT_REPS);
     fprintf(out,
-            "  -b, --bench NAME      a benchmark to run; repeatable (default: all seven)\n"
+            "  -b, --bench NAME      a benchmark to run; repeatable (default: all ten)\n"
             "      --launches N      launches per series, 1 to %u (default %u)\n"
             "      --series K        series per benchmark, 1 to %u; each one's first launch is cold\n"
             "                        (default %u)\n"

@@ -104,7 +104,7 @@ static int add_bench(bench_options *o, const char *name)
             say("bench: --bench %s given twice", name);
             return -1;
         }
-    o->benches[o->nbenches++] = b; /* seven benchmarks, no duplicates: always room */
+    o->benches[o->nbenches++] = b; /* ten benchmarks, no duplicates: always room */
     return 0;
 }
 

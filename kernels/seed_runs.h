@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The most benchmarks chosen at once (the set has seven). */
+/* The most benchmarks chosen at once (the set has ten). */
 #define GT_BENCH_MAX_BENCHES 16
 
 /* Fills list with all the benchmarks, in table order. */

@@ -22,11 +22,17 @@
 #define CACHE_LINE 64
 #define GEN_SEED 0x5eed5eed5eed5eedu /* fixed: every run of every build sees the same inputs */
 #define FLOAT_RTOL 1e-4
+#define REDUCE_ROWS 16  /* reduce: rows per workgroup */
+#define REDUCE_LOCAL 256 /* reduce: items per workgroup */
+#define STENCIL_CENTRE 0.5f
+#define STENCIL_SIDE 0.125f
 
 typedef enum buf_shape {
     SHAPE_SQUARE, /* n x n */
     SHAPE_PADDED, /* (n + CONV_PAD) x (n + CONV_PAD) */
     SHAPE_TAPS,   /* CONV_TAPS x CONV_TAPS */
+    SHAPE_HALO,   /* (n + 2) x (n + 2): a one-element border */
+    SHAPE_SUMS,   /* n / REDUCE_ROWS: one value per REDUCE_ROWS rows */
 } buf_shape;
 
 typedef enum buf_fill {
@@ -50,6 +56,8 @@ typedef void reference_fn(const gt_seed_case *c, void *out);
 
 typedef struct seed_ops {
     unsigned dims;
+    size_t local;         /* workgroup size along x; 0: SEED_LOCAL */
+    size_t items_per_row; /* 1-D: work-items per row of the matrix, global n * items_per_row; 0: 1 */
     unsigned nbuffers;
     buf_spec buffers[GT_SEED_MAX_BUFFERS];
     reference_fn *reference; /* NULL: the output must equal input buffer 1 (the copies) */
@@ -126,6 +134,42 @@ static void ref_transpose(const gt_seed_case *c, void *expected)
             dst[x * n + y] = src[y * n + x];
 }
 
+static void ref_matmul_tiled(const gt_seed_case *c, void *expected)
+{
+    ref_matmul(c, expected); /* the same sums in the same order, staged through local memory */
+}
+
+/* Each workgroup's partial sums as reduce forms them (item l takes every REDUCE_LOCAL-th
+ * element from l on), then the same tree. */
+static void ref_reduce(const gt_seed_case *c, void *expected)
+{
+    const float *src = c->buffers[1];
+    float *sums = expected;
+    size_t stretch = REDUCE_ROWS * c->n;
+    for (size_t g = 0; g < c->n / REDUCE_ROWS; g++) {
+        float part[REDUCE_LOCAL] = {0};
+        for (size_t k = 0; k < stretch; k += REDUCE_LOCAL)
+            for (size_t l = 0; l < REDUCE_LOCAL; l++)
+                part[l] += src[g * stretch + k + l];
+        for (size_t half = REDUCE_LOCAL / 2; half > 0; half /= 2)
+            for (size_t l = 0; l < half; l++)
+                part[l] += part[l + half];
+        sums[g] = part[0];
+    }
+}
+
+static void ref_stencil5(const gt_seed_case *c, void *expected)
+{
+    const float *in = c->buffers[1];
+    float *out = expected;
+    size_t n = c->n, w = n + 2;
+    for (size_t y = 0; y < n; y++)
+        for (size_t x = 0; x < n; x++) {
+            size_t at = (y + 1) * w + x + 1;
+            out[y * n + x] = STENCIL_CENTRE * in[at] + STENCIL_SIDE * (in[at - w] + in[at + w] + in[at - 1] + in[at + 1]);
+        }
+}
+
 /* ---- the table ------------------------------------------------------------------------------ */
 
 static const gt_seed_bench benches[] = {
@@ -136,6 +180,11 @@ static const gt_seed_bench benches[] = {
     {"copy_rows", "copy_rows", "matrix copy, consecutive items on consecutive elements", 16384, SEED_MIN_N},
     {"copy_cols", "copy_cols", "matrix copy, consecutive items n elements apart", 8192, SEED_MIN_N},
     {"transpose", "transpose", "matrix transpose (float)", 8192, SEED_MIN_N},
+    {"matmul_tiled", "matmul_tiled", "matrix multiplication in 16x16 tiles of local memory (float, barriers)", 1088,
+     SEED_MIN_N},
+    {"reduce", "reduce", "sum of each 16 rows: partial sums, then a tree in local memory (float, barriers)", 8192,
+     SEED_MIN_N},
+    {"stencil5", "stencil5", "5-point stencil, tile and halo in local memory (float, barriers)", 8192, SEED_MIN_N},
 };
 
 #define SQUARE_OUT {SHAPE_SQUARE, FILL_ZERO}
@@ -144,14 +193,19 @@ static const gt_seed_bench benches[] = {
 
 /* Indexed like benches. */
 static const seed_ops ops_table[] = {
-    {1, 2, {SQUARE_OUT, SQUARE_BYTES}, ref_integral_rows, CMP_EXACT_U32, 0},
-    {1, 2, {SQUARE_OUT, SQUARE_BYTES}, ref_integral_cols, CMP_EXACT_U32, 0},
-    {2, 3, {SQUARE_OUT, {SHAPE_PADDED, FILL_UNIT}, {SHAPE_TAPS, FILL_UNIT}}, ref_conv11, CMP_F32_SUM,
+    {1, 0, 0, 2, {SQUARE_OUT, SQUARE_BYTES}, ref_integral_rows, CMP_EXACT_U32, 0},
+    {1, 0, 0, 2, {SQUARE_OUT, SQUARE_BYTES}, ref_integral_cols, CMP_EXACT_U32, 0},
+    {2, 0, 0, 3, {SQUARE_OUT, {SHAPE_PADDED, FILL_UNIT}, {SHAPE_TAPS, FILL_UNIT}}, ref_conv11, CMP_F32_SUM,
      CONV_TAPS * CONV_TAPS},
-    {2, 3, {SQUARE_OUT, SQUARE_UNIT, SQUARE_UNIT}, ref_matmul, CMP_F32_SUM, 0},
-    {2, 2, {SQUARE_OUT, SQUARE_UNIT}, NULL, CMP_EXACT_F32, 0},
-    {2, 2, {SQUARE_OUT, SQUARE_UNIT}, NULL, CMP_EXACT_F32, 0},
-    {2, 2, {SQUARE_OUT, SQUARE_UNIT}, ref_transpose, CMP_EXACT_F32, 0},
+    {2, 0, 0, 3, {SQUARE_OUT, SQUARE_UNIT, SQUARE_UNIT}, ref_matmul, CMP_F32_SUM, 0},
+    {2, 0, 0, 2, {SQUARE_OUT, SQUARE_UNIT}, NULL, CMP_EXACT_F32, 0},
+    {2, 0, 0, 2, {SQUARE_OUT, SQUARE_UNIT}, NULL, CMP_EXACT_F32, 0},
+    {2, 0, 0, 2, {SQUARE_OUT, SQUARE_UNIT}, ref_transpose, CMP_EXACT_F32, 0},
+    {2, 0, 0, 3, {SQUARE_OUT, SQUARE_UNIT, SQUARE_UNIT}, ref_matmul_tiled, CMP_F32_SUM, 0},
+    /* a twin that sums in another order (OpenMP's reduction) passes within the sum's tolerance */
+    {1, REDUCE_LOCAL, REDUCE_LOCAL / REDUCE_ROWS, 2, {{SHAPE_SUMS, FILL_ZERO}, SQUARE_UNIT}, ref_reduce,
+     CMP_F32_SUM, 0},
+    {2, 0, 0, 2, {SQUARE_OUT, {SHAPE_HALO, FILL_UNIT}}, ref_stencil5, CMP_F32_SUM, 5},
 };
 
 _Static_assert(sizeof benches / sizeof benches[0] == sizeof ops_table / sizeof ops_table[0],
@@ -200,6 +254,10 @@ static size_t shape_elems(buf_shape shape, size_t n)
         return (n + CONV_PAD) * (n + CONV_PAD);
     case SHAPE_TAPS:
         return CONV_TAPS * CONV_TAPS;
+    case SHAPE_HALO:
+        return (n + 2) * (n + 2);
+    case SHAPE_SUMS:
+        return n / REDUCE_ROWS;
     }
     return 0;
 }
@@ -237,14 +295,19 @@ static void *buffer_alloc(size_t bytes)
 
 /* ---- cases --------------------------------------------------------------------------------- */
 
-static void case_set_range(gt_seed_case *c, unsigned dims)
+static void case_set_range(gt_seed_case *c, const seed_ops *ops)
 {
+    unsigned dims = ops->dims;
     c->range.dims = dims;
     for (unsigned d = 0; d < 3; d++) {
         c->range.global[d] = d < dims ? c->n : 1;
         c->range.local[d] = d < dims ? SEED_LOCAL : 1;
     }
-    c->work_items = dims == 1 ? (uint64_t)c->n : (uint64_t)c->n * c->n;
+    if (ops->local)
+        c->range.local[0] = ops->local;
+    if (ops->items_per_row)
+        c->range.global[0] *= ops->items_per_row;
+    c->work_items = dims == 1 ? (uint64_t)c->range.global[0] : (uint64_t)c->n * c->n;
 }
 
 static int case_alloc_buffers(gt_seed_case *c, const seed_ops *ops, char *err, size_t errlen)
@@ -304,7 +367,7 @@ int gt_seed_case_create(const gt_seed_bench *b, size_t n, gt_seed_case **out, ch
     c->bench = b;
     c->n = n;
     c->output = 0;
-    case_set_range(c, ops->dims);
+    case_set_range(c, ops);
     int rc = case_alloc_buffers(c, ops, err, errlen);
     if (rc < 0) {
         gt_seed_case_destroy(c);

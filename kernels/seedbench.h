@@ -41,7 +41,7 @@ struct gt_seed_case {
     uint64_t work_items;
 };
 
-/* The seven benchmarks, in table order. */
+/* The ten benchmarks, in table order. */
 const gt_seed_bench *gt_seed_benches(size_t *count);
 const gt_seed_bench *gt_seed_bench_find(const char *name);
 

@@ -7,7 +7,8 @@
  * buffer holds what its index expressions reach, so gridtuned refuses any launch that would
  * take a kernel out of bounds. Sizes are compared as element counts, n * n in uint64_t against
  * bytes / sizeof: n is an int32_t, so neither side can overflow. The 2-D kernels also declare
- * per-item extents, whose error names both sizes. */
+ * per-item extents, whose error names both sizes. The workgroup kernels at the end need barriers
+ * and local memory; they state their workgroup sizes too. */
 #include <gridtune/kernel.h>
 
 /* Running sum along row y; in holds small values, so uint32_t sums are exact. */
@@ -119,3 +120,98 @@ GT_REQUIRE(transpose, gt_param(n) > 0 && gt_global_size(0) == (size_t)gt_param(n
            gt_global_size(1) == (size_t)gt_param(n));
 GT_REQUIRE(transpose, (uint64_t)gt_param(n) * gt_param(n) <= gt_buffer_bytes(dst) / sizeof(float));
 GT_REQUIRE(transpose, (uint64_t)gt_param(n) * gt_param(n) <= gt_buffer_bytes(src) / sizeof(float));
+
+/* ---- workgroup kernels (GT_KERNEL_GROUP): barriers and local memory ---------------------- */
+
+/* C = A B in 16 x 16 tiles: each workgroup stages a tile of A and one of B in local memory,
+ * then every item sums its 16 products from there, k in order, as the naive matmul does. The
+ * product loop is unrolled so that the item loop around it is the innermost one and
+ * vectorises. */
+GT_KERNEL_GROUP(matmul_tiled, (float ta[16 * 16]; float tb[16 * 16];), float *, c, const float *, a, const float *,
+                b, int32_t, n)
+{
+    GT_PRIVATE(float, acc);
+    const size_t w = (size_t)n;
+    GT_ITEMS { GT_P(acc) = 0.0f; }
+    for (size_t t = 0; t < w; t += 16) {
+        GT_ITEMS {
+            size_t lx = gt_local_id(0), ly = gt_local_id(1);
+            GT_L(ta)[ly * 16 + lx] = a[gt_global_id(1) * w + t + lx];
+            GT_L(tb)[ly * 16 + lx] = b[(t + ly) * w + gt_global_id(0)];
+        }
+        GT_ITEMS {
+            size_t lx = gt_local_id(0), ly = gt_local_id(1);
+            float s = GT_P(acc);
+#pragma GCC unroll 16
+            for (size_t k = 0; k < 16; k++)
+                s += GT_L(ta)[ly * 16 + k] * GT_L(tb)[k * 16 + lx];
+            GT_P(acc) = s;
+        }
+    }
+    GT_ITEMS { c[gt_global_id(1) * w + gt_global_id(0)] = GT_P(acc); }
+}
+GT_REQUIRE(matmul_tiled, gt_work_dim() == 2 && gt_local_size(0) == 16 && gt_local_size(1) == 16);
+GT_REQUIRE(matmul_tiled, gt_param(n) > 0 && gt_param(n) % 16 == 0 && gt_global_size(0) == (size_t)gt_param(n) &&
+           gt_global_size(1) == (size_t)gt_param(n));
+GT_REQUIRE(matmul_tiled, (uint64_t)gt_param(n) * gt_param(n) <= gt_buffer_bytes(c) / sizeof(float));
+GT_REQUIRE(matmul_tiled, (uint64_t)gt_param(n) * gt_param(n) <= gt_buffer_bytes(a) / sizeof(float));
+GT_REQUIRE(matmul_tiled, (uint64_t)gt_param(n) * gt_param(n) <= gt_buffer_bytes(b) / sizeof(float));
+
+/* The sum of each 16 n-element stretch of src (16 rows of the n x n matrix) into sums, one
+ * value per workgroup of 256 items: item l adds elements l, l + 256, l + 512, ... of its
+ * workgroup's stretch, so that each region reads 256 consecutive floats; then a tree in local
+ * memory adds the 256 partial sums, halving at each barrier. */
+GT_KERNEL_GROUP(reduce, (float part[256];), float *, sums, const float *, src, int32_t, n)
+{
+    GT_PRIVATE(float, acc);
+    const size_t stretch = 16 * (size_t)n, base = gt_group_id(0) * stretch;
+    GT_ITEMS { GT_P(acc) = 0.0f; }
+    for (size_t k = 0; k < stretch; k += 256)
+        GT_ITEMS { GT_P(acc) += src[base + k + gt_local_id(0)]; }
+    GT_ITEMS { GT_L(part)[gt_local_id(0)] = GT_P(acc); }
+    for (size_t half = 128; half > 0; half /= 2)
+        GT_ITEMS {
+            if (gt_local_id(0) < half)
+                GT_L(part)[gt_local_id(0)] += GT_L(part)[gt_local_id(0) + half];
+        }
+    GT_ITEMS {
+        if (gt_local_id(0) == 0)
+            sums[gt_group_id(0)] = GT_L(part)[0];
+    }
+}
+GT_REQUIRE(reduce, gt_work_dim() == 1 && gt_local_size(0) == 256);
+GT_REQUIRE(reduce, gt_param(n) > 0 && gt_param(n) % 16 == 0 && gt_global_size(0) == 16 * (size_t)gt_param(n));
+GT_REQUIRE(reduce, (uint64_t)gt_param(n) / 16 <= gt_buffer_bytes(sums) / sizeof(float));
+GT_REQUIRE(reduce, (uint64_t)gt_param(n) * gt_param(n) <= gt_buffer_bytes(src) / sizeof(float));
+
+/* out = 0.5 centre + 0.125 (north + south + west + east) over an input padded to (n + 2) x
+ * (n + 2): each workgroup stages its 16 x 16 tile with a one-element halo (18 x 18) in local
+ * memory, the edge items also loading the halo, and then reads all five values from there. */
+GT_KERNEL_GROUP(stencil5, (float tile[18 * 18];), float *, out, const float *, in, int32_t, n)
+{
+    const size_t w = (size_t)n + 2;
+    GT_ITEMS {
+        size_t lx = gt_local_id(0), ly = gt_local_id(1), x = gt_global_id(0), y = gt_global_id(1);
+        GT_L(tile)[(ly + 1) * 18 + lx + 1] = in[(y + 1) * w + x + 1];
+        if (lx == 0)
+            GT_L(tile)[(ly + 1) * 18] = in[(y + 1) * w + x];
+        if (lx == 15)
+            GT_L(tile)[(ly + 1) * 18 + 17] = in[(y + 1) * w + x + 2];
+        if (ly == 0)
+            GT_L(tile)[lx + 1] = in[y * w + x + 1];
+        if (ly == 15)
+            GT_L(tile)[17 * 18 + lx + 1] = in[(y + 2) * w + x + 1];
+    }
+    GT_ITEMS {
+        size_t lx = gt_local_id(0), ly = gt_local_id(1), at = (ly + 1) * 18 + lx + 1;
+        const float *t = GT_L(tile);
+        out[gt_global_id(1) * (size_t)n + gt_global_id(0)] =
+            0.5f * t[at] + 0.125f * (t[at - 18] + t[at + 18] + t[at - 1] + t[at + 1]);
+    }
+}
+GT_BUFFER_EXTENT(stencil5, out, sizeof(float));
+GT_REQUIRE(stencil5, gt_work_dim() == 2 && gt_local_size(0) == 16 && gt_local_size(1) == 16);
+GT_REQUIRE(stencil5, gt_param(n) > 0 && gt_param(n) % 16 == 0 && gt_global_size(0) == (size_t)gt_param(n) &&
+           gt_global_size(1) == (size_t)gt_param(n));
+GT_REQUIRE(stencil5, (uint64_t)gt_param(n) * gt_param(n) <= gt_buffer_bytes(out) / sizeof(float));
+GT_REQUIRE(stencil5, ((uint64_t)gt_param(n) + 2) * ((uint64_t)gt_param(n) + 2) <= gt_buffer_bytes(in) / sizeof(float));

@@ -23,7 +23,7 @@
  * the grid evenly. */
 #define TEST_N 80
 #define NWORKER_COUNTS 3
-#define NSEEDS 7
+#define NSEEDS 10
 
 typedef struct fixture {
     gt_module *module;
@@ -108,7 +108,7 @@ static void case_run(gt_pool *pool, const gt_kernel_desc *k, gt_seed_case *c, co
 
 /* ---- the module ---------------------------------------------------------------------------- */
 
-static void test_module_lists_the_seven_seed_kernels(void **state)
+static void test_module_lists_every_seed_kernel(void **state)
 {
     const fixture *f = *state;
     assert_int_equal(gt_module_count(f->module), NSEEDS);
@@ -126,6 +126,7 @@ static const struct {
 } signatures[NSEEDS] = {
     {"integral_rows", "wrs"}, {"integral_cols", "wrs"}, {"conv11", "wrrs"},   {"matmul", "wrrs"},
     {"copy_rows", "wrs"},     {"copy_cols", "wrs"},     {"transpose", "wrs"},
+    {"matmul_tiled", "wrrs"}, {"reduce", "wrs"},        {"stencil5", "wrs"},
 };
 
 static void check_param(const gt_kernel_desc *k, uint32_t i, char kind)
@@ -339,6 +340,21 @@ static void test_transpose_matches_reference(void **state)
     check_under_schedules(*state, "transpose");
 }
 
+static void test_matmul_tiled_matches_reference(void **state)
+{
+    check_under_schedules(*state, "matmul_tiled");
+}
+
+static void test_reduce_matches_reference(void **state)
+{
+    check_under_schedules(*state, "reduce");
+}
+
+static void test_stencil5_matches_reference(void **state)
+{
+    check_under_schedules(*state, "stencil5");
+}
+
 /* ---- the host side ------------------------------------------------------------------------- */
 
 static void test_verify_reports_an_unwritten_output(void **state)
@@ -380,7 +396,7 @@ static void test_size_not_a_multiple_of_min_n_is_rejected(void **state)
     assert_non_null(strstr(err, "multiple of 16"));
 }
 
-static void test_bench_find_knows_only_the_seven_names(void **state)
+static void test_bench_find_knows_only_their_names(void **state)
 {
     (void)state;
     size_t nbenches;
@@ -393,7 +409,7 @@ static void test_bench_find_knows_only_the_seven_names(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_module_lists_the_seven_seed_kernels),
+        cmocka_unit_test(test_module_lists_every_seed_kernel),
         cmocka_unit_test(test_seed_kernels_have_the_expected_parameter_kinds),
         cmocka_unit_test(test_transpose_takes_dst_src_and_n),
         cmocka_unit_test(test_every_benchmark_passes_the_launch_checks),
@@ -405,10 +421,13 @@ int main(void)
         cmocka_unit_test(test_copy_rows_matches_reference),
         cmocka_unit_test(test_copy_cols_matches_reference),
         cmocka_unit_test(test_transpose_matches_reference),
+        cmocka_unit_test(test_matmul_tiled_matches_reference),
+        cmocka_unit_test(test_reduce_matches_reference),
+        cmocka_unit_test(test_stencil5_matches_reference),
         cmocka_unit_test(test_verify_reports_an_unwritten_output),
         cmocka_unit_test(test_verify_names_the_one_wrong_element),
         cmocka_unit_test(test_size_not_a_multiple_of_min_n_is_rejected),
-        cmocka_unit_test(test_bench_find_knows_only_the_seven_names),
+        cmocka_unit_test(test_bench_find_knows_only_their_names),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

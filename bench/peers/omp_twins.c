@@ -102,6 +102,56 @@ COPY_TWIN(twin_copy_rows, y * n + x, y * n + x)
 COPY_TWIN(twin_copy_cols, x * n + y, x * n + y)
 COPY_TWIN(twin_transpose, x * n + y, y * n + x)
 
+/* ---- the workgroup kernels' twins, as an OpenMP programmer writes them -------------------- */
+
+/* No tiles: the cache-friendly row loop (i, k, j), which sums each c[y][x] over k in order. */
+static void twin_matmul_tiled(const gt_seed_case *c, int threads)
+{
+    float *out = c->buffers[BUF_OUT];
+    const float *a = c->buffers[BUF_IN], *b = c->buffers[BUF_WEIGHTS];
+    size_t w = c->n;
+#pragma omp parallel for schedule(runtime) num_threads(threads)
+    for (size_t y = 0; y < w; y++) {
+        float *row = out + y * w;
+        for (size_t x = 0; x < w; x++)
+            row[x] = 0.0f;
+        for (size_t k = 0; k < w; k++) {
+            float aik = a[y * w + k];
+            for (size_t x = 0; x < w; x++)
+                row[x] += aik * b[k * w + x];
+        }
+    }
+}
+
+/* One sum per 16 rows, each a SIMD reduction (its own order: checked within the tolerance). */
+static void twin_reduce(const gt_seed_case *c, int threads)
+{
+    float *sums = c->buffers[BUF_OUT];
+    const float *src = c->buffers[BUF_IN];
+    size_t stretch = 16 * c->n, groups = c->n / 16;
+#pragma omp parallel for schedule(runtime) num_threads(threads)
+    for (size_t g = 0; g < groups; g++) {
+        float s = 0.0f;
+#pragma omp simd reduction(+ : s)
+        for (size_t i = 0; i < stretch; i++)
+            s += src[g * stretch + i];
+        sums[g] = s;
+    }
+}
+
+static void twin_stencil5(const gt_seed_case *c, int threads)
+{
+    float *out = c->buffers[BUF_OUT];
+    const float *in = c->buffers[BUF_IN];
+    size_t n = c->n, w = n + 2;
+#pragma omp parallel for schedule(runtime) num_threads(threads)
+    for (size_t y = 0; y < n; y++)
+        for (size_t x = 0; x < n; x++) {
+            size_t at = (y + 1) * w + x + 1;
+            out[y * n + x] = 0.5f * in[at] + 0.125f * (in[at - w] + in[at + w] + in[at - 1] + in[at + 1]);
+        }
+}
+
 /* ---- dispatch ------------------------------------------------------------------------------ */
 
 /* Keyed by the kernel's name: a twin stands for a GT_KERNEL, whichever benchmark launches it. */
@@ -116,6 +166,9 @@ static const struct {
     {"copy_rows", twin_copy_rows},
     {"copy_cols", twin_copy_cols},
     {"transpose", twin_transpose},
+    {"matmul_tiled", twin_matmul_tiled},
+    {"reduce", twin_reduce},
+    {"stencil5", twin_stencil5},
 };
 
 static const struct {

@@ -71,6 +71,66 @@ __kernel void transpose(__global float *dst, __global const float *src, int n)
     dst[(size_t)x * n + y] = src[(size_t)y * n + x];
 }
 
+/* ---- the workgroup kernels: barrier() and __local, as an OpenCL programmer writes them ---- */
+
+/* C = A B in 16 x 16 tiles staged in local memory; k summed in order. */
+__kernel void matmul_tiled(__global float *c, __global const float *a, __global const float *b, int n)
+{
+    __local float ta[16 * 16], tb[16 * 16];
+    size_t lx = get_local_id(0), ly = get_local_id(1), x = get_global_id(0), y = get_global_id(1);
+    size_t w = (size_t)n;
+    float acc = 0.0f;
+    for (size_t t = 0; t < w; t += 16) {
+        ta[ly * 16 + lx] = a[y * w + t + lx];
+        tb[ly * 16 + lx] = b[(t + ly) * w + x];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (size_t k = 0; k < 16; k++)
+            acc += ta[ly * 16 + k] * tb[k * 16 + lx];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    c[y * w + x] = acc;
+}
+
+/* The sum of each 16 n-element stretch of src, one per workgroup of 256 items: partial sums,
+ * then a tree in local memory. */
+__kernel void reduce(__global float *sums, __global const float *src, int n)
+{
+    __local float part[256];
+    size_t l = get_local_id(0), stretch = 16 * (size_t)n, base = get_group_id(0) * stretch;
+    float acc = 0.0f;
+    for (size_t k = 0; k < stretch; k += 256)
+        acc += src[base + k + l];
+    part[l] = acc;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (size_t h = 128; h > 0; h /= 2) {
+        if (l < h)
+            part[l] += part[l + h];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (l == 0)
+        sums[get_group_id(0)] = part[0];
+}
+
+/* 5-point stencil over an input padded to (n + 2) x (n + 2), through an 18 x 18 tile. */
+__kernel void stencil5(__global float *out, __global const float *in, int n)
+{
+    __local float tile[18 * 18];
+    size_t lx = get_local_id(0), ly = get_local_id(1), x = get_global_id(0), y = get_global_id(1);
+    size_t w = (size_t)n + 2;
+    tile[(ly + 1) * 18 + lx + 1] = in[(y + 1) * w + x + 1];
+    if (lx == 0)
+        tile[(ly + 1) * 18] = in[(y + 1) * w + x];
+    if (lx == 15)
+        tile[(ly + 1) * 18 + 17] = in[(y + 1) * w + x + 2];
+    if (ly == 0)
+        tile[lx + 1] = in[y * w + x + 1];
+    if (ly == 15)
+        tile[17 * 18 + lx + 1] = in[(y + 2) * w + x + 1];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    size_t at = (ly + 1) * 18 + lx + 1;
+    out[y * (size_t)n + x] = 0.5f * tile[at] + 0.125f * (tile[at - 18] + tile[at + 18] + tile[at - 1] + tile[at + 1]);
+}
+
 /* No work: gt_ocl_empty_roundtrip times the launch itself. */
 __kernel void empty(void)
 {

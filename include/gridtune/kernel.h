@@ -449,8 +449,9 @@ static inline void gt__rows_next(const gt_group_ctx *c, gt__rows *r)
 
 #define GT_ITEMS                                                                                        \
     for (gt__rows gt__r = gt__rows_first(gt__w); gt__r.more; gt__rows_next(gt__w, &gt__r))              \
-        for (size_t gt__x = gt__r.x0, gt__y = gt__r.y, gt__z = gt__r.z, gt__pi = gt__r.p; gt__x < gt__r.x1; \
-             gt__x++, gt__pi++)
+        for (size_t gt__x = gt__r.x0, gt__y __attribute__((unused)) = gt__r.y,                          \
+                    gt__z __attribute__((unused)) = gt__r.z, gt__pi __attribute__((unused)) = gt__r.p;  \
+             gt__x < gt__r.x1; gt__x++, gt__pi++)
 
 #define GT_PRIVATE(type, name)                                                                          \
     type gt__p_##name[gt__w->local_size[0] * gt__w->local_size[1] * gt__w->local_size[2]]             \
