@@ -4,7 +4,8 @@
  * (cold tuned, warm from the wisdom, and the default schedule forced), the OpenMP twins with
  * schedule static, dynamic and guided, each at its best chunk of a small geometric series (the
  * peer is tuned too), the OpenCL C twins through pocl, and for the two matrix copies a memcpy of
- * the same bytes, the bandwidth limit. Then the overhead of one launch: an empty kernel's round
+ * the same bytes, the bandwidth limit (for the reduction, a memcpy of its input elsewhere: the
+ * read bandwidth it is measured against). Then the overhead of one launch: an empty kernel's round
  * trip through gridtuned (in one trip with gt_run, and in two requests with gt_launch +
  * gt_wait) and through pocl, and under each gridtuned path its floor, a raw Unix-socket
  * ping-pong of the same frame sizes.
@@ -75,6 +76,8 @@ typedef struct peer_result {
     size_t n;
     size_t group[2]; /* the workgroup shape gridtune and pocl launched with */
     uint64_t bytes_copied; /* read plus written by a matrix copy; 0 for the others */
+    uint64_t bytes_read;   /* read by the reduction, which memcpy copies into scratch; else 0 */
+    void *scratch;         /* the reduction's memcpy's destination */
     bool ran[NCONT];
     gt_bench_times t[NCONT];
     unsigned chunk[GT_OMP_KINDS];                  /* chosen per OpenMP kind */
@@ -124,7 +127,8 @@ static void usage(FILE *out)
             "usage: " PEER_PROG " [OPTIONS] [BENCHMARK]...\n"
             "gridtune against its peers on the seed benchmarks, in one run: gridtune cold, warm and\n"
             "default through a gridtuned of this run's own; OpenMP static, dynamic and guided, each at\n"
-            "its best chunk; the OpenCL twins through pocl; and memcpy for the matrix copies. Then one\n"
+            "its best chunk; the OpenCL twins through pocl; and memcpy for the matrix copies and the\n"
+            "reduction (its input copied elsewhere: the read bandwidth). Then one\n"
             "launch's overhead: an empty kernel through gridtuned and through pocl, and a raw Unix-socket\n"
             "ping-pong of the same frame sizes. Prints medians and ratios against gridtune warm.\n"
             "BENCHMARK: any of the ten (default: all; --list names them).\n\n");
@@ -246,6 +250,13 @@ static bool is_copy(const gt_seed_bench *b)
     return strcmp(b->name, "copy_rows") == 0 || strcmp(b->name, "copy_cols") == 0;
 }
 
+/* The benchmark that only reads its input: memcpy then copies the input elsewhere, and gives
+ * the read bandwidth it is measured against. */
+static bool is_read_only(const gt_seed_bench *b)
+{
+    return strcmp(b->name, "reduce") == 0;
+}
+
 /* The decision of a launch's report. */
 static void note_decision(const char *report, char *winner, char *source, double *analysis)
 {
@@ -282,7 +293,7 @@ static int gridtune_run(cli_seed *s, peer_result *pr, enum contender k, unsigned
 }
 
 /* A peer's run over the case's own buffers: poisoned, timed, checked. */
-static int peer_run_once(const peer_run *pc, gt_seed_case *sc, gt_ocl_case *oc, enum contender k, unsigned chunk,
+static int peer_run_once(const peer_run *pc, const peer_result *pr, gt_seed_case *sc, gt_ocl_case *oc, enum contender k, unsigned chunk,
                          unsigned round, uint64_t *ns)
 {
     char err[512] = "";
@@ -291,12 +302,15 @@ static int peer_run_once(const peer_run *pc, gt_seed_case *sc, gt_ocl_case *oc, 
     int rc = 0;
     if (k == C_POCL)
         rc = gt_ocl_case_run(oc, err, sizeof err);
+    else if (k == C_MEMCPY && pr->scratch)
+        gt_memcpy_probe(pr->scratch, sc->buffers[1], sc->buffer_bytes[1], pc->threads);
     else if (k == C_MEMCPY)
         gt_memcpy_probe(sc->buffers[sc->output], sc->buffers[1], sc->buffer_bytes[sc->output], pc->threads);
     else
         rc = gt_omp_twin_run(sc, (gt_omp_kind)(k - C_OMP_STATIC), chunk, pc->threads, err, sizeof err);
     *ns = gt_clock_ns() - t0;
-    if (rc == 0 && gt_seed_case_verify(sc, err, sizeof err) != 0)
+    /* the reduction's memcpy writes scratch, not the output */
+    if (rc == 0 && !(k == C_MEMCPY && pr->scratch) && gt_seed_case_verify(sc, err, sizeof err) != 0)
         rc = -1;
     if (rc != 0)
         say("%s, round %u, %s: %s", sc->bench->name, round, contenders[k].label, err);
@@ -314,7 +328,7 @@ static int choose_chunks(const peer_run *pc, gt_seed_case *sc, peer_result *pr)
             pr->chunk_ns[kind][i] = UINT64_MAX;
             for (int t = 0; t < CHUNK_TRIES; t++) {
                 uint64_t ns;
-                if (peer_run_once(pc, sc, NULL, (enum contender)(C_OMP_STATIC + kind), pc->o->chunks[i], 0, &ns) != 0)
+                if (peer_run_once(pc, pr, sc, NULL, (enum contender)(C_OMP_STATIC + kind), pc->o->chunks[i], 0, &ns) != 0)
                     return -1;
                 pr->chunk_ns[kind][i] = ns < pr->chunk_ns[kind][i] ? ns : pr->chunk_ns[kind][i];
             }
@@ -340,7 +354,7 @@ static int run_slot(const peer_run *pc, cli_seed *s, gt_ocl_case *oc, peer_resul
             pr->t[C_WARM].ns[pr->t[C_WARM].n++] = warm_ns;
     } else {
         unsigned chunk = k >= C_OMP_STATIC && k <= C_OMP_GUIDED ? pr->chunk[k - C_OMP_STATIC] : 0;
-        rc = peer_run_once(pc, s->sc, oc, k, chunk, round, &ns);
+        rc = peer_run_once(pc, pr, s->sc, oc, k, chunk, round, &ns);
     }
     if (rc == 0 && round)
         pr->t[k].ns[pr->t[k].n++] = ns;
@@ -393,9 +407,18 @@ static int run_bench(const peer_run *pc, const gt_seed_bench *b, peer_result *pr
         pr->group[1] = s.sc->range.local[1];
         for (int k = 0; k < NCONT; k++)
             pr->ran[k] = k != C_POCL && k != C_MEMCPY;
-        pr->ran[C_MEMCPY] = is_copy(b);
+        pr->ran[C_MEMCPY] = is_copy(b) || is_read_only(b);
         if (is_copy(b))
             pr->bytes_copied = 2 * (uint64_t)s.sc->buffer_bytes[s.sc->output];
+        if (is_read_only(b)) {
+            pr->bytes_read = s.sc->buffer_bytes[1];
+            if (!(pr->scratch = malloc(pr->bytes_read))) {
+                say("%s: no memory for memcpy's %zu-byte destination", b->name, s.sc->buffer_bytes[1]);
+                rc = -1;
+            } else {
+                memset(pr->scratch, 0, pr->bytes_read); /* its page faults, before any timing */
+            }
+        }
         if (pc->ocl && gt_ocl_case_open(pc->ocl, s.sc, &oc, err, sizeof err) != 0)
             say("%s: pocl left out: %s", b->name, err);
         pr->ran[C_POCL] = oc != NULL;
@@ -408,7 +431,7 @@ static int run_bench(const peer_run *pc, const gt_seed_bench *b, peer_result *pr
             rc = choose_chunks(pc, s.sc, pr);
         for (enum contender k = C_POCL; rc == 0 && k <= C_MEMCPY; k++)
             if (pr->ran[k])
-                rc = peer_run_once(pc, s.sc, oc, k, 0, 0, &ns);
+                rc = peer_run_once(pc, pr, s.sc, oc, k, 0, 0, &ns);
     }
     if (rc == 0) {
         say("%s  n=%zu  workgroup %zux%zu  warm-up done: gridtune chose %s; OpenMP chunks static %u, dynamic %u, "
@@ -418,6 +441,8 @@ static int run_bench(const peer_run *pc, const gt_seed_bench *b, peer_result *pr
     }
     gt_ocl_case_close(oc);
     cli_seed_close(&s);
+    free(pr->scratch);
+    pr->scratch = NULL;
     return rc;
 }
 
@@ -566,6 +591,18 @@ static void print_tables(const peer_options *o, const peer_result *r, unsigned n
                    (double)p->bytes_copied / (double)p->t[C_MEMCPY].median_ns,
                    100.0 * ratio(p->t[C_MEMCPY].median_ns, p->t[C_WARM].median_ns));
         }
+    for (unsigned i = 0; i < n; i++)
+        if (r[i].bytes_read) {
+            const peer_result *p = &r[i];
+            char pocl[32] = "-";
+            if (p->ran[C_POCL])
+                snprintf(pocl, sizeof pocl, "%.1f", (double)p->bytes_read / (double)p->t[C_POCL].median_ns);
+            printf("%s: reads at gridtune warm %.1f GB/s, memcpy %.1f GB/s, pocl %s GB/s: gridtune %.0f%% of memcpy's "
+                   "read bandwidth\n",
+                   p->bench->name, (double)p->bytes_read / (double)p->t[C_WARM].median_ns,
+                   (double)p->bytes_read / (double)p->t[C_MEMCPY].median_ns, pocl,
+                   100.0 * ratio(p->t[C_MEMCPY].median_ns, p->t[C_WARM].median_ns));
+        }
 }
 
 static void print_frames(const gt_rt_frames *f)
@@ -631,6 +668,8 @@ static cJSON *bench_json(const peer_result *p)
         cJSON_AddStringToObject(b, "best_peer", contenders[best].key);
     if (p->bytes_copied)
         cJSON_AddNumberToObject(b, "bytes_copied", (double)p->bytes_copied);
+    if (p->bytes_read)
+        cJSON_AddNumberToObject(b, "bytes_read", (double)p->bytes_read);
     return b;
 }
 

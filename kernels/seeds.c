@@ -186,21 +186,22 @@ GT_REQUIRE(reduce, (uint64_t)gt_param(n) * gt_param(n) <= gt_buffer_bytes(src) /
 
 /* out = 0.5 centre + 0.125 (north + south + west + east) over an input padded to (n + 2) x
  * (n + 2): each workgroup stages its 16 x 16 tile with a one-element halo (18 x 18) in local
- * memory, the edge items also loading the halo, and then reads all five values from there. */
+ * memory, the halo by the workgroup's own code and the tile by its items, and then reads all
+ * five values from there. */
 GT_KERNEL_GROUP(stencil5, (float tile[18 * 18];), float *, out, const float *, in, int32_t, n)
 {
     const size_t w = (size_t)n + 2;
+    /* the halo, by the workgroup: rows above and below, columns left and right */
+    const size_t x0 = gt_group_id(0) * 16, y0 = gt_group_id(1) * 16;
+    for (size_t i = 0; i < 16; i++) {
+        GT_L(tile)[i + 1] = in[y0 * w + x0 + i + 1];
+        GT_L(tile)[17 * 18 + i + 1] = in[(y0 + 17) * w + x0 + i + 1];
+        GT_L(tile)[(i + 1) * 18] = in[(y0 + i + 1) * w + x0];
+        GT_L(tile)[(i + 1) * 18 + 17] = in[(y0 + i + 1) * w + x0 + 17];
+    }
     GT_ITEMS {
         size_t lx = gt_local_id(0), ly = gt_local_id(1), x = gt_global_id(0), y = gt_global_id(1);
         GT_L(tile)[(ly + 1) * 18 + lx + 1] = in[(y + 1) * w + x + 1];
-        if (lx == 0)
-            GT_L(tile)[(ly + 1) * 18] = in[(y + 1) * w + x];
-        if (lx == 15)
-            GT_L(tile)[(ly + 1) * 18 + 17] = in[(y + 1) * w + x + 2];
-        if (ly == 0)
-            GT_L(tile)[lx + 1] = in[y * w + x + 1];
-        if (ly == 15)
-            GT_L(tile)[17 * 18 + lx + 1] = in[(y + 2) * w + x + 1];
     }
     GT_ITEMS {
         size_t lx = gt_local_id(0), ly = gt_local_id(1), at = (ly + 1) * 18 + lx + 1;

@@ -131,6 +131,19 @@ __kernel void stencil5(__global float *out, __global const float *in, int n)
     out[y * (size_t)n + x] = 0.5f * tile[at] + 0.125f * (tile[at - 18] + tile[at + 18] + tile[at - 1] + tile[at + 1]);
 }
 
+/* k barriers, each after adding 1 to a value every item keeps across them: what a barrier
+ * costs (gridtune-region-bench). */
+__kernel void regions(__global float *data, int k)
+{
+    size_t i = get_global_id(0);
+    float v = data[i];
+    for (int r = 0; r < k; r++) {
+        v += 1.0f;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    data[i] = v;
+}
+
 /* No work: gt_ocl_empty_roundtrip times the launch itself. */
 __kernel void empty(void)
 {

@@ -459,6 +459,14 @@ static inline void gt__rows_next(const gt_group_ctx *c, gt__rows *r)
 #define GT_P(name) (gt__p_##name[gt__pi])
 #define GT_L(name) (gt__l->name)
 
+/* A region's rows are a workgroup's: a few dozen items. gcc turns such a copy loop into a call
+ * of memcpy per row, which costs more than the copy; this keeps it a vectorised loop. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define GT__SHORT_LOOPS __attribute__((optimize("no-tree-loop-distribute-patterns")))
+#else
+#define GT__SHORT_LOOPS
+#endif
+
 #define GT_KERNEL_GROUP(name, locals, ...) \
     GT__KERNEL_GROUP(GT__CAT(GT__MAP, GT__NARGS(name, __VA_ARGS__)), name, locals, name, __VA_ARGS__)
 #define GT__KERNEL_GROUP(MAP, name, locals, ...) GT__KERNEL_GROUP_(MAP, name, locals, __VA_ARGS__)
@@ -469,7 +477,7 @@ static inline void gt__rows_next(const gt_group_ctx *c, gt__rows *r)
     } gt__locals_##name;                                                                                \
     static inline __attribute__((always_inline)) void gt__gbody_##name(                                 \
         const gt_group_ctx *gt__w, size_t gt__g0, gt__locals_##name *gt__l MAP(GT__PARAM_DECL, 0, __VA_ARGS__)); \
-    static void gt__group_##name(const gt_group_ctx *gt__ctx, void *const *gt__args)                    \
+    static GT__SHORT_LOOPS void gt__group_##name(const gt_group_ctx *gt__ctx, void *const *gt__args)    \
     {                                                                                                   \
         (void)gt__args;                                                                                 \
         MAP(GT__PARAM_UNPACK, 0, __VA_ARGS__)                                                           \
