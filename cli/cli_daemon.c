@@ -187,8 +187,13 @@ static void print_report_row(const cJSON *r)
     char gain_text[16] = "-";
     if (!isnan(s.estimated_gain))
         snprintf(gain_text, sizeof gain_text, "%+.0f%%", s.estimated_gain * 100);
-    printf("%-6s %-14s %-11s %-9s %6.1f%% %7s %9.2f  %s\n", str(r, "id") ? str(r, "id") : "-", str(r, "kernel"), range,
-           s.source, 100 * s.analysis_fraction, gain_text, s.total_ns / 1e6, s.winner);
+    /* a workgroup kernel's local memory; "-" for a kernel run item by item */
+    char local[16] = "-";
+    const char *form = str(r, "kernel_form");
+    if (form && strcmp(form, "workgroup") == 0)
+        snprintf(local, sizeof local, "%.0f", num(r, "local_bytes"));
+    printf("%-6s %-14s %-11s %7s %-9s %6.1f%% %7s %9.2f  %s\n", str(r, "id") ? str(r, "id") : "-", str(r, "kernel"),
+           range, local, s.source, 100 * s.analysis_fraction, gain_text, s.total_ns / 1e6, s.winner);
 }
 
 int cli_reports(const options *o, int argc, char **argv)
@@ -207,8 +212,8 @@ int cli_reports(const options *o, int argc, char **argv)
     } else if (cJSON_GetArraySize(list) == 0) {
         printf("no reports yet: the daemon keeps the reports of its recent launches\n");
     } else {
-        printf("%-6s %-14s %-11s %-9s %7s %7s %9s  %s\n", "id", "kernel", "range", "source", "anal.", "gain",
-               "total ms", "winner");
+        printf("%-6s %-14s %-11s %7s %-9s %7s %7s %9s  %s\n", "id", "kernel", "range", "local", "source", "anal.",
+               "gain", "total ms", "winner");
         const cJSON *r;
         cJSON_ArrayForEach(r, list) print_report_row(r);
     }

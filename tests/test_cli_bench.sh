@@ -91,6 +91,26 @@ for p in problems:
 sys.exit(1 if problems else 0)
 EOF
 
+# --- a workgroup kernel (GT_KERNEL_GROUP: regions, local memory) through the same daemon ---
+run 0 bench --size 256 --rounds 1 --bench matmul_tiled --json "$tmp/tiled.json"
+expect_in "$out" matmul_tiled "bench table of a workgroup kernel"
+"$python" - "$tmp/tiled.json" <<'EOF' || fail "the workgroup kernel's JSON does not hold what the run must show"
+import json, sys
+with open(sys.argv[1]) as f:
+    b = json.load(f)["benchmarks"][0]
+sys.exit(0 if b.get("completed") is True and b.get("verified") == b.get("launches") == 5 else 1)
+EOF
+run 0 reports --json
+"$python" - "$out" <<'EOF' || fail "the reports do not say matmul_tiled is a workgroup kernel with 2048 bytes of local memory"
+import json, sys
+reports = [r for r in json.loads(sys.argv[1]) if r["kernel"] in ("matmul_tiled", "transpose")]
+forms = {(r["kernel"], r["kernel_form"], r["local_bytes"]) for r in reports}
+sys.exit(0 if forms == {("matmul_tiled", "workgroup", 2048), ("transpose", "item", 0)} else 1)
+EOF
+run 0 reports
+expect_in "$out" "local" "reports table header"
+grep -Eq "matmul_tiled +256x256 +2048 " <<<"$out" || fail "the reports table shows no 2048-byte local memory for matmul_tiled"
+
 stop_daemon
 trap 'rm -rf "$tmp"' EXIT
 
