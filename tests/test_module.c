@@ -173,6 +173,8 @@ static void bad_modules_are_refused(void **state)
     assert_open_refused(GT_TEST_MODULE_WIDE_SCALAR, -EINVAL, "(long double big) is a 16-byte scalar");
     assert_open_refused(GT_TEST_MODULE_BAD_EXTENT, -EINVAL, "GT_BUFFER_EXTENT(scale_by, factor, 4) must name a buffer");
     assert_open_refused(GT_TEST_MODULE_BAD_REQUIRE, -EINVAL, "GT_REQUIRE(ghost, 1) must name one of its kernels");
+    assert_open_refused(GT_TEST_MODULE_BIG_LOCAL, -EINVAL,
+                        "kernel hog declares 266240 bytes of local memory; gridtune allows at most 262144 (256 KiB)");
 }
 
 static void assert_extents_refused(const gt_module *m, uint64_t items, const size_t *bytes, const char *named)
