@@ -24,6 +24,8 @@
 #define FLOAT_RTOL 1e-4
 #define REDUCE_ROWS 16  /* reduce: rows per workgroup */
 #define REDUCE_LOCAL 256 /* reduce: items per workgroup */
+#define STENCIL_LOCAL_X 256
+#define STENCIL_LOCAL_Y 4
 #define STENCIL_CENTRE 0.5f
 #define STENCIL_SIDE 0.125f
 
@@ -56,7 +58,7 @@ typedef void reference_fn(const gt_seed_case *c, void *out);
 
 typedef struct seed_ops {
     unsigned dims;
-    size_t local;         /* workgroup size along x; 0: SEED_LOCAL */
+    size_t local[2];      /* workgroup size along x and y; 0: SEED_LOCAL */
     size_t items_per_row; /* 1-D: work-items per row of the matrix, global n * items_per_row; 0: 1 */
     unsigned nbuffers;
     buf_spec buffers[GT_SEED_MAX_BUFFERS];
@@ -184,7 +186,8 @@ static const gt_seed_bench benches[] = {
      SEED_MIN_N},
     {"reduce", "reduce", "sum of each 16 rows: partial sums, then a tree in local memory (float, barriers)", 8192,
      SEED_MIN_N},
-    {"stencil5", "stencil5", "5-point stencil, tile and halo in local memory (float, barriers)", 8192, SEED_MIN_N},
+    {"stencil5", "stencil5", "5-point stencil, 256x4 tile and halo in local memory (float, barriers)", 8192,
+     STENCIL_LOCAL_X},
 };
 
 #define SQUARE_OUT {SHAPE_SQUARE, FILL_ZERO}
@@ -193,19 +196,20 @@ static const gt_seed_bench benches[] = {
 
 /* Indexed like benches. */
 static const seed_ops ops_table[] = {
-    {1, 0, 0, 2, {SQUARE_OUT, SQUARE_BYTES}, ref_integral_rows, CMP_EXACT_U32, 0},
-    {1, 0, 0, 2, {SQUARE_OUT, SQUARE_BYTES}, ref_integral_cols, CMP_EXACT_U32, 0},
-    {2, 0, 0, 3, {SQUARE_OUT, {SHAPE_PADDED, FILL_UNIT}, {SHAPE_TAPS, FILL_UNIT}}, ref_conv11, CMP_F32_SUM,
+    {1, {0, 0}, 0, 2, {SQUARE_OUT, SQUARE_BYTES}, ref_integral_rows, CMP_EXACT_U32, 0},
+    {1, {0, 0}, 0, 2, {SQUARE_OUT, SQUARE_BYTES}, ref_integral_cols, CMP_EXACT_U32, 0},
+    {2, {0, 0}, 0, 3, {SQUARE_OUT, {SHAPE_PADDED, FILL_UNIT}, {SHAPE_TAPS, FILL_UNIT}}, ref_conv11, CMP_F32_SUM,
      CONV_TAPS * CONV_TAPS},
-    {2, 0, 0, 3, {SQUARE_OUT, SQUARE_UNIT, SQUARE_UNIT}, ref_matmul, CMP_F32_SUM, 0},
-    {2, 0, 0, 2, {SQUARE_OUT, SQUARE_UNIT}, NULL, CMP_EXACT_F32, 0},
-    {2, 0, 0, 2, {SQUARE_OUT, SQUARE_UNIT}, NULL, CMP_EXACT_F32, 0},
-    {2, 0, 0, 2, {SQUARE_OUT, SQUARE_UNIT}, ref_transpose, CMP_EXACT_F32, 0},
-    {2, 0, 0, 3, {SQUARE_OUT, SQUARE_UNIT, SQUARE_UNIT}, ref_matmul_tiled, CMP_F32_SUM, 0},
+    {2, {0, 0}, 0, 3, {SQUARE_OUT, SQUARE_UNIT, SQUARE_UNIT}, ref_matmul, CMP_F32_SUM, 0},
+    {2, {0, 0}, 0, 2, {SQUARE_OUT, SQUARE_UNIT}, NULL, CMP_EXACT_F32, 0},
+    {2, {0, 0}, 0, 2, {SQUARE_OUT, SQUARE_UNIT}, NULL, CMP_EXACT_F32, 0},
+    {2, {0, 0}, 0, 2, {SQUARE_OUT, SQUARE_UNIT}, ref_transpose, CMP_EXACT_F32, 0},
+    {2, {0, 0}, 0, 3, {SQUARE_OUT, SQUARE_UNIT, SQUARE_UNIT}, ref_matmul_tiled, CMP_F32_SUM, 0},
     /* a twin that sums in another order (OpenMP's reduction) passes within the sum's tolerance */
-    {1, REDUCE_LOCAL, REDUCE_LOCAL / REDUCE_ROWS, 2, {{SHAPE_SUMS, FILL_ZERO}, SQUARE_UNIT}, ref_reduce,
+    {1, {REDUCE_LOCAL, 0}, REDUCE_LOCAL / REDUCE_ROWS, 2, {{SHAPE_SUMS, FILL_ZERO}, SQUARE_UNIT}, ref_reduce,
      CMP_F32_SUM, 0},
-    {2, 0, 0, 2, {SQUARE_OUT, {SHAPE_HALO, FILL_UNIT}}, ref_stencil5, CMP_F32_SUM, 5},
+    /* wide workgroups: long rows (kernels/seeds.c) */
+    {2, {STENCIL_LOCAL_X, STENCIL_LOCAL_Y}, 0, 2, {SQUARE_OUT, {SHAPE_HALO, FILL_UNIT}}, ref_stencil5, CMP_F32_SUM, 5},
 };
 
 _Static_assert(sizeof benches / sizeof benches[0] == sizeof ops_table / sizeof ops_table[0],
@@ -303,8 +307,9 @@ static void case_set_range(gt_seed_case *c, const seed_ops *ops)
         c->range.global[d] = d < dims ? c->n : 1;
         c->range.local[d] = d < dims ? SEED_LOCAL : 1;
     }
-    if (ops->local)
-        c->range.local[0] = ops->local;
+    for (unsigned d = 0; d < 2 && d < dims; d++)
+        if (ops->local[d])
+            c->range.local[d] = ops->local[d];
     if (ops->items_per_row)
         c->range.global[0] *= ops->items_per_row;
     c->work_items = dims == 1 ? (uint64_t)c->range.global[0] : (uint64_t)c->n * c->n;

@@ -87,6 +87,7 @@ static gt_seed_case *case_make(const char *bench, size_t n)
     assert_non_null(b);
     gt_seed_case *c = NULL;
     char err[256] = "";
+    n = (n + b->min_n - 1) / b->min_n * b->min_n; /* stencil5's wide workgroups need 256 */
     int rc = gt_seed_case_create(b, n, &c, err, sizeof err);
     if (rc != 0)
         fail_msg("%s at size %zu: %s", bench, n, err);

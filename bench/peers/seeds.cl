@@ -111,24 +111,25 @@ __kernel void reduce(__global float *sums, __global const float *src, int n)
         sums[get_group_id(0)] = part[0];
 }
 
-/* 5-point stencil over an input padded to (n + 2) x (n + 2), through an 18 x 18 tile. */
+/* 5-point stencil over an input padded to (n + 2) x (n + 2), through a tile of the workgroup's
+ * shape (at most 1024 items) with its halo, which the edge items load. */
 __kernel void stencil5(__global float *out, __global const float *in, int n)
 {
-    __local float tile[18 * 18];
+    __local float tile[3 * (1024 + 2)];
     size_t lx = get_local_id(0), ly = get_local_id(1), x = get_global_id(0), y = get_global_id(1);
-    size_t w = (size_t)n + 2;
-    tile[(ly + 1) * 18 + lx + 1] = in[(y + 1) * w + x + 1];
+    size_t lw = get_local_size(0), lh = get_local_size(1), tw = lw + 2, w = (size_t)n + 2;
+    tile[(ly + 1) * tw + lx + 1] = in[(y + 1) * w + x + 1];
     if (lx == 0)
-        tile[(ly + 1) * 18] = in[(y + 1) * w + x];
-    if (lx == 15)
-        tile[(ly + 1) * 18 + 17] = in[(y + 1) * w + x + 2];
+        tile[(ly + 1) * tw] = in[(y + 1) * w + x];
+    if (lx == lw - 1)
+        tile[(ly + 1) * tw + lw + 1] = in[(y + 1) * w + x + 2];
     if (ly == 0)
         tile[lx + 1] = in[y * w + x + 1];
-    if (ly == 15)
-        tile[17 * 18 + lx + 1] = in[(y + 2) * w + x + 1];
+    if (ly == lh - 1)
+        tile[(lh + 1) * tw + lx + 1] = in[(y + 2) * w + x + 1];
     barrier(CLK_LOCAL_MEM_FENCE);
-    size_t at = (ly + 1) * 18 + lx + 1;
-    out[y * (size_t)n + x] = 0.5f * tile[at] + 0.125f * (tile[at - 18] + tile[at + 18] + tile[at - 1] + tile[at + 1]);
+    size_t at = (ly + 1) * tw + lx + 1;
+    out[y * (size_t)n + x] = 0.5f * tile[at] + 0.125f * (tile[at - tw] + tile[at + tw] + tile[at - 1] + tile[at + 1]);
 }
 
 /* k barriers, each after adding 1 to a value every item keeps across them: what a barrier
