@@ -5,8 +5,12 @@ add_library(gt_peers_omp STATIC omp_twins.c memcpy_probe.c)
 # OpenMP is PUBLIC: whoever links this static library needs libgomp too.
 target_link_libraries(gt_peers_omp PUBLIC gt_seedbench gt_build_flags OpenMP::OpenMP_C)
 # -O3 as for the seed kernels (kernels/CMakeLists.txt), so neither side is compared at a
-# different optimisation level (gcc vectorises only at -O3).
+# different optimisation level (gcc vectorises only at -O3); and for the same vector units when
+# GRIDTUNE_NATIVE builds the seeds for this CPU.
 target_compile_options(gt_peers_omp PRIVATE -O3)
+if(GRIDTUNE_NATIVE AND GT_CC_MARCH_NATIVE)
+  target_compile_options(gt_peers_omp PRIVATE -march=native)
+endif()
 
 # gridtune-copy-limits: what a store loop, streaming stores, row memcpys and one memcpy reach on
 # a matrix copy, beside each other: the ceiling a copy kernel can hope for.
