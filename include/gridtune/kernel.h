@@ -1,8 +1,10 @@
 /* gridtune kernel-module ABI.
  *
- * A kernel module is a shared object whose kernels are written with GT_KERNEL. Each kernel
- * becomes a workgroup function (runs every work-item of one workgroup, in the item order the
- * runtime passes in) plus a descriptor recording its name and parameter signature. A loader
+ * A kernel module is a shared object whose kernels are written with GT_KERNEL (a body per
+ * work-item) or GT_KERNEL_GROUP (a body per workgroup, with regions between barriers and local
+ * memory). Each kernel becomes a workgroup function (runs every work-item of one workgroup, in
+ * the item order the runtime passes in) plus a descriptor recording its name and parameter
+ * signature. A loader
  * enumerates a module's descriptors through gt_module_kernels(), and the launch checks a kernel
  * declares beside it (GT_BUFFER_EXTENT, GT_REQUIRE) through their own optional accessors. */
 #ifndef GRIDTUNE_KERNEL_H
