@@ -1,6 +1,8 @@
 /* launches.c: the launch, wait, report and event_release requests, and the launch job that
- * runs a launch on the launcher thread (launches.h). */
+ * runs a launch on the launcher thread (launches.h); in gridtuned itself with --isolation none,
+ * else through the user's executor process (launch_exec.c). */
 #include "launches.h"
+#include "launch_job.h"
 
 #include "dispatch.h"
 #include "launch_parse.h"
@@ -9,9 +11,6 @@
 #include "daemon/loaded_kernel.h"
 #include "daemon/log.h"
 #include "daemon/executor/exec_jobs.h"
-#include "daemon/executor/exec_result.h"
-#include "daemon/executor/executors.h"
-#include "tuner/sentence.h"
 #include "engine/pool_executor.h"
 #include "tuner/clock.h"
 #include "tuner/grid.h"
@@ -23,44 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A launch in its user's executor: its request, and what its outcome is read against. */
-typedef struct exec_launch {
-    gt_exec_proc *p;
-    gt_exec_launch l;
-    gt_tune_launch tl;
-    gt_wisdom_key key;
-    unsigned pauses; /* the executor's, before the launch */
-    const gt_exec_outcome *answer; /* the loop's thread took the answer, valid until p's next call */
-    const void *result;
-} exec_launch;
-
-typedef struct launch_job {
-    gt_job job;
-    gt_session *s;
-    gt_launch_event *ev;
-    gt_loaded_kernel *kernel;
-    gt_shm *bufs[GT_MAX_ARGS];
-    gt_arg_value args[GT_MAX_ARGS];
-    void *slots[GT_MAX_ARGS];
-    unsigned nargs;
-    gt_range range;
-    gt_tune_config cfg;
-    gt_launch_event *waits[GT_MAX_WAIT];
-    unsigned nwaits;
-    gt_launch_answer answer;
-    uint64_t answer_request; /* the launch request's id, when answered on completion */
-    unsigned deadline_ms;    /* the launch's own, or --launch-timeout's; 0: none */
-    bool answered_early;     /* answer_early counted it in the session's early_answers */
-    uint64_t report_id;
-    /* Filled by run(). */
-    gt_pool_executor pe;
-    exec_launch x;
-    bool ran;
-    gt_decision_source source;
-    uint64_t groups, groups_analysis;
-    unsigned disturbed_samples;
-    size_t wisdom_entries;
-} launch_job;
 
 void gt_launch_event_unref(gt_launch_event *ev)
 {
@@ -73,9 +34,7 @@ void gt_launch_event_unref(gt_launch_event *ev)
 
 /* ---- the job, on the launcher thread --------------------------------------------------- */
 
-static void fail(launch_job *j, const char *code, int errnum, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void fail(launch_job *j, const char *code, int errnum, const char *fmt, ...)
+void gt_launch_fail(launch_job *j, const char *code, int errnum, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -85,12 +44,9 @@ static void fail(launch_job *j, const char *code, int errnum, const char *fmt, .
     j->ev->errnum = errnum;
 }
 
-/* A launch one of its kernel's preconditions refused (why quotes it): answered as bad
- * arguments, as when a launch is refused on arrival, though only where the kernel runs can its
- * module's code evaluate them. */
-static void refuse(launch_job *j, const char *why)
+void gt_launch_refuse(launch_job *j, const char *why)
 {
-    fail(j, GT_ERR_ARGS, EINVAL, "launch: %s", why);
+    gt_launch_fail(j, GT_ERR_ARGS, EINVAL, "launch: %s", why);
 }
 
 /* Whether a queued launch must not run: its client left, gridtuned is stopping, or a launch it
@@ -98,21 +54,21 @@ static void refuse(launch_job *j, const char *why)
 static bool cancelled(launch_job *j)
 {
     if (atomic_load(&j->ev->cancel)) {
-        fail(j, GT_ERR_CANCELLED, ECANCELED, "launch %" PRIu64 " was cancelled by its client", j->ev->id);
+        gt_launch_fail(j, GT_ERR_CANCELLED, ECANCELED, "launch %" PRIu64 " was cancelled by its client", j->ev->id);
         return true;
     }
     if (atomic_load(&j->s->closed)) {
-        fail(j, GT_ERR_CANCELLED, ECANCELED, "launch %" PRIu64 " was cancelled: its client disconnected", j->ev->id);
+        gt_launch_fail(j, GT_ERR_CANCELLED, ECANCELED, "launch %" PRIu64 " was cancelled: its client disconnected", j->ev->id);
         return true;
     }
     if (atomic_load(&j->s->d->stopping)) {
-        fail(j, GT_ERR_CANCELLED, ECANCELED, "launch %" PRIu64 " was cancelled: gridtuned is shutting down",
+        gt_launch_fail(j, GT_ERR_CANCELLED, ECANCELED, "launch %" PRIu64 " was cancelled: gridtuned is shutting down",
              j->ev->id);
         return true;
     }
     for (unsigned i = 0; i < j->nwaits; i++)
         if (atomic_load(&j->waits[i]->outcome) < 0) {
-            fail(j, GT_ERR_CANCELLED, ECANCELED, "launch %" PRIu64 " was cancelled: launch %" PRIu64
+            gt_launch_fail(j, GT_ERR_CANCELLED, ECANCELED, "launch %" PRIu64 " was cancelled: launch %" PRIu64
                  ", which it waits for, did not succeed", j->ev->id, j->waits[i]->id);
             return true;
         }
@@ -127,7 +83,7 @@ static gt_launch_report *keep_report(launch_job *j, const gt_executor *exec, con
     return gt_launch_report_new(&used, tl, res, exec->counters, exec->probes, exec->workers, j->report_id, started);
 }
 
-static void save_wisdom(gt_daemon *d)
+void gt_launch_save_wisdom(gt_daemon *d)
 {
     char err[512];
     if (gt_wisdom_save(d->wisdom, err, sizeof err) != 0)
@@ -147,10 +103,10 @@ static cJSON *completion_result(const gt_launch_event *ev, bool is_wait)
 }
 
 /* A launch that asked to be answered on completion, and succeeded, is answered now, from the
- * launcher thread, without waiting for the loop's thread to wake up. Until launch_done has
+ * launcher thread, without waiting for the loop's thread to wake up. Until gt_launch_done has
  * taken the job back, the session's later requests wait (session.h, early_answers). A failure
- * is answered by launch_done. */
-static void answer_early(launch_job *j)
+ * is answered by gt_launch_done. */
+void gt_launch_answer_early(launch_job *j)
 {
     gt_launch_event *ev = j->ev;
     if (!j->answer.on_completion || atomic_exchange(&ev->launch_answered, true))
@@ -160,164 +116,14 @@ static void answer_early(launch_job *j)
     j->answered_early = true;
     atomic_fetch_add(&j->s->early_answers, 1); /* before the client can have the answer */
     if (!msg || !gt_session_send_now(j->s, msg, "launch"))
-        atomic_store(&ev->launch_answered, false); /* launch_done answers, or says why not */
-}
-
-/* The wisdom takes the executor's entry only for the launch's own key, and only as it would
- * take one from a file: every field checked. */
-static void take_entry(launch_job *j, const gt_wisdom_key *key, const gt_exec_outcome *o)
-{
-    gt_daemon *d = j->s->d;
-    char err[256];
-    if (!gt_wisdom_key_equal(&o->key, key))
-        gt_log_warn("launch %" PRIu64 ": the executor returned a decision for another key; it is ignored", j->ev->id);
-    else {
-        pthread_mutex_lock(&d->wisdom_lock); /* other users' launcher threads take entries too */
-        if (gt_wisdom_store(d->wisdom, key, &o->entry, err, sizeof err) != 0)
-            gt_log_warn("launch %" PRIu64 ": the executor's decision was refused: %s", j->ev->id, err);
-        else
-            save_wisdom(d);
-        pthread_mutex_unlock(&d->wisdom_lock);
-    }
-}
-
-/* The report of a launch an executor ran, from its tuner result, written when first read as
- * for an in-process launch. The executor's counters and probes stand for what ran it, unless
- * it ran on the executor's own thread (one worker, none of either). */
-static void keep_executor_report(launch_job *j, gt_exec_proc *p, const gt_exec_launch *l, const gt_tune_launch *tl,
-                                 const gt_exec_outcome *o, const void *result)
-{
-    gt_tune_result res;
-    char why[256];
-    if (o->result_len == 0 || gt_exec_result_read(result, o->result_len, &res, why, sizeof why) != 0) {
-        gt_log_warn("launch %" PRIu64 ": no report: %s", j->report_id,
-                    o->result_len ? why : "the executor's result did not fit its reply");
-        return;
-    }
-    const gt_exec_hello *h = gt_exec_proc_hello(p);
-    gt_executor ran = {.workers = l->run_here ? 1 : h->workers,
-                       .no_spans = j->kernel->desc->flags & GT_KERNEL_NO_SPANS,
-                       .counters = l->run_here ? NULL : &h->counters,
-                       .probes = l->run_here ? NULL : &h->probes};
-    gt_tune_config used = gt_tune_config_for(&j->cfg, &ran);
-    j->ev->report = gt_launch_report_new(&used, tl, &res, ran.counters, ran.probes, ran.workers, j->report_id,
-                                         l->started_ms);
-    if (!j->ev->report)
-        gt_log_warn("launch %" PRIu64 ": out of memory keeping its report", j->report_id);
-}
-
-/* Sends the launch's kernel and buffers to its user's executor process, unless it has them. */
-static int prepare_executor(launch_job *j, gt_exec_proc **out, char *err, size_t errlen)
-{
-    gt_exec_proc *p = *out = gt_executors_for(j->s->d->executors, (uid_t)j->s->uid);
-    if (!p)
-        return gt_sentence_fail(err, errlen, -ENOMEM, "out of memory");
-    int rc = gt_exec_proc_load(p, j->kernel->serial, j->kernel->path, j->kernel->desc->name, err, errlen);
-    for (unsigned i = 0; rc == 0 && i < j->nargs; i++)
-        if (j->bufs[i])
-            rc = gt_exec_proc_map(p, j->bufs[i]->serial, j->bufs[i]->fd, j->bufs[i]->size, err, errlen);
-    return rc;
-}
-
-/* A running launch stops when its client cancels it or goes. */
-static bool running_cancelled(void *ctx)
-{
-    launch_job *j = ctx;
-    return atomic_load(&j->ev->cancel) || atomic_load(&j->s->closed);
-}
-
-/* The launch's request to its user's executor p, and its key in the wisdom here. */
-static void exec_launch_fill(launch_job *j, gt_exec_proc *p)
-{
-    gt_daemon *d = j->s->d;
-    exec_launch *x = &j->x;
-    x->p = p;
-    x->l = (gt_exec_launch){.kernel = j->kernel->serial, .nargs = j->nargs, .range = j->range, .cfg = j->cfg,
-                            .run_here = gt_range_group_count(&j->range) <= d->cfg->inline_groups,
-                            .report_id = j->report_id, .started_ms = gt_clock_unix_ms()};
-    for (unsigned i = 0; i < j->nargs; i++) {
-        x->l.args[i] = (gt_exec_arg){.is_buffer = j->args[i].is_buffer, .size = j->args[i].size,
-                                     .buffer = j->bufs[i] ? j->bufs[i]->serial : 0};
-        memcpy(x->l.args[i].bytes, j->args[i].v.bytes, sizeof x->l.args[i].bytes);
-    }
-    snprintf(x->l.kernel_hash, sizeof x->l.kernel_hash, "%s", j->kernel->hash);
-    snprintf(x->l.machine, sizeof x->l.machine, "%s", d->machine);
-    x->tl = gt_loaded_kernel_launch(j->kernel, d->machine, &j->range);
-    gt_tune_wisdom_key(&x->tl, x->l.run_here ? 1 : gt_exec_proc_hello(p)->workers, &x->key);
-    pthread_mutex_lock(&d->wisdom_lock);
-    x->l.has_entry = gt_wisdom_lookup(d->wisdom, &x->key, &x->l.entry);
-    pthread_mutex_unlock(&d->wisdom_lock);
-    x->pauses = gt_exec_proc_pauses(p);
-}
-
-/* Takes in what the executor answered (rc: the launch's outcome): the counts, the answer on
- * completion (answer_now: from this thread, which is not the loop's), the decision and the
- * report. Returns rc. */
-static int exec_launch_end(launch_job *j, int rc, const gt_exec_outcome *o, const void *result, bool answer_now)
-{
-    exec_launch *x = &j->x;
-    bool paused = gt_exec_proc_pauses(x->p) != x->pauses;
-    j->ran = true;
-    if (rc)
-        return rc;
-    uint64_t total = gt_range_group_count(&j->range);
-    j->groups = o->groups <= total ? o->groups : total;
-    j->groups_analysis = o->groups_analysis <= j->groups ? o->groups_analysis : j->groups;
-    j->disturbed_samples = o->disturbed_samples;
-    j->source = o->source;
-    if (answer_now)
-        answer_early(j);
-    /* paused for another user's launch, its analysis may have timed the pause */
-    if (o->wisdom_changed && paused)
-        gt_log_info("launch %" PRIu64 " of %s was paused for another user's launch: its decision is not kept",
-                    j->report_id, j->kernel->desc->name);
-    else if (o->wisdom_changed)
-        take_entry(j, &x->key, o);
-    keep_executor_report(j, x->p, &x->l, &x->tl, o, result);
-    return 0;
-}
-
-/* The launch's outcome, from the executor's rc and err. */
-static void exec_launch_outcome(launch_job *j, int rc, const char *err)
-{
-    gt_daemon *d = j->s->d;
-    if (rc == -EDOM)
-        refuse(j, err);
-    else if (rc)
-        fail(j, rc == -ECANCELED ? GT_ERR_CANCELLED : GT_ERR_LAUNCH, -rc, "launch %" PRIu64 " of %s failed: %s",
-             j->ev->id, j->kernel->desc->name, err);
-    pthread_mutex_lock(&d->wisdom_lock);
-    j->wisdom_entries = gt_wisdom_count(d->wisdom);
-    pthread_mutex_unlock(&d->wisdom_lock);
-    atomic_store(&j->ev->outcome, rc == 0 ? 1 : -1);
-}
-
-/* The launch, in its user's executor while that holds the CPUs (executors.h): the tuner and
- * the workers are there, the wisdom here. */
-static void run_in_executor(launch_job *j)
-{
-    gt_daemon *d = j->s->d;
-    char err[512];
-    gt_executors_take_cpus(d->executors, j->s->uid);
-    gt_exec_proc *p = NULL;
-    int rc = prepare_executor(j, &p, err, sizeof err);
-    if (rc == 0) {
-        exec_launch_fill(j, p);
-        const gt_exec_outcome *o = NULL;
-        const void *result = NULL;
-        gt_exec_cancel cancel = {.cancelled = running_cancelled, .ctx = j};
-        rc = gt_exec_proc_launch(p, &j->x.l, j->deadline_ms, &cancel, &o, &result, err, sizeof err);
-        rc = exec_launch_end(j, rc, o, result, true);
-    }
-    gt_executors_give_cpus(d->executors, j->s->uid);
-    exec_launch_outcome(j, rc, err);
+        atomic_store(&ev->launch_answered, false); /* gt_launch_done answers, or says why not */
 }
 
 static void run_launch(launch_job *j)
 {
     gt_daemon *d = j->s->d;
     if (d->executors) {
-        run_in_executor(j);
+        gt_launch_run_in_executor(j);
         return;
     }
     size_t bytes[GT_MAX_ARGS] = {0};
@@ -325,7 +131,7 @@ static void run_launch(launch_job *j)
         bytes[i] = j->bufs[i] ? j->bufs[i]->size : 0;
     char why[1024];
     if (gt_preconditions_check(j->kernel->module, j->kernel->desc, &j->range, j->args, bytes, why, sizeof why) != 0) {
-        refuse(j, why);
+        gt_launch_refuse(j, why);
         atomic_store(&j->ev->outcome, -1);
         return;
     }
@@ -348,14 +154,14 @@ static void run_launch(launch_job *j)
     j->disturbed_samples = res.disturbed_samples;
     j->source = res.source;
     if (rc == 0) {
-        answer_early(j);
+        gt_launch_answer_early(j);
         if (res.wisdom_changed) /* analysis decided (also to keep the default), or a refinement moved */
-            save_wisdom(d);
+            gt_launch_save_wisdom(d);
         j->ev->report = keep_report(j, &exec, &tl, &res, started);
         if (!j->ev->report)
             gt_log_warn("launch %" PRIu64 ": out of memory keeping its report", j->report_id);
     } else {
-        fail(j, GT_ERR_LAUNCH, -rc, "launch %" PRIu64 " of %s failed: %s", j->ev->id, j->kernel->desc->name, err);
+        gt_launch_fail(j, GT_ERR_LAUNCH, -rc, "launch %" PRIu64 " of %s failed: %s", j->ev->id, j->kernel->desc->name, err);
     }
     j->wisdom_entries = gt_wisdom_count(d->wisdom);
     gt_tune_result_free(&res);
@@ -373,23 +179,6 @@ static void launch_run(gt_job *job)
     atomic_store(&j->ev->started, true);
     atomic_fetch_add(&d->launches_running, 1);
     run_launch(j);
-    atomic_fetch_sub(&d->launches_running, 1);
-}
-
-/* The rest of a launch the loop's thread sent to its executor (launch_from_loop): waits for its
- * answer as any launch does, unless the loop took it already, and takes it in. */
-static void launch_continue(gt_job *job)
-{
-    launch_job *j = (launch_job *)job;
-    gt_daemon *d = j->s->d;
-    char err[512];
-    const gt_exec_outcome *o = j->x.answer;
-    const void *result = j->x.result;
-    gt_exec_cancel cancel = {.cancelled = running_cancelled, .ctx = j};
-    int rc = o ? 0 : gt_exec_proc_launch_wait(j->x.p, j->deadline_ms, &cancel, &o, &result, err, sizeof err);
-    rc = exec_launch_end(j, rc, o, result, true);
-    gt_executors_give_cpus(d->executors, j->s->uid);
-    exec_launch_outcome(j, rc, err);
     atomic_fetch_sub(&d->launches_running, 1);
 }
 
@@ -456,7 +245,7 @@ static void launch_free(launch_job *j)
     free(j);
 }
 
-static void launch_done(gt_job *job)
+void gt_launch_done(gt_job *job)
 {
     launch_job *j = (launch_job *)job;
     gt_session *s = j->s;
@@ -484,56 +273,6 @@ static void launch_done(gt_job *job)
     if (resume)
         gt_session_resume(s);
     gt_session_unref(s);
-}
-
-/* A small launch (one the executor runs on its own thread) whose user's launcher thread is idle
- * goes from the loop's thread straight to the user's executor, when that has its kernel and
- * buffers and the CPUs are free: waking the launcher thread would cost more than the launch.
- * The loop waits for the answer only as long as the channel polls (--executor-spin), and then
- * leaves the rest to the launcher thread (launch_continue), so a kernel that never returns
- * never holds the loop; so does an answer that changes the wisdom, whose file is written there.
- * Returns false when the launch must go through the launcher thread. */
-static bool launch_from_loop(launch_job *j, gt_jobq *queue)
-{
-    gt_daemon *d = j->s->d;
-    uid_t uid = (uid_t)j->s->uid;
-    if (!d->executors || j->nwaits || gt_range_group_count(&j->range) > d->cfg->inline_groups ||
-        !gt_jobq_idle(queue))
-        return false;
-    uint64_t bufs[GT_MAX_ARGS];
-    unsigned nbufs = 0;
-    for (unsigned i = 0; i < j->nargs; i++)
-        if (j->bufs[i])
-            bufs[nbufs++] = j->bufs[i]->serial;
-    gt_exec_proc *p = gt_executors_for(d->executors, uid);
-    if (!p || !gt_exec_proc_ready(p, j->kernel->serial, bufs, nbufs) || !gt_executors_try_take_cpus(d->executors, uid))
-        return false;
-    exec_launch_fill(j, p);
-    char err[512];
-    if (gt_exec_proc_launch_send(p, &j->x.l, err, sizeof err) != 0) {
-        gt_executors_give_cpus(d->executors, uid); /* the launcher thread starts it again */
-        return false;
-    }
-    atomic_store(&j->ev->started, true);
-    atomic_fetch_add(&d->launches_running, 1);
-    d->stats.direct++;
-    const gt_exec_outcome *o = NULL;
-    const void *result = NULL;
-    int rc = gt_exec_proc_launch_poll(p, &o, &result, err, sizeof err);
-    /* a new decision is saved to the wisdom file, which the loop leaves to the thread too */
-    if (rc == -EINPROGRESS || (rc == 0 && o->wisdom_changed)) {
-        j->x.answer = rc == 0 ? o : NULL;
-        j->x.result = result;
-        j->job.run = launch_continue;
-        gt_jobq_push(queue, &j->job);
-        return true;
-    }
-    rc = exec_launch_end(j, rc, o, result, false);
-    gt_executors_give_cpus(d->executors, uid);
-    exec_launch_outcome(j, rc, err);
-    atomic_fetch_sub(&d->launches_running, 1);
-    launch_done(&j->job);
-    return true;
 }
 
 void gt_launch_abandon_waiters(gt_session *s, const char *message)
@@ -686,7 +425,7 @@ void gt_handle_launch(const gt_request *r)
         gt_request_fail(r, GT_ERR_INTERNAL, ENOMEM, "gridtuned ran out of memory queueing the launch");
         return;
     }
-    j->job = (gt_job){.run = launch_run, .done = launch_done};
+    j->job = (gt_job){.run = launch_run, .done = gt_launch_done};
     j->answer_request = r->id;
     j->s = gt_session_ref(s);
     j->ev = ev;
@@ -695,7 +434,7 @@ void gt_handle_launch(const gt_request *r)
     d->stats.launches++;
     if (res)
         gt_request_reply(r, res);
-    if (!launch_from_loop(j, queue))
+    if (!gt_launch_from_loop(j, queue))
         gt_jobq_push(queue, &j->job);
 }
 
