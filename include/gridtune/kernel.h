@@ -401,14 +401,15 @@ static inline void gt__rows_next(const gt_group_ctx *c, gt__rows *r)
     const size_t lx = c->local_size[0], ly = c->local_size[1], lz = c->local_size[2];
     size_t y = r->y - c->group_id[1] * ly, z = r->z - c->group_id[2] * lz;
     switch (c->walk) {
-    case GT_WALK_LINEAR: /* rows: y, then z */
-        if (++y == ly) {
-            y = 0;
-            z++;
+    case GT_WALK_LINEAR: /* rows: y, then z; the row's x range stays, the rest steps */
+        r->p += lx;
+        if (++y < ly) {
+            r->y++;
+        } else {
+            r->y -= ly - 1;
+            r->z++;
+            r->more = z + 1 < lz;
         }
-        r->more = z < lz;
-        if (r->more)
-            gt__rows_set(c, r, 0, lx, y, z);
         break;
     case GT_WALK_COLUMN: /* items: z fastest, then y, then x */
         if (++z == lz) {
