@@ -25,7 +25,6 @@ struct gt_jobq {
     job_list todo, finished;
     bool stop;
     bool sleeping;          /* the thread waits on wake: a push must signal it */
-    bool running;           /* a job's run() is under way */
     atomic_uint pushed;     /* jobs pushed in all, polled without the lock */
     uint64_t spin_ns;
     unsigned pending; /* loop's thread only */
@@ -87,11 +86,9 @@ static void *jobq_thread(void *arg)
         q->todo.head = job->next;
         if (!q->todo.head)
             q->todo.tail = NULL;
-        q->running = true;
         pthread_mutex_unlock(&q->lock);
         job->run(job);
         pthread_mutex_lock(&q->lock);
-        q->running = false;
         list_push(&q->finished, job);
         event_active(q->finished_ev, EV_READ, 0);
     }
@@ -161,14 +158,6 @@ void gt_jobq_push(gt_jobq *q, gt_job *job)
     /* after the unlock, so that the thread does not wake only to wait for the lock */
     if (sleeping)
         pthread_cond_signal(&q->wake);
-}
-
-bool gt_jobq_idle(gt_jobq *q)
-{
-    pthread_mutex_lock(&q->lock);
-    bool idle = !q->todo.head && !q->running && !q->finished.head;
-    pthread_mutex_unlock(&q->lock);
-    return idle;
 }
 
 unsigned gt_jobq_pending(const gt_jobq *q)

@@ -27,11 +27,9 @@ void gt_jobq_push(gt_jobq *q, gt_job *job);
 /* From the loop's thread: calls done() of the jobs finished so far, now, rather than when
  * the loop next turns. */
 void gt_jobq_deliver(gt_jobq *q);
-/* From the loop's thread: nothing is queued, running or waiting for done(). Only the loop
- * pushes, so the queue stays idle until it pushes again: meanwhile the loop may do what the
- * queue's thread would, and the next job pushed comes after it. */
-bool gt_jobq_idle(gt_jobq *q);
-/* Jobs pushed and not yet handed back through done(). */
+/* Jobs pushed and not yet handed back through done(). 0: nothing is queued, running or waiting
+ * for done(); only the loop pushes, so the queue stays so until it pushes again, and meanwhile
+ * the loop may do what the queue's thread would. */
 unsigned gt_jobq_pending(const gt_jobq *q);
 /* Runs every job still queued (their run() sees whatever flag the owner set to cancel
  * them), joins the thread and calls the remaining done()s. */

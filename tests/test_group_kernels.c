@@ -89,7 +89,26 @@ typedef struct check_buffers {
     size_t items, groups;
 } check_buffers;
 
-static void run_and_check(gt_pool *pool, const gt_range *r, const char *text, check_buffers *cb)
+static check_buffers buffers_for(const gt_range *r)
+{
+    check_buffers cb = {.items = r->global[0] * r->global[1] * r->global[2], .groups = gt_range_group_count(r)};
+    cb.hits = malloc(REGIONS * cb.items * sizeof *cb.hits);
+    cb.bad = malloc(cb.items * sizeof *cb.bad);
+    cb.seen = malloc(cb.groups * sizeof *cb.seen);
+    assert_true(cb.hits && cb.bad && cb.seen);
+    return cb;
+}
+
+static void buffers_free(check_buffers *cb)
+{
+    free(cb->hits);
+    free(cb->bad);
+    free(cb->seen);
+}
+
+/* Runs barrier_check over r under schedule text, on the pool's workers or (here) on the calling
+ * thread alone, and checks every item, region and workgroup. */
+static void run_and_check(gt_pool *pool, bool here, const gt_range *r, const char *text, check_buffers *cb)
 {
     memset(cb->hits, 0, REGIONS * cb->items * sizeof *cb->hits);
     memset(cb->bad, 0, cb->items * sizeof *cb->bad);
@@ -98,7 +117,7 @@ static void run_and_check(gt_pool *pool, const gt_range *r, const char *text, ch
     gt_batch b = {.run = gt_kernel_desc_barrier_check.run, .no_spans = true, .args = args, .range = *r,
                   .schedule = schedule(text)};
     char err[256];
-    if (gt_pool_run(pool, &b, NULL, err, sizeof err) != 0)
+    if ((here ? gt_pool_run_here : gt_pool_run)(pool, &b, NULL, err, sizeof err) != 0)
         fail_msg("%s: %s", text, err);
     for (size_t i = 0; i < cb->items; i++) {
         for (unsigned k = 0; k < REGIONS; k++)
@@ -131,53 +150,34 @@ static void every_item_runs_once_per_region_under_every_schedule(void **state)
     const char *assigns[] = {"block", "cyclic:2", "dynamic:1", "dynamic:4", "stealing"};
     for (size_t ri = 0; ri < sizeof ranges / sizeof ranges[0]; ri++) {
         const gt_range *r = &ranges[ri];
-        check_buffers cb = {.items = r->global[0] * r->global[1] * r->global[2],
-                            .groups = gt_range_group_count(r)};
-        cb.hits = malloc(REGIONS * cb.items * sizeof *cb.hits);
-        cb.bad = malloc(cb.items * sizeof *cb.bad);
-        cb.seen = malloc(cb.groups * sizeof *cb.seen);
+        check_buffers cb = buffers_for(r);
         for (size_t i = 0; i < sizeof items / sizeof items[0]; i++)
             for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++)
                 for (size_t a = 0; a < sizeof assigns / sizeof assigns[0]; a++) {
                     char text[GT_SCHEDULE_TEXT_MAX];
                     snprintf(text, sizeof text, "group=%s,item=%s,assign=%s", groups[g], items[i], assigns[a]);
-                    run_and_check(pool, r, text, &cb);
+                    run_and_check(pool, false, r, text, &cb);
                 }
-        free(cb.hits);
-        free(cb.bad);
-        free(cb.seen);
+        buffers_free(&cb);
     }
     gt_pool_destroy(pool);
 }
 
-/* The calling thread alone (a small launch's way) runs it right too. */
+/* The calling thread alone (a small launch's way) runs it right too, reusing one place for
+ * local memory. */
 static void runs_on_the_calling_thread(void **state)
 {
     (void)state;
     gt_range r = {.dims = 2, .global = {14, 8, 1}, .local = {7, 4, 1}};
-    check_buffers cb = {.items = 14 * 8, .groups = 4};
-    cb.hits = malloc(REGIONS * cb.items * sizeof *cb.hits);
-    cb.bad = malloc(cb.items * sizeof *cb.bad);
-    cb.seen = malloc(cb.groups * sizeof *cb.seen);
-    memset(cb.hits, 0, REGIONS * cb.items * sizeof *cb.hits);
-    memset(cb.bad, 0, cb.items * sizeof *cb.bad);
-    void *args[] = {&cb.hits, &cb.bad, &cb.seen};
-    gt_batch b = {.run = gt_kernel_desc_barrier_check.run, .no_spans = true, .args = args, .range = r,
-                  .schedule = schedule("item=tiled:3x2")};
+    check_buffers cb = buffers_for(&r);
     char err[256];
     gt_pool *pool;
     assert_int_equal(gt_pool_create(&(gt_pool_config){.workers = 1}, &pool, err, sizeof err), 0);
-    assert_int_equal(gt_pool_run_here(pool, &b, NULL, err, sizeof err), 0);
+    run_and_check(pool, true, &r, "item=tiled:3x2", &cb);
     gt_pool_destroy(pool);
-    for (size_t i = 0; i < cb.items; i++) {
-        assert_int_equal(cb.hits[REGIONS * i] + cb.hits[REGIONS * i + 1] + cb.hits[REGIONS * i + 2], 3);
-        assert_int_equal(cb.bad[i], 0);
-    }
     for (size_t g = 1; g < cb.groups; g++) /* one thread: one place, reused */
         assert_int_equal(cb.seen[g].local, cb.seen[0].local);
-    free(cb.hits);
-    free(cb.bad);
-    free(cb.seen);
+    buffers_free(&cb);
 }
 
 /* The record says what the loader and the tuner need; a span is refused. */

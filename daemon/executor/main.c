@@ -236,8 +236,7 @@ static int do_launch(executor *x)
     gt_pool_executor_init(&pe, x->pool, x->counters, &x->probe_status, k->desc, slots, &l->range, &exec);
     if (l->run_here)
         gt_pool_executor_run_here(&pe, &exec);
-    gt_tune_launch tl = {.kernel = k->name, .kernel_hash = l->kernel_hash, .machine = l->machine, .range = l->range,
-                         .workgroup = k->desc->flags & GT_KERNEL_WORKGROUP, .local_bytes = k->desc->local_bytes};
+    gt_tune_launch tl = {.kernel = k->name, .kernel_hash = l->kernel_hash, .machine = l->machine, .range = l->range};
     gt_tune_wisdom_key(&tl, exec.workers, &out->key);
     gt_wisdom_clear(x->wisdom);
     if (l->has_entry && (rc = gt_wisdom_store(x->wisdom, &out->key, &l->entry, x->reply->err, sizeof x->reply->err)))

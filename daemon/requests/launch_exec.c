@@ -168,21 +168,29 @@ void gt_launch_run_in_executor(launch_job *j)
     exec_launch_outcome(j, rc, err);
 }
 
-/* The rest of a launch the loop's thread sent to its executor (launch_from_loop): waits for its
- * answer as any launch does, unless the loop took it already, and takes it in. */
+/* The end of a launch the loop's thread sent (gt_launch_from_loop), on whichever thread has its
+ * answer: taken in, the CPUs given back, the outcome set, and no longer counted as running. */
+static void direct_launch_end(launch_job *j, int rc, const gt_exec_outcome *o, const void *result, const char *err,
+                              bool answer_now)
+{
+    gt_daemon *d = j->s->d;
+    rc = exec_launch_end(j, rc, o, result, answer_now);
+    gt_executors_give_cpus(d->executors, j->s->uid);
+    exec_launch_outcome(j, rc, err);
+    atomic_fetch_sub(&d->launches_running, 1);
+}
+
+/* The rest of a launch the loop's thread sent to its executor: waits for its answer as any
+ * launch does, unless the loop took it already. */
 static void launch_continue(gt_job *job)
 {
     launch_job *j = (launch_job *)job;
-    gt_daemon *d = j->s->d;
-    char err[512];
+    char err[512] = "";
     const gt_exec_outcome *o = j->x.answer;
     const void *result = j->x.result;
     gt_exec_cancel cancel = {.cancelled = running_cancelled, .ctx = j};
     int rc = o ? 0 : gt_exec_proc_launch_wait(j->x.p, j->deadline_ms, &cancel, &o, &result, err, sizeof err);
-    rc = exec_launch_end(j, rc, o, result, true);
-    gt_executors_give_cpus(d->executors, j->s->uid);
-    exec_launch_outcome(j, rc, err);
-    atomic_fetch_sub(&d->launches_running, 1);
+    direct_launch_end(j, rc, o, result, err, true);
 }
 
 /* A small launch (one the executor runs on its own thread) whose user's launcher thread is idle
@@ -197,7 +205,7 @@ bool gt_launch_from_loop(launch_job *j, gt_jobq *queue)
     gt_daemon *d = j->s->d;
     uid_t uid = (uid_t)j->s->uid;
     if (!d->executors || j->nwaits || gt_range_group_count(&j->range) > d->cfg->inline_groups ||
-        !gt_jobq_idle(queue))
+        gt_jobq_pending(queue) != 0)
         return false;
     uint64_t bufs[GT_MAX_ARGS];
     unsigned nbufs = 0;
@@ -227,10 +235,7 @@ bool gt_launch_from_loop(launch_job *j, gt_jobq *queue)
         gt_jobq_push(queue, &j->job);
         return true;
     }
-    rc = exec_launch_end(j, rc, o, result, false);
-    gt_executors_give_cpus(d->executors, uid);
-    exec_launch_outcome(j, rc, err);
-    atomic_fetch_sub(&d->launches_running, 1);
+    direct_launch_end(j, rc, o, result, err, false);
     gt_launch_done(&j->job);
     return true;
 }
