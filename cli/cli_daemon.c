@@ -141,8 +141,9 @@ static void print_status(const cJSON *s)
     printf("http:       %s\nclients:    %.0f (%.0f refused since start)\n", str(s, "http") ? str(s, "http") : "off",
            num(s, "clients"), num(s, "clients_refused"));
     const char *huge = str(s, "buffers.huge_pages");
-    printf("buffers:    %.0f, %.0f bytes (huge pages: %s)\n", num(s, "buffers.count"), num(s, "buffers.bytes"),
-           huge ? huge : "unknown");
+    const char *store = str(s, "buffers.store"), *note = str(s, "buffers.store_note");
+    printf("buffers:    %.0f, %.0f bytes (%s, huge pages: %s%s%s)\n", num(s, "buffers.count"), num(s, "buffers.bytes"),
+           store ? store : "unknown", huge ? huge : "unknown", note && *note ? "; " : "", note ? note : "");
     printf("launches:   %.0f total, %.0f queued, %.0f running, %.0f succeeded, %.0f failed, %.0f cancelled\n",
            num(s, "launches.total"), num(s, "launches.queued"), num(s, "launches.running"),
            num(s, "launches.succeeded"), num(s, "launches.failed"), num(s, "launches.cancelled"));

@@ -1,6 +1,8 @@
-/* buffer.c: shared buffers (gt_buffer_*). A buffer is a sealed memfd mapped here and, after
- * buffer_create hands it over, in the daemon too: kernels write straight into the
- * application's memory, with no copy either way. */
+/* buffer.c: shared buffers (gt_buffer_*). A buffer is a file mapped here and, after
+ * buffer_create hands it over, in the daemon's executor too: kernels write straight into the
+ * application's memory, with no copy either way. The file is made on the user's buffer store
+ * when gridtuned sent one with its hello answer (a tmpfs of its own, whose files get huge
+ * pages), else it is a sealed memfd. */
 #include "connection.h"
 #include "handle.h"
 #include "handle_registry.h"
@@ -42,16 +44,25 @@ static void unlink_buffer(gt_client *c, gt_buffer *b)
     pthread_mutex_unlock(&c->lock);
 }
 
-/* A zero-filled sealed memfd of bytes bytes, mapped into b->data; its fd in *fd. */
-static int make_memfd(gt_client *c, gt_buffer *b, int *fd)
+/* A zero-filled file of bytes bytes, mapped into b->data; its fd in *fd. An unnamed file on
+ * the store (which cannot be sealed, and need not be: buffer_store.h in the daemon), or, without
+ * a store or when the store refuses (full, say), a sealed memfd. */
+static int make_file(gt_client *c, gt_buffer *b, int *fd)
 {
-    *fd = memfd_create(MEMFD_NAME, MFD_CLOEXEC | MFD_ALLOW_SEALING);
-    if (*fd < 0)
-        return gt_fail(c, -errno, "cannot create a memfd for a buffer of %zu bytes: %s", b->size, strerror(errno));
-    if (ftruncate(*fd, (off_t)b->size) < 0)
-        return gt_fail(c, -errno, "cannot size a buffer's memfd to %zu bytes: %s", b->size, strerror(errno));
-    if (fcntl(*fd, F_ADD_SEALS, BUFFER_SEALS) < 0)
-        return gt_fail(c, -errno, "cannot seal a buffer's memfd against shrinking: %s", strerror(errno));
+    *fd = c->buffer_store < 0 ? -1 : openat(c->buffer_store, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (*fd >= 0 && ftruncate(*fd, (off_t)b->size) < 0) {
+        close(*fd);
+        *fd = -1;
+    }
+    if (*fd < 0) {
+        *fd = memfd_create(MEMFD_NAME, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+        if (*fd < 0)
+            return gt_fail(c, -errno, "cannot create a memfd for a buffer of %zu bytes: %s", b->size, strerror(errno));
+        if (ftruncate(*fd, (off_t)b->size) < 0)
+            return gt_fail(c, -errno, "cannot size a buffer's memfd to %zu bytes: %s", b->size, strerror(errno));
+        if (fcntl(*fd, F_ADD_SEALS, BUFFER_SEALS) < 0)
+            return gt_fail(c, -errno, "cannot seal a buffer's memfd against shrinking: %s", strerror(errno));
+    }
     void *data = mmap(NULL, b->size, PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0);
     if (data == MAP_FAILED)
         return gt_fail(c, -errno, "cannot map a buffer of %zu bytes: %s", b->size, strerror(errno));
@@ -60,7 +71,7 @@ static int make_memfd(gt_client *c, gt_buffer *b, int *fd)
     return 0;
 }
 
-/* Hands the memfd to the daemon and takes its id for the buffer. */
+/* Hands the file to the daemon and takes its id for the buffer. */
 static int register_buffer(gt_client *c, gt_buffer *b, int fd)
 {
     cJSON *req = gt_msg_request("buffer_create");
@@ -100,7 +111,7 @@ int gt_buffer_create(gt_client *c, size_t bytes, gt_buffer **out)
     b->client = c;
     b->size = bytes;
     int fd = -1;
-    rc = make_memfd(c, b, &fd);
+    rc = make_file(c, b, &fd);
     if (!rc)
         rc = register_buffer(c, b, fd);
     if (fd >= 0)

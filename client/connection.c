@@ -34,6 +34,7 @@ struct gt_pending {
     pthread_cond_t cond;
     cJSON *reply; /* the answer, once the reader found it */
     bool done;    /* answered, or the connection was lost */
+    int fd;       /* the first descriptor that came with the answer, or -1 */
     gt_pending *next;
 };
 
@@ -69,6 +70,7 @@ int gt_conn_dial(const char *path, int *fd, char *err, size_t errlen)
 int gt_conn_init(gt_client *c)
 {
     c->fd = -1;
+    c->buffer_store = -1;
     c->next_id = 1;
     int rc = pthread_mutex_init(&c->lock, NULL);
     if (rc)
@@ -130,10 +132,13 @@ static void lose_to_unmatched_error(gt_client *c, const cJSON *msg)
     lose(c, error_code(msg), why);
 }
 
+/* The answer's first descriptor goes to its call, which closes it unless it takes it; the
+ * others no answer has. */
 static void dispatch(gt_client *c, gt_wire_frame *f)
 {
-    for (unsigned i = 0; i < f->nfds; i++)
-        close(f->fds[i]); /* no answer carries descriptors */
+    int fd = f->nfds > 0 ? f->fds[0] : -1;
+    for (unsigned i = 1; i < f->nfds; i++)
+        close(f->fds[i]);
     cJSON *msg = cJSON_ParseWithLength(f->json, f->len);
     free(f->json);
     const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(msg, "type"));
@@ -150,8 +155,10 @@ static void dispatch(gt_client *c, gt_wire_frame *f)
         for (gt_pending *p = c->pending; p; p = p->next) {
             if (p->id == (uint64_t)id->valuedouble && !p->done) {
                 p->reply = msg;
+                p->fd = fd;
                 p->done = true;
                 msg = NULL;
+                fd = -1;
                 pthread_cond_signal(&p->cond);
                 break;
             }
@@ -159,6 +166,8 @@ static void dispatch(gt_client *c, gt_wire_frame *f)
         pthread_mutex_unlock(&c->lock);
     }
     cJSON_Delete(msg); /* an answer to no call in flight is dropped */
+    if (fd >= 0)
+        close(fd);
 }
 
 /* One read from the socket, and every whole frame it completed handed to its call; called by
@@ -200,7 +209,9 @@ void gt_conn_free(gt_client *c)
 {
     if (c->fd >= 0)
         close(c->fd);
-    c->fd = -1;
+    if (c->buffer_store >= 0)
+        close(c->buffer_store);
+    c->fd = c->buffer_store = -1;
     gt_wire_reader_free(c->wire);
     c->wire = NULL;
     free(c->lost_why);
@@ -265,12 +276,19 @@ static void send_request(gt_client *c, gt_pending *p, cJSON *request, const int 
 
 int gt_conn_call(gt_client *c, cJSON *request, const int *fds, unsigned nfds, cJSON **result)
 {
+    return gt_conn_call_fd(c, request, fds, nfds, result, NULL);
+}
+
+int gt_conn_call_fd(gt_client *c, cJSON *request, const int *fds, unsigned nfds, cJSON **result, int *received)
+{
     if (result)
         *result = NULL;
+    if (received)
+        *received = -1;
     char type[TYPE_MAX];
     const char *t = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(request, "type"));
     snprintf(type, sizeof type, "%s", t ? t : "?");
-    gt_pending p = {.reply = NULL};
+    gt_pending p = {.reply = NULL, .fd = -1};
     int rc = -pthread_cond_init(&p.cond, NULL);
     if (rc) {
         cJSON_Delete(request);
@@ -315,5 +333,11 @@ int gt_conn_call(gt_client *c, cJSON *request, const int *fds, unsigned nfds, cJ
         rc = c->lost ? fail_lost_locked(c) : gt_fail(c, -ENOMEM, "no memory for a %s request", type);
     pthread_mutex_unlock(&c->lock);
     pthread_cond_destroy(&p.cond);
-    return p.reply ? take_reply(c, type, p.reply, result) : rc;
+    if (p.reply)
+        rc = take_reply(c, type, p.reply, result);
+    if (p.fd >= 0 && received && rc == 0)
+        *received = p.fd;
+    else if (p.fd >= 0)
+        close(p.fd);
+    return rc;
 }

@@ -27,5 +27,8 @@ void gt_conn_free(gt_client *c);
  * its message as c's sentence. A lost connection: its negative errno (-EPIPE when gridtuned
  * closed it) and a sentence that says so, for this call and every later one. */
 int gt_conn_call(gt_client *c, cJSON *request, const int *fds, unsigned nfds, cJSON **result);
+/* The same, keeping in *received (the caller's to close) the descriptor that came with a
+ * result, or -1 when none came. */
+int gt_conn_call_fd(gt_client *c, cJSON *request, const int *fds, unsigned nfds, cJSON **result, int *received);
 
 #endif

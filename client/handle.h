@@ -37,6 +37,7 @@ typedef struct gt_pending gt_pending;
 
 struct gt_client {
     int fd; /* -1 until connected */
+    int buffer_store; /* the user's tmpfs for buffers, sent with the hello answer; -1: none, memfds */
     gt_wire_reader *wire;      /* used by the call that reads (reading) only */
     pthread_mutex_t send_lock; /* one frame at a time on the socket */
 

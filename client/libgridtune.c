@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/un.h>
 
 #define STR_(x) #x
@@ -34,7 +35,8 @@ static bool is_count(const cJSON *v)
     return d >= 1 && d <= (double)GT_JSON_INT_MAX && d == (double)(uint64_t)d;
 }
 
-/* The hello result, {protocol, daemon, pid, workers}: a daemon that accepted our version must
+/* The hello result, {protocol, daemon, pid, workers}, with the user's buffer store as its
+ * descriptor when gridtuned has one: a daemon that accepted our version must
  * answer with the same one. */
 static int check_hello(gt_client *c, const cJSON *result)
 {
@@ -59,11 +61,16 @@ static int hello(gt_client *c)
         return gt_fail(c, -ENOMEM, "no memory for the hello request");
     }
     cJSON *result;
-    int rc = gt_conn_call(c, req, NULL, 0, &result);
+    int store;
+    int rc = gt_conn_call_fd(c, req, NULL, 0, &result, &store);
     if (rc)
         return rc;
     rc = check_hello(c, result);
     cJSON_Delete(result);
+    if (rc == 0)
+        c->buffer_store = store; /* where buffers are made, when gridtuned has one for us (buffer.c) */
+    else if (store >= 0)
+        close(store);
     return rc;
 }
 

@@ -338,6 +338,16 @@ static int set_isolation(gt_daemon_config *cfg, const char *arg, char *err, size
     return -EINVAL;
 }
 
+static int set_buffer_store(gt_daemon_config *cfg, const char *arg, char *err, size_t errlen)
+{
+    if (strcmp(arg, "tmpfs") == 0 || strcmp(arg, "memfd") == 0) {
+        cfg->memfd_buffers = strcmp(arg, "memfd") == 0;
+        return 0;
+    }
+    snprintf(err, errlen, "--buffer-store \"%s\": expected tmpfs or memfd", arg);
+    return -EINVAL;
+}
+
 static int set_executor(gt_daemon_config *cfg, const char *arg, char *err, size_t errlen)
 {
     if (arg[0] != '/') {
@@ -388,6 +398,10 @@ static const flag flags[] = {
     {"no-probes", NULL, set_no_probes, "do not load the eBPF probes that watch the workers (on by default where permitted)"},
     {"no-populate", NULL, set_no_populate,
      "leave a new buffer's pages to its first launch, instead of mapping them in before any launch runs"},
+    {"buffer-store", "tmpfs|memfd", set_buffer_store,
+     "tmpfs (default): clients make buffers on a tmpfs of gridtuned's own, one per user and mounted nowhere, "
+     "which gives them huge pages whatever transparent_hugepage/shmem_enabled says; memfd: as sealed memfds, "
+     "which get huge pages only where shmem_enabled allows. With --isolation none buffers are always memfds"},
     {"log", "FILE", set_log, "log to FILE (default: stderr in the foreground, else the state directory)"},
     {"log-level", "LEVEL", set_log_level, "error, warn, info (default) or debug"},
     {"wisdom", "PATH", set_wisdom, "the wisdom file (default: see GRIDTUNE_WISDOM below)"},

@@ -75,6 +75,7 @@ typedef struct gt_daemon_config {
     unsigned launch_timeout_s; /* a launch running this long is stopped (its executor ended); 0: never */
     unsigned time_slice_ms;    /* the CPU grant's slice between users' executors; 0: none */
     unsigned executor_spin_us; /* an executor polls this long for its next request before sleeping */
+    bool memfd_buffers;  /* --buffer-store memfd: no tmpfs stores (buffer_store.h) */
     bool no_populate;    /* leave new buffers' pages to be faulted in by their first launch */
     char *events[GT_COUNTERS_MAX];
     unsigned nevents;    /* 0: the default event list */

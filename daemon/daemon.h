@@ -25,6 +25,7 @@
 typedef struct gt_session gt_session;
 typedef struct gt_builder gt_builder; /* build/build.h */
 typedef struct gt_usage gt_usage;     /* usage.h */
+typedef struct gt_buffer_stores gt_buffer_stores; /* buffer_store.h */
 typedef struct gt_executors gt_executors; /* executor/executors.h */
 typedef struct gt_exec_proc gt_exec_proc; /* executor/exec_proc.h */
 
@@ -48,7 +49,8 @@ typedef struct gt_daemon {
     gt_counters *counters;
     gt_probes *probes; /* NULL: off or unavailable, for the reason in probe_status */
     gt_probe_status probe_status;
-    char huge_pages[24]; /* the shared-memory huge-page mode, as huge_pages.h reads it */
+    char huge_pages[24]; /* what buffers get: the stores' huge-page mode, else shmem_enabled's */
+    gt_buffer_stores *stores; /* each user's tmpfs for buffers (buffer_store.h) */
     gt_pool *pool;           /* --isolation none only: kernels run in gridtuned */
     gt_executors *executors; /* else: the executor processes, one per user */
     gt_exec_proc *own_executor; /* the one of gridtuned's own user, started first; the status shows its workers */

@@ -8,6 +8,7 @@
  * worker threads): its clients are answered, and the process exits without it. */
 #include "config.h"
 #include "daemon.h"
+#include "buffer_store.h"
 #include "huge_pages.h"
 #include "http.h"
 #include "log.h"
@@ -197,17 +198,33 @@ static void start_builder(gt_daemon *d)
     gt_log_warn("kernel builds from source are off: %s", d->build_note);
 }
 
-/* Shared buffers get huge pages only where the kernel's shared-memory mode allows them; say
-   once what a kernel that walks large buffers across pages should expect. */
-static void check_huge_pages(gt_daemon *d)
+/* Where clients make buffers, and so whether buffers get huge pages: the users' tmpfs stores
+   (buffer_store.h), else memfds, which get them only where the kernel's shared-memory mode
+   allows. gridtuned's own user's store is made now, so that the log and the status say at once
+   which it is; said once, for what a kernel that walks large buffers across pages should expect. */
+static int start_buffer_stores(gt_daemon *d)
 {
-    if (gt_huge_pages_mode(GT_SHMEM_HUGE_PAGES_PATH, d->huge_pages, sizeof d->huge_pages))
-        gt_log_info("shared buffers: huge pages where the kernel can find them (shmem_enabled is %s)", d->huge_pages);
-    else
-        gt_log_warn("shared buffers: no huge pages (%s is %s): kernels that walk large buffers down their columns "
-                    "miss the TLB on every item, where private memory would not; writing advise there lets "
-                    "gridtuned ask for them",
+    const char *off = d->cfg->in_process      ? "--isolation none: gridtuned maps buffers itself, so it takes only "
+                                                "sealed memfds"
+                      : d->cfg->memfd_buffers ? "--buffer-store memfd"
+                                              : NULL;
+    if (!(d->stores = gt_buffer_stores_new(!off, off)))
+        return -ENOMEM;
+    bool shmem = gt_huge_pages_mode(GT_SHMEM_HUGE_PAGES_PATH, d->huge_pages, sizeof d->huge_pages);
+    if (gt_buffer_stores_get(d->stores, geteuid()) >= 0) {
+        gt_log_info("shared buffers: made on a tmpfs of gridtuned's own per user, with huge pages (huge=%s; "
+                    "memfds would follow shmem_enabled, which is %s)", GT_BUFFER_STORE_HUGE, d->huge_pages);
+        snprintf(d->huge_pages, sizeof d->huge_pages, "%s", GT_BUFFER_STORE_HUGE);
+    } else if (shmem) {
+        gt_log_info("shared buffers: memfds, with huge pages where the kernel can find them (shmem_enabled is %s)",
+                    d->huge_pages);
+    } else {
+        gt_log_warn("shared buffers: memfds without huge pages (%s is %s): kernels that walk large buffers down their "
+                    "columns miss the TLB on every item, where private memory would not; --buffer-store tmpfs, or "
+                    "advise written there, gives them",
                     GT_SHMEM_HUGE_PAGES_PATH, d->huge_pages);
+    }
+    return 0;
 }
 
 /* The probes are optional: without them, samples are just not checked for disturbance. The
@@ -372,7 +389,10 @@ static int start_engine(daemon_main *m, char *err, size_t errlen)
                                 &d->counters, err, errlen);
     if (rc)
         return rc;
-    check_huge_pages(d);
+    if (start_buffer_stores(d)) {
+        snprintf(err, errlen, "out of memory");
+        return -ENOMEM;
+    }
     rc = cfg->in_process ? start_pool(d, err, errlen) : start_executors(d, err, errlen);
     if (rc)
         return rc;
@@ -502,6 +522,7 @@ static void shut_down(daemon_main *m)
     gt_report_ring_free(d->reports);
     gt_executors_free(d->executors); /* after the reports, which borrow their counters' status */
     gt_usage_free(d->usage);
+    gt_buffer_stores_free(d->stores);
     gt_builder_destroy(d->builder);
     gt_wisdom_close(d->wisdom);
     if (d->pool)

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 /* One line of --trace: a frame received ("in", with "fds" when descriptors came with it) or
@@ -106,7 +107,42 @@ static bool queue_frame_locked(gt_session *s, const char *text, size_t len)
            evbuffer_add(s->out, text, len) == 0;
 }
 
+/* Writes the frame of text with fd attached to its first byte, which needs nothing queued
+ * before it, and queues what the socket did not take. Returns 1 when the frame went or waits
+ * whole in the queue, 0 when no byte went (the socket is full, or the write failed), -1 when
+ * its rest could not be queued (no memory: the stream is broken). s->out_lock is held. */
+static int write_frame_with_fd_locked(gt_session *s, const char *text, size_t len, int fd)
+{
+    unsigned char header[GT_WIRE_HEADER];
+    gt_wire_header((uint32_t)len, 1, header);
+    struct iovec iov[2] = {{.iov_base = header, .iov_len = sizeof header}, {.iov_base = (char *)text, .iov_len = len}};
+    union {
+        struct cmsghdr align;
+        char buf[CMSG_SPACE(sizeof(int))];
+    } control = {0};
+    struct msghdr m = {.msg_iov = iov, .msg_iovlen = 2, .msg_control = control.buf, .msg_controllen = sizeof control.buf};
+    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(c), &fd, sizeof fd);
+    ssize_t n;
+    while ((n = sendmsg(s->fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL)) < 0 && errno == EINTR)
+        ;
+    if (n <= 0)
+        return 0;
+    size_t sent = (size_t)n, body = sent > sizeof header ? sent - sizeof header : 0;
+    if (sent < sizeof header && evbuffer_add(s->out, header + sent, sizeof header - sent) != 0)
+        return -1;
+    return evbuffer_add(s->out, text + body, len - body) == 0 ? 1 : -1;
+}
+
 void gt_session_send(gt_session *s, cJSON *msg, const char *request)
+{
+    gt_session_send_fd(s, msg, request, -1);
+}
+
+void gt_session_send_fd(gt_session *s, cJSON *msg, const char *request, int fd)
 {
     if (atomic_load(&s->closed)) {
         cJSON_Delete(msg);
@@ -116,9 +152,10 @@ void gt_session_send(gt_session *s, cJSON *msg, const char *request)
     pthread_mutex_lock(&s->out_lock);
     size_t len;
     char *text = frame_text(s, msg, request, &len);
+    int written = text && fd >= 0 && evbuffer_get_length(s->out) == 0 ? write_frame_with_fd_locked(s, text, len, fd) : 0;
     if (!text)
         why = "out of memory writing an answer";
-    else if (!queue_frame_locked(s, text, len))
+    else if (written < 0 || (written == 0 && !queue_frame_locked(s, text, len)))
         why = "out of memory queueing an answer";
     else if (evbuffer_get_length(s->out) > s->d->cfg->limits.max_output)
         why = "more answers piled up than --max-output allows; the client is not reading";

@@ -78,6 +78,11 @@ uint64_t gt_session_new_id(gt_session *s);
 /* Queues a frame holding msg (type and id already set) and takes msg. request names the
  * request it answers, for the trace. */
 void gt_session_send(gt_session *s, cJSON *msg, const char *request);
+/* The same with fd (which stays the caller's) attached, so the client receives its own copy.
+ * Descriptors travel with a frame's first byte, so fd goes only when nothing is queued before
+ * the frame and the socket takes a first byte now; otherwise the frame goes without it (its
+ * header says so), and the client does without. */
+void gt_session_send_fd(gt_session *s, cJSON *msg, const char *request, int fd);
 /* The same from any thread that holds a reference to s: the frame is queued whole and written
  * at once as far as the socket takes it (the rest is left for the loop to write), so that an
  * answer need not wait for the loop's thread. Never closes s: after a failed write the loop's

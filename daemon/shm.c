@@ -14,17 +14,17 @@
 #include <stdatomic.h>
 #include <unistd.h>
 
-int gt_shm_map(int fd, uint64_t size, bool map, gt_shm **out, char *err, size_t errlen)
+int gt_shm_map(int fd, uint64_t size, bool map, bool from_store, gt_shm **out, char *err, size_t errlen)
 {
-    int seals = fcntl(fd, F_GET_SEALS);
+    int seals = from_store && !map ? F_SEAL_SHRINK : fcntl(fd, F_GET_SEALS);
     if (seals < 0) {
         snprintf(err, errlen, "the descriptor sent with the buffer is not a memfd that allows sealing (%s); "
                  "create it with memfd_create(..., MFD_ALLOW_SEALING)", strerror(errno));
         return -EINVAL;
     }
     if (!(seals & F_SEAL_SHRINK)) {
-        snprintf(err, errlen, "the buffer's memfd is not sealed with F_SEAL_SHRINK; gridtuned maps buffers shared "
-                 "and refuses ones that could shrink under it");
+        snprintf(err, errlen, "the buffer's memfd is not sealed with F_SEAL_SHRINK, and it is no file of the buffer store "
+                 "the hello answer brought; gridtuned refuses buffers that could shrink under a running kernel");
         return -EPERM;
     }
     struct stat st;

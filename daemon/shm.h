@@ -27,11 +27,13 @@ typedef struct gt_shm {
 } gt_shm;
 
 /* Maps fd (which stays the caller's; the buffer keeps a copy), unless map is false (kernels
- * run in executor processes, which map it: gridtuned then never maps a client's bytes), after checking that it is a memfd sealed against
- * shrinking (a client that shrank a mapped buffer would kill the daemon with SIGBUS) and
- * exactly size bytes long. Returns 0, or a negative errno with a sentence: -EPERM for a
+ * run in executor processes, which map it: gridtuned then never maps a client's bytes), after
+ * checking that it is a memfd sealed against shrinking (a client that shrank a mapped buffer
+ * would kill the daemon with SIGBUS) and exactly size bytes long. from_store: fd is a file on
+ * its sender's buffer store (buffer_store.h), which cannot be sealed; taken unsealed when map
+ * is false, since only the sender's own executor then maps it. Returns 0, or a negative errno with a sentence: -EPERM for a
  * missing seal, -EINVAL for a file that is not a memfd or of another size, -ENOMEM. */
-int gt_shm_map(int fd, uint64_t size, bool map, gt_shm **out, char *err, size_t errlen);
+int gt_shm_map(int fd, uint64_t size, bool map, bool from_store, gt_shm **out, char *err, size_t errlen);
 /* Maps every page of the buffer into gridtuned now (MADV_POPULATE_WRITE), as a first write
  * would, without changing its bytes: the launches that use it then take no page faults. Any
  * thread; 0, or a negative errno (-EINVAL from kernels before 5.14, which lack it). */

@@ -5,6 +5,7 @@
 #include "daemon/executor/exec_proc.h"
 #include "daemon/executor/executors.h"
 
+#include "buffer_store.h"
 #include "session.h"
 #include "usage.h"
 
@@ -104,6 +105,9 @@ cJSON *gt_status_build(const gt_daemon *d)
     cJSON_AddNumberToObject(buffers, "populating", d->stats.populating);
     cJSON_AddNumberToObject(buffers, "unmapping", d->stats.unmapping);
     cJSON_AddStringToObject(buffers, "huge_pages", d->huge_pages);
+    const char *store_note, *store = gt_buffer_stores_kind(d->stores, &store_note);
+    cJSON_AddStringToObject(buffers, "store", store);
+    cJSON_AddStringToObject(buffers, "store_note", store_note);
     cJSON_AddItemToObject(s, "buffers", buffers);
     cJSON_AddItemToObject(s, "launches", launches_object(d));
     cJSON_AddNumberToObject(groups, "total", (double)d->stats.workgroups);

@@ -1093,7 +1093,7 @@ static void test_steady_client_served_throughout(void **state)
     assert_true(atomic_load(&steady.launches) > 0);
     daemon_fixture_wait_quiet(status_client, 1);
     assert_int_equal(daemon_fixture_fd_count(&fx), baseline_fds);
-    assert_int_equal(daemon_fixture_memfd_count(&fx), 0);
+    assert_int_equal(daemon_fixture_buffer_map_count(&fx), 0);
 }
 
 /* SIGTERM: exit status 0, no sanitizer report, no socket left, "stopped" logged. */

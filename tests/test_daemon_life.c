@@ -719,7 +719,7 @@ static void test_client_killed_during_launch(void **state)
     gt_kernel_release(k);
     assert_int_equal(gt_event_release(c, ev), 0);
     daemon_fixture_wait_quiet(c, 1);
-    unsigned fds = daemon_fixture_fd_count(&l->fx), memfds = daemon_fixture_memfd_count(&l->fx);
+    unsigned fds = daemon_fixture_fd_count(&l->fx), memfds = daemon_fixture_buffer_map_count(&l->fx);
     unsigned long rss = daemon_fixture_rss_kib(&l->fx);
     assert_int_equal(memfds, 0);
 
@@ -735,7 +735,7 @@ static void test_client_killed_during_launch(void **state)
     cJSON *running = daemon_fixture_status(c);
     assert_int_equal(daemon_fixture_status_number(running, "launches.running"), 1);
     cJSON_Delete(running);
-    assert_int_equal(daemon_fixture_memfd_count(&l->fx), KILLED_BUFFERS);
+    assert_int_equal(daemon_fixture_buffer_map_count(&l->fx), KILLED_BUFFERS);
     assert_true(daemon_fixture_fd_count(&l->fx) > fds);
 
     kill_and_reap(&l->helper);
@@ -743,7 +743,7 @@ static void test_client_killed_during_launch(void **state)
     unsigned long rss_after = daemon_fixture_rss_kib(&l->fx);
     print_message("gridtuned's RSS: %lu KiB before the client, %lu KiB after it was killed\n", rss, rss_after);
     assert_int_equal(daemon_fixture_fd_count(&l->fx), fds);
-    assert_int_equal(daemon_fixture_memfd_count(&l->fx), 0);
+    assert_int_equal(daemon_fixture_buffer_map_count(&l->fx), 0);
     assert_true(rss_after <= rss + KILLED_BUFFERS * (KILLED_BUFFER_BYTES / 1024));
     /* The running launch was not cut short: it ran to its end once the child was gone. */
     cJSON *st = daemon_fixture_status(c);

@@ -14,7 +14,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 run 0 --help
 for opt in --budget --strategy --metric --refine --refine-limit --disturbed-share --isolation --executor \
-  --executor-spin --launch-timeout --time-slice; do
+  --executor-spin --launch-timeout --time-slice --buffer-store; do
   expect_in "$out" "$opt " "--help documents $opt"
 done
 
@@ -33,6 +33,8 @@ refused '--refine-limit "x": expected an integer from 1 to 1000' --refine-limit 
 refused '--budget "0.5": expected a fraction of the workgroups above 0 and below 0.5' --budget 0.5
 refused '--strategy "fast": expected racing or nested' --strategy fast
 refused '--isolation "threads": expected process or none' --isolation threads
+refused '--buffer-store "shm": expected tmpfs or memfd' --buffer-store shm
+refused '--buffer-store "": expected tmpfs or memfd' --buffer-store ""
 refused '--executor "gridtune-exec": expected an absolute path to gridtune-exec' --executor gridtune-exec
 refused '--executor-spin "100001": expected an integer from 0 to 100000' --executor-spin 100001
 refused '--launch-timeout "-1": expected an integer from 0 to 1048576' --launch-timeout -1

@@ -105,7 +105,7 @@ static int teardown(void **state)
     gt_disconnect(t->good);
     gt_client *c = daemon_fixture_connect(&t->fx);
     daemon_fixture_wait_quiet(c, 1);
-    unsigned fds = daemon_fixture_fd_count(&t->fx), memfds = daemon_fixture_memfd_count(&t->fx);
+    unsigned fds = daemon_fixture_fd_count(&t->fx), memfds = daemon_fixture_buffer_map_count(&t->fx);
     gt_disconnect(c);
     daemon_fixture fx = t->fx;
     unsigned baseline = t->baseline_fds;
@@ -262,7 +262,7 @@ static void test_killed_client_cancels_its_running_launch(void **state)
         cJSON *st = daemon_fixture_status(t->good);
         double running = daemon_fixture_status_number(st, "launches.running");
         cJSON_Delete(st);
-        if (running == 1 && daemon_fixture_memfd_count(&t->fx) == 3)
+        if (running == 1 && daemon_fixture_buffer_map_count(&t->fx) == 3)
             break;
         if (gt_clock_ms() > deadline)
             fail_msg("the forever launch did not start within %d s", DAEMON_FIXTURE_GUARD_SECONDS);
@@ -295,7 +295,7 @@ static gt_event launch_forever(executor_test *t, unsigned deadline_ms, gt_kernel
         cJSON *st = daemon_fixture_status(t->good);
         double running = daemon_fixture_status_number(st, "launches.running");
         cJSON_Delete(st);
-        if (running == 1 && daemon_fixture_memfd_count(&t->fx) == 3)
+        if (running == 1 && daemon_fixture_buffer_map_count(&t->fx) == 3)
             return ev;
         if (gt_clock_ms() > deadline)
             fail_msg("the forever launch did not start within %d s", DAEMON_FIXTURE_GUARD_SECONDS);

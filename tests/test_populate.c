@@ -58,7 +58,10 @@ static int setup(void **state)
     t->pages = BYTES / (unsigned long)sysconf(_SC_PAGESIZE);
     for (int i = 0; i < NSIDES; i++) {
         side *s = &t->sides[i];
-        daemon_fixture_start(&s->fx, NULL, i == UNPOPULATED ? (const char *const[]){"--no-populate", NULL} : NULL);
+        /* memfds, whose pages are 4 KiB here: a store's huge pages would fault in 2 MiB at a time */
+        daemon_fixture_start(&s->fx, NULL,
+                             i == UNPOPULATED ? (const char *const[]){"--buffer-store", "memfd", "--no-populate", NULL}
+                                              : (const char *const[]){"--buffer-store", "memfd", NULL});
         s->c = daemon_fixture_connect(&s->fx);
         assert_int_equal(gt_kernel_load(s->c, GT_TEST_DAEMON_MODULE, "fill", &s->k), 0);
         assert_int_equal(gt_buffer_create(s->c, BYTES, &s->b), 0);

@@ -1,8 +1,9 @@
-/* buffers.c: buffer_create and buffer_release. A buffer is a sealed memfd the client passes
- * with buffer_create, mapped here (daemon/shm.c) and counted against the client's, its user's
+/* buffers.c: buffer_create and buffer_release. A buffer is a sealed memfd, or a file on the
+ * user's store (buffer_store.h), that the client passes with buffer_create, mapped here (daemon/shm.c) and counted against the client's, its user's
  * and the daemon's limits (daemon/usage.c). */
 #include "dispatch.h"
 
+#include "daemon/buffer_store.h"
 #include "daemon/shm.h"
 #include "daemon/usage.h"
 
@@ -113,7 +114,8 @@ void gt_handle_buffer_create(const gt_request *r)
         return;
     }
     gt_shm *b;
-    rc = gt_shm_map(r->fds[0], size, !s->d->executors, &b, err, sizeof err);
+    rc = gt_shm_map(r->fds[0], size, !s->d->executors, gt_buffer_stores_holds(s->d->stores, s->uid, r->fds[0]), &b,
+                    err, sizeof err);
     if (rc) {
         gt_usage_buffer_remove(s->d->usage, s->uid, size);
         gt_request_fail(r, rc == -ENOMEM ? GT_ERR_INTERNAL : GT_ERR_BUFFER, -rc, "%s", err);

@@ -3,6 +3,8 @@
  * handshake (hello). Each family of requests has its handlers in a file of its own here. */
 #include "dispatch.h"
 
+#include "daemon/buffer_store.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -118,5 +120,10 @@ static void handle_hello(const gt_request *r)
         cJSON_AddNumberToObject(res, "pid", (double)getpid());
         cJSON_AddNumberToObject(res, "workers", s->d->workers);
     }
-    gt_request_reply(r, res);
+    /* with the user's buffer store, where the client makes its buffers (buffer_store.h) */
+    cJSON *msg = gt_result_message(r->id, res);
+    if (msg)
+        gt_session_send_fd(s, msg, r->type, gt_buffer_stores_get(s->d->stores, s->uid));
+    else
+        gt_request_fail(r, GT_ERR_INTERNAL, ENOMEM, "gridtuned ran out of memory building the answer");
 }
