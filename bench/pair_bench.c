@@ -1,14 +1,18 @@
-/* isolation_bench.c: gridtune-isolation-bench, what running kernels in executor processes
- * costs a launch: a gridtuned that runs them in an executor process per user (its default)
- * against one that runs them itself (--isolation none), side by side in one run.
+/* pair_bench.c: gridtune-pair-bench, what one setting of gridtuned costs or gains a launch:
+ * two gridtuneds of this run's own, alike but for that setting, side by side in one run.
+ *   --pair isolation (default): kernels in an executor process per user (the default) against
+ *     gridtuned itself (--isolation none), both with memfd buffers, since --isolation none has
+ *     no buffer store;
+ *   --pair buffers: buffers on the users' tmpfs stores, with huge pages (the default), against
+ *     memfds (--buffer-store memfd), both with executor processes.
  *
- * Two gridtuneds of this run's own, alike but for --isolation, both with --refine off. Per
- * benchmark, each daemon gets its own case; the in-process daemon's first launch lets analysis
- * decide, and both then run that winner, forced, so that they run the same schedule. Each round
+ * Both daemons have --refine off. Per benchmark, each daemon gets its own case; the first
+ * daemon's first launch lets analysis decide, and both then run that winner, forced, so that
+ * they run the same schedule. Each round
  * times one launch (gt_launch to gt_wait, its output checked outside that time) on each daemon,
  * which one goes first alternating. Then the empty launch's round trip (gt_run, answered on
  * completion), in blocks alternating between the daemons. Figures are medians; the ratio is
- * executor over in-process. Nothing is compared with a fixed target. */
+ * the second daemon's over the first's. Nothing is compared with a fixed target. */
 #include "bench/bench_common.h"
 #include "bench/private_daemon.h"
 #include "bench/roundtrip.h"
@@ -20,15 +24,30 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ISO_PROG "gridtune-isolation-bench"
+#define ISO_PROG "gridtune-pair-bench"
 #define DEFAULT_ROUNDS 10
 #define TRIP_BLOCKS 20
 #define TRIP_BLOCK_REPS 50
 
-enum daemon_kind { D_IN_PROCESS, D_EXECUTOR, NDAEMONS };
-static const char *const daemon_flags[NDAEMONS][5] = {{"--refine", "off", "--isolation", "none", NULL},
-                                                     {"--refine", "off", NULL}};
-static const char *const daemon_labels[NDAEMONS] = {"in-process", "executor"};
+/* The first daemon is the baseline; ratios are the second's over the first's. */
+enum { D_BASE, D_OTHER, NDAEMONS };
+typedef struct pair {
+    const char *name;
+    const char *flags[NDAEMONS][5];
+    const char *labels[NDAEMONS]; /* also the JSON keys */
+    const char *ratio_note;
+} pair;
+static const pair pairs[] = {
+    {"isolation",
+     {{"--refine", "off", "--isolation", "none", NULL}, {"--refine", "off", "--buffer-store", "memfd", NULL}},
+     {"in_process", "executor"},
+     "executor / in-process (above 1: the executor process is slower)"},
+    {"buffers",
+     {{"--refine", "off", "--buffer-store", "memfd", NULL}, {"--refine", "off", NULL}},
+     {"memfd", "tmpfs"},
+     "tmpfs store / memfd (below 1: buffers on the store are faster)"},
+};
+static const pair *P = &pairs[0];
 
 typedef struct iso_result {
     const gt_seed_bench *bench; /* NULL: the empty launch's round trip */
@@ -52,37 +71,48 @@ const char *const say_prog = ISO_PROG;
 static void usage(FILE *out)
 {
     fprintf(out, "usage: " ISO_PROG " [OPTIONS] [BENCHMARK]...\n"
-                 "What running kernels in executor processes costs a launch: a gridtuned that runs them in\n"
-                 "an executor process per user (the default) against one that runs them itself (--isolation\n"
-                 "none), side by side in one run, both with --refine off. Each round times one warm launch\n"
-                 "(gt_launch to gt_wait) of every benchmark on each daemon, which one first alternating;\n"
-                 "then the empty launch's round trip (gt_run) in alternating blocks. Prints medians and the\n"
-                 "ratio executor / in-process.\n"
+                 "What one setting of gridtuned costs or gains a launch: two gridtuneds alike but for it,\n"
+                 "side by side in one run, both with --refine off. Each round times one warm launch\n"
+                 "(gt_launch to gt_wait) of every benchmark on each daemon, which one first alternating, with\n"
+                 "the schedule the first daemon's analysis chose; then the empty launch's round trip (gt_run)\n"
+                 "in alternating blocks. Prints medians and the ratio second / first.\n"
                  "BENCHMARK: any of the ten (default: all; --list names them).\n\n");
     gt_bench_flags_help(out, "rounds of warm launches", DEFAULT_ROUNDS);
-    fprintf(out, "      --only-overhead   measure only the empty launch's round trip, no seed benchmark\n"
+    fprintf(out, "      --pair PAIR       isolation (default): --isolation none, then executor processes, both\n"
+                 "                        with --buffer-store memfd; buffers: --buffer-store memfd, then the\n"
+                 "                        tmpfs stores, both with executor processes\n"
+                 "      --only-overhead   measure only the empty launch's round trip, no seed benchmark\n"
                  "  -l, --list            list the benchmarks and exit\n"
                  "  -h, --help            this text\n"
                  "environment: GRIDTUNE_DAEMON, the gridtuned to start (default: the build tree's, else the\n"
                  "installed one).\n");
 }
 
-enum { OPT_ONLY_OVERHEAD = 256 };
+enum { OPT_ONLY_OVERHEAD = 256, OPT_PAIR };
 
 static int flag(int c, const char *arg, void *ctx)
 {
-    (void)arg;
     iso_options *o = ctx;
-    if (c != OPT_ONLY_OVERHEAD)
+    if (c == OPT_ONLY_OVERHEAD) {
+        o->only_trip = true;
+        return 0;
+    }
+    if (c != OPT_PAIR)
         return -1;
-    o->only_trip = true;
-    return 0;
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
+        if (strcmp(arg, pairs[i].name) == 0) {
+            P = &pairs[i];
+            return 0;
+        }
+    say("--pair \"%s\": expected isolation or buffers", arg);
+    return -1;
 }
 
 /* Returns -1 to go on, else the exit status. */
 static int parse(int argc, char **argv, iso_options *o)
 {
-    static const struct option own[] = {{"only-overhead", no_argument, 0, OPT_ONLY_OVERHEAD}, {0}};
+    static const struct option own[] = {{"only-overhead", no_argument, 0, OPT_ONLY_OVERHEAD},
+                                        {"pair", required_argument, 0, OPT_PAIR}, {0}};
     *o = (iso_options){.flags = {.reps = DEFAULT_ROUNDS}};
     const gt_bench_cli cli = {.options = own, .flag = flag, .usage = usage, .list = gt_bench_list};
     int rc = gt_bench_cli_parse(&cli, argc, argv, &o->flags, o);
@@ -103,7 +133,7 @@ static void medians(iso_result *r)
         r->median[k] = gt_stats_median(r->v[k], r->n);
 }
 
-/* One case per daemon. The in-process daemon's first launch (untimed) lets analysis decide;
+/* One case per daemon. The first daemon's first launch (untimed) lets analysis decide;
  * then both run its winner, forced, so that the two paths run the same schedule: one untimed
  * launch each, then o->flags.reps rounds of one timed launch on each. */
 static int run_bench(gt_client *c[NDAEMONS], const char *module, const iso_options *o, iso_result *r)
@@ -116,9 +146,9 @@ static int run_bench(gt_client *c[NDAEMONS], const char *module, const iso_optio
     for (int k = 0; rc == 0 && k < NDAEMONS; k++) {
         char what[96];
         char *report = NULL;
-        snprintf(what, sizeof what, "%s, first launch, %s", r->bench->name, daemon_labels[k]);
+        snprintf(what, sizeof what, "%s, first launch, %s", r->bench->name, P->labels[k]);
         rc = cli_seed_open(c[k], module, r->bench, o->flags.size, &s[k]);
-        if (rc == 0 && k == D_IN_PROCESS && (rc = cli_seed_run(&s[k], what, NULL, &report, NULL)) == 0) {
+        if (rc == 0 && k == D_BASE && (rc = cli_seed_run(&s[k], what, NULL, &report, NULL)) == 0) {
             gt_report_read_text(report, &sum);
             opts.schedule = sum.winner;
             snprintf(r->schedule, sizeof r->schedule, "%s", sum.winner);
@@ -135,7 +165,7 @@ static int run_bench(gt_client *c[NDAEMONS], const char *module, const iso_optio
             char what[96];
             uint64_t ns = 0;
             char *report = NULL;
-            snprintf(what, sizeof what, "%s, round %u, %s", r->bench->name, round + 1, daemon_labels[k]);
+            snprintf(what, sizeof what, "%s, round %u, %s", r->bench->name, round + 1, P->labels[k]);
             rc = cli_seed_run(&s[k], what, &opts, &report, &ns);
             free(report);
             r->v[k][round] = (double)ns / 1e6;
@@ -154,7 +184,7 @@ static int run_trips(gt_client *c[NDAEMONS], iso_result *r)
     int rc = 0;
     for (int d = 0; rc == 0 && d < NDAEMONS; d++)
         if (gt_kernel_build(c[d], gt_rt_empty_source, "empty", "-O2", &k[d]) != 0) {
-            say("building the empty kernel (%s): %s", daemon_labels[d], gt_last_error(c[d]));
+            say("building the empty kernel (%s): %s", P->labels[d], gt_last_error(c[d]));
             rc = -1;
         }
     uint64_t ns[TRIP_BLOCK_REPS];
@@ -177,24 +207,24 @@ static int run_trips(gt_client *c[NDAEMONS], iso_result *r)
 static void print_results(const iso_result *r, unsigned n, const iso_result *trip, unsigned rounds)
 {
     printf("\n%s: one run; warm launches (gt_launch to gt_wait), medians of %u rounds, ms\n", ISO_PROG, rounds);
-    printf("%-14s %12s %12s %10s  %s\n", "benchmark", daemon_labels[D_IN_PROCESS], daemon_labels[D_EXECUTOR],
+    printf("%-14s %12s %12s %10s  %s\n", "benchmark", P->labels[D_BASE], P->labels[D_OTHER],
            "ratio", "schedule (both)");
     for (unsigned i = 0; i < n; i++)
-        printf("%-14s %12.2f %12.2f %10.3f  %s\n", r[i].bench->name, r[i].median[D_IN_PROCESS],
-               r[i].median[D_EXECUTOR], r[i].median[D_EXECUTOR] / r[i].median[D_IN_PROCESS], r[i].schedule);
+        printf("%-14s %12.2f %12.2f %10.3f  %s\n", r[i].bench->name, r[i].median[D_BASE],
+               r[i].median[D_OTHER], r[i].median[D_OTHER] / r[i].median[D_BASE], r[i].schedule);
     printf("empty launch round trip (gt_run), median of %u, us\n", trip->n);
-    printf("%-14s %12.1f %12.1f %10.3f\n", "empty", trip->median[D_IN_PROCESS], trip->median[D_EXECUTOR],
-           trip->median[D_EXECUTOR] / trip->median[D_IN_PROCESS]);
-    printf("ratio: executor / in-process (above 1: the executor process is slower)\n");
+    printf("%-14s %12.1f %12.1f %10.3f\n", "empty", trip->median[D_BASE], trip->median[D_OTHER],
+           trip->median[D_OTHER] / trip->median[D_BASE]);
+    printf("ratio: %s\n", P->ratio_note);
 }
 
 static void add_result(cJSON *o, const iso_result *r, const char *unit)
 {
     cJSON_AddNumberToObject(o, "samples", r->n);
     cJSON_AddStringToObject(o, "unit", unit);
-    cJSON_AddNumberToObject(o, "in_process", r->median[D_IN_PROCESS]);
-    cJSON_AddNumberToObject(o, "executor", r->median[D_EXECUTOR]);
-    cJSON_AddNumberToObject(o, "ratio", r->median[D_EXECUTOR] / r->median[D_IN_PROCESS]);
+    cJSON_AddNumberToObject(o, P->labels[D_BASE], r->median[D_BASE]);
+    cJSON_AddNumberToObject(o, P->labels[D_OTHER], r->median[D_OTHER]);
+    cJSON_AddNumberToObject(o, "ratio", r->median[D_OTHER] / r->median[D_BASE]);
 }
 
 static int write_json(const iso_result *r, unsigned n, const iso_result *trip, const char *path)
@@ -226,7 +256,7 @@ int main(int argc, char **argv)
     if (!results)
         say("no memory for the results of %u benchmarks", o.nbenches);
     for (int k = 0; rc == 0 && k < NDAEMONS; k++)
-        rc = gt_private_daemon_start(gt_private_daemon_program(), o.flags.workers, false, daemon_flags[k], &d[k],
+        rc = gt_private_daemon_start(gt_private_daemon_program(), o.flags.workers, false, P->flags[k], &d[k],
                                      &c[k]);
     unsigned done = 0;
     for (; rc == 0 && done < o.nbenches; done++) {
