@@ -37,7 +37,7 @@ static const char *status_text(const cJSON *st, const char *key)
     return v;
 }
 
-/* The status's buffers.store, and its store_note into note. */
+/* The status's buffers.store into store and its store_note into note, each of len bytes. */
 static void store_of(gt_client *c, char *store, char *note, size_t len)
 {
     cJSON *st = daemon_fixture_status(c);
@@ -83,58 +83,64 @@ static int fill(gt_client *c, gt_kernel *k, gt_buffer *b, uint32_t items, int32_
     return 0;
 }
 
+/* A daemon started with extra, a client with fill loaded and a new buffer of `bytes`, the
+ * status's buffers.store and store_note, and the buffer's line of /proc/self/maps. */
+typedef struct rig {
+    daemon_fixture fx;
+    gt_client *c;
+    gt_kernel *k;
+    gt_buffer *b;
+    char store[256], note[256], line[512];
+} rig;
+
+static void rig_start(rig *r, const char *const *extra, size_t bytes)
+{
+    daemon_fixture_start(&r->fx, NULL, extra);
+    r->c = daemon_fixture_connect(&r->fx);
+    store_of(r->c, r->store, r->note, sizeof r->note);
+    assert_int_equal(gt_kernel_load(r->c, GT_TEST_DAEMON_MODULE, "fill", &r->k), 0);
+    assert_int_equal(gt_buffer_create(r->c, bytes, &r->b), 0);
+    maps_line(gt_buffer_data(r->b), r->line, sizeof r->line);
+}
+
+static void rig_finish(rig *r)
+{
+    gt_buffer_release(r->b);
+    gt_kernel_release(r->k);
+    gt_disconnect(r->c);
+    daemon_fixture_finish(&r->fx);
+}
+
 static void buffers_are_made_on_the_users_store_with_huge_pages(void **state)
 {
     (void)state;
-    daemon_fixture fx;
-    daemon_fixture_start(&fx, NULL, NULL);
-    gt_client *c = daemon_fixture_connect(&fx);
-    char store[256], note[256], line[512];
-    store_of(c, store, note, sizeof store);
-    assert_string_equal(store, "tmpfs");
-    assert_string_equal(note, "");
-    gt_kernel *k;
-    gt_buffer *b;
-    assert_int_equal(gt_kernel_load(c, GT_TEST_DAEMON_MODULE, "fill", &k), 0);
-    assert_int_equal(gt_buffer_create(c, BYTES, &b), 0);
-    maps_line(gt_buffer_data(b), line, sizeof line);
-    if (!daemon_fixture_is_store_file(line))
-        fail_msg("the buffer's mapping is not a file on a store: %s", line);
-    assert_int_equal(fill(c, k, b, ITEMS, 3), 0);
-    unsigned long huge = daemon_fixture_buffer_huge_kib(&fx);
+    rig r;
+    rig_start(&r, NULL, BYTES);
+    assert_string_equal(r.store, "tmpfs");
+    assert_string_equal(r.note, "");
+    if (!daemon_fixture_is_store_file(r.line))
+        fail_msg("the buffer's mapping is not a file on a store: %s", r.line);
+    assert_int_equal(fill(r.c, r.k, r.b, ITEMS, 3), 0);
+    unsigned long huge = daemon_fixture_buffer_huge_kib(&r.fx);
     print_message("the executor's mapping of the %zu KiB buffer: %lu KiB in huge pages\n", BYTES >> 10, huge);
     if (daemon_fixture_file_has("/sys/kernel/mm/transparent_hugepage/shmem_enabled", "[deny]"))
         assert_int_equal(huge, 0); /* deny takes them from every shared mapping */
     else
         assert_true(huge >= 2048);
-    gt_buffer_release(b);
-    gt_kernel_release(k);
-    gt_disconnect(c);
-    daemon_fixture_finish(&fx);
+    rig_finish(&r);
 }
 
 /* A daemon started with extra: buffers are memfds, and the status's note contains why. */
 static void expect_memfds(const char *const *extra, const char *why)
 {
-    daemon_fixture fx;
-    daemon_fixture_start(&fx, NULL, extra);
-    gt_client *c = daemon_fixture_connect(&fx);
-    char store[256], note[256], line[512];
-    store_of(c, store, note, sizeof store);
-    assert_string_equal(store, "memfd");
-    if (!strstr(note, why))
-        fail_msg("the status's store_note \"%s\" does not say \"%s\"", note, why);
-    gt_kernel *k;
-    gt_buffer *b;
-    assert_int_equal(gt_kernel_load(c, GT_TEST_DAEMON_MODULE, "fill", &k), 0);
-    assert_int_equal(gt_buffer_create(c, 1 << 20, &b), 0);
-    maps_line(gt_buffer_data(b), line, sizeof line);
-    assert_non_null(strstr(line, "memfd:gridtune-buffer"));
-    assert_int_equal(fill(c, k, b, (1 << 20) / 4, 7), 0);
-    gt_buffer_release(b);
-    gt_kernel_release(k);
-    gt_disconnect(c);
-    daemon_fixture_finish(&fx);
+    rig r;
+    rig_start(&r, extra, 1 << 20);
+    assert_string_equal(r.store, "memfd");
+    if (!strstr(r.note, why))
+        fail_msg("the status's store_note \"%s\" does not say \"%s\"", r.note, why);
+    assert_non_null(strstr(r.line, "memfd:gridtune-buffer"));
+    assert_int_equal(fill(r.c, r.k, r.b, (1 << 20) / 4, 7), 0);
+    rig_finish(&r);
 }
 
 static void buffer_store_memfd_makes_memfds(void **state)
