@@ -7,7 +7,9 @@
  * are sealed memfds and the status says why. A store's files cannot be sealed, so gridtuned takes
  * them unsealed from their own user's store only: an unsealed tmpfs file from elsewhere is
  * refused. And a client that shrinks its buffer under a launch fails that launch (SIGBUS in its
- * executor), while gridtuned and the other clients go on. */
+ * executor), while gridtuned and the other clients go on. Where the daemon cannot make stores
+ * because fsopen is not implemented (Linux before 5.2, valgrind 3.19) the store tests say so
+ * and skip. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -93,6 +95,18 @@ typedef struct rig {
     char store[256], note[256], line[512];
 } rig;
 
+/* True, after saying so, when gridtuned's status says it could make no store because this
+ * kernel (or valgrind) has no fsopen. */
+static bool no_fsopen(gt_client *c)
+{
+    char store[256], note[256];
+    store_of(c, store, note, sizeof note);
+    bool none = strcmp(store, "memfd") == 0 && strstr(note, "fsopen") && strstr(note, strerror(ENOSYS));
+    if (none)
+        print_message("skipped: %s\n", note);
+    return none;
+}
+
 static void rig_start(rig *r, const char *const *extra, size_t bytes)
 {
     daemon_fixture_start(&r->fx, NULL, extra);
@@ -116,11 +130,16 @@ static void buffers_are_made_on_the_users_store_with_huge_pages(void **state)
     (void)state;
     rig r;
     rig_start(&r, NULL, BYTES);
+    if (no_fsopen(r.c)) {
+        rig_finish(&r);
+        return;
+    }
     assert_string_equal(r.store, "tmpfs");
     assert_string_equal(r.note, "");
     if (!daemon_fixture_is_store_file(r.line))
         fail_msg("the buffer's mapping is not a file on a store: %s", r.line);
-    assert_int_equal(fill(r.c, r.k, r.b, ITEMS, 3), 0);
+    if (fill(r.c, r.k, r.b, ITEMS, 3) != 0)
+        fail_msg("fill: %s", gt_last_error(r.c));
     unsigned long huge = daemon_fixture_buffer_huge_kib(&r.fx);
     print_message("the executor's mapping of the %zu KiB buffer: %lu KiB in huge pages\n", BYTES >> 10, huge);
     if (daemon_fixture_file_has("/sys/kernel/mm/transparent_hugepage/shmem_enabled", "[deny]"))
@@ -139,7 +158,11 @@ static void expect_memfds(const char *const *extra, const char *why)
     if (!strstr(r.note, why))
         fail_msg("the status's store_note \"%s\" does not say \"%s\"", r.note, why);
     assert_non_null(strstr(r.line, "memfd:gridtune-buffer"));
-    assert_int_equal(fill(r.c, r.k, r.b, (1 << 20) / 4, 7), 0);
+    if (fill(r.c, r.k, r.b, (1 << 20) / 4, 7) != 0) {
+        if (!strstr(gt_last_error(r.c), "cannot enter its sandbox"))
+            fail_msg("fill: %s", gt_last_error(r.c));
+        print_message("launch not checked: %s\n", gt_last_error(r.c)); /* no seccomp here: valgrind, for one */
+    }
     rig_finish(&r);
 }
 
@@ -168,6 +191,13 @@ static void only_the_senders_store_files_come_unsealed(void **state)
     (void)state;
     daemon_fixture fx;
     daemon_fixture_start(&fx, NULL, NULL);
+    gt_client *c = daemon_fixture_connect(&fx);
+    bool skip = no_fsopen(c);
+    gt_disconnect(c);
+    if (skip) {
+        daemon_fixture_finish(&fx);
+        return;
+    }
     raw_client rc;
     raw_client_open_hello(&rc, &fx);
     if (rc.store < 0)
@@ -206,6 +236,12 @@ static void a_buffer_shrunk_under_a_launch_fails_only_that_launch(void **state)
     daemon_fixture fx;
     daemon_fixture_start(&fx, NULL, NULL);
     gt_client *bad = daemon_fixture_connect(&fx), *good = daemon_fixture_connect(&fx);
+    if (no_fsopen(good)) {
+        gt_disconnect(bad);
+        gt_disconnect(good);
+        daemon_fixture_finish(&fx);
+        return;
+    }
     gt_kernel *bk, *gk;
     gt_buffer *bb, *gb;
     assert_int_equal(gt_kernel_load(bad, GT_TEST_DAEMON_MODULE, "fill", &bk), 0);
