@@ -91,6 +91,16 @@ static bool stores_here(void)
     return true;
 }
 
+/* stores_here, for the tests that change uid: false, after saying so, when not root. */
+static bool root_with_stores(void)
+{
+    if (geteuid() != 0) {
+        print_message("skipped: changing uid needs root\n");
+        return false;
+    }
+    return stores_here();
+}
+
 static void a_store_gives_its_files_huge_pages(void **state)
 {
     (void)state;
@@ -146,11 +156,7 @@ static int try_file(void *arg)
 static void each_user_writes_only_their_own_store(void **state)
 {
     (void)state;
-    if (geteuid() != 0) {
-        print_message("skipped: changing uid needs root\n");
-        return;
-    }
-    if (!stores_here())
+    if (!root_with_stores())
         return;
     char err[256] = "";
     int store = gt_buffer_store_mount(NOBODY, err, sizeof err);
@@ -194,11 +200,7 @@ static int store_without_privileges(void *arg)
 static void without_cap_sys_admin_a_user_gets_a_store_through_a_namespace(void **state)
 {
     (void)state;
-    if (geteuid() != 0) {
-        print_message("skipped: changing uid needs root\n");
-        return;
-    }
-    if (!stores_here())
+    if (!root_with_stores())
         return;
     assert_int_equal(as_user(NOBODY, store_without_privileges, NULL), 0);
 }
