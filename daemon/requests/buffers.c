@@ -1,6 +1,7 @@
 /* buffers.c: buffer_create and buffer_release. A buffer is a sealed memfd, or a file on the
- * user's store (buffer_store.h), that the client passes with buffer_create, mapped here (daemon/shm.c) and counted against the client's, its user's
- * and the daemon's limits (daemon/usage.c). */
+ * user's store (buffer_store.h), that the client passes with buffer_create, mapped here
+ * (daemon/shm.c) and counted against the client's, its user's and the daemon's limits
+ * (daemon/usage.c). */
 #include "dispatch.h"
 
 #include "daemon/buffer_store.h"
