@@ -166,8 +166,10 @@ static int mount_in_child(const char *uid_text, enum step *step)
     return mnt;
 }
 
-int gt_buffer_store_mount(uid_t uid, char *err, size_t errlen)
+int gt_buffer_store_mount(uid_t uid, bool *namespaced, char *err, size_t errlen)
 {
+    if (namespaced)
+        *namespaced = false;
     char uid_text[24];
     snprintf(uid_text, sizeof uid_text, "%u", (unsigned)uid);
     enum step step;
@@ -179,6 +181,8 @@ int gt_buffer_store_mount(uid_t uid, char *err, size_t errlen)
             return -EPERM;
         }
         mnt = mount_in_child(uid_text, &step);
+        if (namespaced)
+            *namespaced = true;
     }
     if (mnt < 0) {
         int e = errno;
@@ -248,7 +252,8 @@ int gt_buffer_stores_get(gt_buffer_stores *s, uid_t uid)
     char err[sizeof s->why];
     struct stat st;
     t->uid = uid;
-    t->fd = gt_buffer_store_mount(uid, err, sizeof err);
+    bool namespaced;
+    t->fd = gt_buffer_store_mount(uid, &namespaced, err, sizeof err);
     if (t->fd >= 0 && fstat(t->fd, &st) != 0) {
         snprintf(err, sizeof err, "cannot stat the tmpfs made for uid %u's buffers: %s", (unsigned)uid,
                  strerror(errno));
@@ -257,6 +262,8 @@ int gt_buffer_stores_get(gt_buffer_stores *s, uid_t uid)
     }
     if (t->fd >= 0) {
         t->dev = st.st_dev;
+        gt_log_info("buffer store for uid %u: a tmpfs with huge=%s, mounted nowhere%s", (unsigned)uid,
+                    GT_BUFFER_STORE_HUGE, namespaced ? ", made in a user namespace (gridtuned lacks CAP_SYS_ADMIN)" : "");
     } else {
         snprintf(s->why, sizeof s->why, "%s", err);
         gt_log_warn("%s; that user's buffers are memfds, with huge pages only as shmem_enabled allows", err);

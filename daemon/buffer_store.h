@@ -30,8 +30,9 @@
 /* A new store for uid: a detached tmpfs mount with huge=within_size whose root belongs to uid
  * with mode 0700. Made directly with CAP_SYS_ADMIN; otherwise, for gridtuned's own user only,
  * in a child process with a user and mount namespace of its own, which passes the mount back.
- * Returns the mount's descriptor (O_CLOEXEC), or a negative errno with a sentence in err. */
-int gt_buffer_store_mount(uid_t uid, char *err, size_t errlen);
+ * Returns the mount's descriptor (O_CLOEXEC), with *namespaced (when not NULL) saying whether the
+ * child made it, or a negative errno with a sentence in err. */
+int gt_buffer_store_mount(uid_t uid, bool *namespaced, char *err, size_t errlen);
 
 typedef struct gt_buffer_stores gt_buffer_stores;
 

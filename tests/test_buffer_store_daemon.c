@@ -107,14 +107,20 @@ static bool no_fsopen(gt_client *c)
     return none;
 }
 
-static void rig_start(rig *r, const char *const *extra, size_t bytes)
+/* without_caps: gridtuned runs without CAP_SYS_ADMIN (and BPF's), as a user's own would. */
+static void rig_start_as(rig *r, const char *const *extra, size_t bytes, bool without_caps)
 {
-    daemon_fixture_start(&r->fx, NULL, extra);
+    daemon_fixture_start_as(&r->fx, NULL, extra, without_caps);
     r->c = daemon_fixture_connect(&r->fx);
     store_of(r->c, r->store, r->note, sizeof r->note);
     assert_int_equal(gt_kernel_load(r->c, GT_TEST_DAEMON_MODULE, "fill", &r->k), 0);
     assert_int_equal(gt_buffer_create(r->c, bytes, &r->b), 0);
     maps_line(gt_buffer_data(r->b), r->line, sizeof r->line);
+}
+
+static void rig_start(rig *r, const char *const *extra, size_t bytes)
+{
+    rig_start_as(r, extra, bytes, false);
 }
 
 static void rig_finish(rig *r)
@@ -125,11 +131,12 @@ static void rig_finish(rig *r)
     daemon_fixture_finish(&r->fx);
 }
 
-static void buffers_are_made_on_the_users_store_with_huge_pages(void **state)
+/* The default daemon, or one without CAP_SYS_ADMIN, which makes its user's store in a child
+ * with namespaces of its own: the buffer is a store file, and huge pages in the executor. */
+static void expect_store(bool without_caps)
 {
-    (void)state;
     rig r;
-    rig_start(&r, NULL, BYTES);
+    rig_start_as(&r, NULL, BYTES, without_caps);
     if (no_fsopen(r.c)) {
         rig_finish(&r);
         return;
@@ -146,7 +153,38 @@ static void buffers_are_made_on_the_users_store_with_huge_pages(void **state)
         assert_int_equal(huge, 0); /* deny takes them from every shared mapping */
     else
         assert_true(huge >= 2048);
+    /* which way the store was made, as the log says */
+    bool namespaced = daemon_fixture_log_has_line(&r.fx, "made in a user namespace (gridtuned lacks CAP_SYS_ADMIN)");
+    if (namespaced != without_caps)
+        fail_msg("the store was made %s a user namespace", namespaced ? "in" : "outside");
     rig_finish(&r);
+}
+
+static void buffers_are_made_on_the_users_store_with_huge_pages(void **state)
+{
+    (void)state;
+    expect_store(false);
+}
+
+static void a_daemon_without_cap_sys_admin_makes_its_store_in_a_namespace(void **state)
+{
+    (void)state;
+    if (geteuid() != 0) { /* a daemon of this user lacks it anyway: the case above */
+        print_message("skipped: dropping capabilities from gridtuned needs root\n");
+        return;
+    }
+    FILE *f = fopen("/proc/sys/user/max_user_namespaces", "re");
+    long allowed = 0;
+    if (f) {
+        if (fscanf(f, "%ld", &allowed) != 1)
+            allowed = 0;
+        fclose(f);
+    }
+    if (allowed <= 0) {
+        print_message("skipped: this machine allows no user namespaces\n");
+        return;
+    }
+    expect_store(true);
 }
 
 /* A daemon started with extra: buffers are memfds, and the status's note contains why. */
@@ -274,6 +312,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(buffers_are_made_on_the_users_store_with_huge_pages),
+        cmocka_unit_test(a_daemon_without_cap_sys_admin_makes_its_store_in_a_namespace),
         cmocka_unit_test(buffer_store_memfd_makes_memfds),
         cmocka_unit_test(without_executors_buffers_are_memfds),
         cmocka_unit_test(only_the_senders_store_files_come_unsealed),
