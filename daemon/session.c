@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 /* One line of --trace: a frame received ("in", with "fds" when descriptors came with it) or
@@ -113,24 +112,11 @@ static bool queue_frame_locked(gt_session *s, const char *text, size_t len)
  * its rest could not be queued (no memory: the stream is broken). s->out_lock is held. */
 static int write_frame_with_fd_locked(gt_session *s, const char *text, size_t len, int fd)
 {
-    unsigned char header[GT_WIRE_HEADER];
-    gt_wire_header((uint32_t)len, 1, header);
-    struct iovec iov[2] = {{.iov_base = header, .iov_len = sizeof header}, {.iov_base = (char *)text, .iov_len = len}};
-    union {
-        struct cmsghdr align;
-        char buf[CMSG_SPACE(sizeof(int))];
-    } control = {0};
-    struct msghdr m = {.msg_iov = iov, .msg_iovlen = 2, .msg_control = control.buf, .msg_controllen = sizeof control.buf};
-    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
-    c->cmsg_level = SOL_SOCKET;
-    c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(sizeof(int));
-    memcpy(CMSG_DATA(c), &fd, sizeof fd);
-    ssize_t n;
-    while ((n = sendmsg(s->fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL)) < 0 && errno == EINTR)
-        ;
+    long n = gt_wire_send_start(s->fd, text, len, &fd, 1);
     if (n <= 0)
         return 0;
+    unsigned char header[GT_WIRE_HEADER];
+    gt_wire_header((uint32_t)len, 1, header);
     size_t sent = (size_t)n, body = sent > sizeof header ? sent - sizeof header : 0;
     if (sent < sizeof header && evbuffer_add(s->out, header + sent, sizeof header - sent) != 0)
         return -1;

@@ -113,6 +113,25 @@ static void attach_fds(struct msghdr *msg, send_control *control, const int *fds
     memcpy(CMSG_DATA(c), fds, sizeof(int) * nfds);
 }
 
+long gt_wire_send_start(int sock, const char *json, size_t len, const int *fds, unsigned nfds)
+{
+    char err[128];
+    int rc = check_send(len, fds, nfds, err, sizeof err);
+    if (rc)
+        return rc;
+    unsigned char header[GT_WIRE_HEADER];
+    gt_wire_header((uint32_t)len, nfds, header);
+    struct iovec iov[2] = {{.iov_base = header, .iov_len = sizeof header}, {.iov_base = (char *)json, .iov_len = len}};
+    struct msghdr msg = {.msg_iov = iov, .msg_iovlen = 2};
+    send_control control;
+    if (nfds)
+        attach_fds(&msg, &control, fds, nfds);
+    ssize_t n;
+    while ((n = sendmsg(sock, &msg, MSG_DONTWAIT | MSG_NOSIGNAL)) < 0 && errno == EINTR)
+        ;
+    return n > 0 ? (long)n : n == 0 ? -EAGAIN : -errno;
+}
+
 int gt_wire_send(int sock, const char *json, size_t len, const int *fds, unsigned nfds, char *err, size_t errlen)
 {
     int rc = check_send(len, fds, nfds, err, errlen);

@@ -22,6 +22,12 @@
  * negative errno with a sentence in err. For the client and for tests. */
 int gt_wire_send(int sock, const char *json, size_t len, const int *fds, unsigned nfds, char *err, size_t errlen);
 
+/* One non-blocking write of the frame's start, with the descriptors on its first byte: for a
+ * sender that queues the rest itself (gridtuned's sessions). Returns the bytes written (at
+ * least 1; the descriptors went with them), or a negative errno when none was (-EAGAIN: the
+ * socket is full), and then nothing went. */
+long gt_wire_send_start(int sock, const char *json, size_t len, const int *fds, unsigned nfds);
+
 /* Writes the 8-byte header of a frame into out. */
 void gt_wire_header(uint32_t len, uint32_t nfds, unsigned char out[GT_WIRE_HEADER]);
 

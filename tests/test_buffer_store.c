@@ -12,13 +12,13 @@
 
 #include "daemon/buffer_store.h"
 #include "daemon/huge_pages.h"
+#include "fixtures/become_user.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <grp.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -135,11 +135,10 @@ static int as_user(uid_t uid, int (*fn)(void *), void *arg)
 {
     pid_t pid = fork();
     assert_true(pid >= 0);
-    if (pid == 0)
-        _exit(setgroups(0, NULL) == 0 && setresgid(uid, uid, uid) == 0 && setresuid(uid, uid, uid) == 0 &&
-                      prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) == 0
-                  ? fn(arg)
-                  : 99);
+    if (pid == 0) {
+        become_user(uid, uid, false);
+        _exit(prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) == 0 ? fn(arg) : 99);
+    }
     int status;
     assert_int_equal(waitpid(pid, &status, 0), pid);
     assert_true(WIFEXITED(status));
@@ -175,14 +174,7 @@ static int store_without_privileges(void *arg)
     char err[256] = "";
     bool namespaced = false;
     int store = gt_buffer_store_mount(getuid(), &namespaced, err, sizeof err);
-    FILE *f = fopen("/proc/sys/user/max_user_namespaces", "re");
-    long allowed = 0;
-    if (f) {
-        if (fscanf(f, "%ld", &allowed) != 1)
-            allowed = 0;
-        fclose(f);
-    }
-    if (allowed <= 0) /* no user namespaces here: the error must name the step */
+    if (!user_namespaces_allowed()) /* no user namespaces here: the error must name the step */
         return store < 0 && strstr(err, "unshare") ? 0 : 1;
     if (store < 0) {
         fprintf(stderr, "%s\n", err);

@@ -16,6 +16,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "tests/fixtures/become_user.h"
 #include "tests/fixtures/daemon_fixture.h"
 
 #include <errno.h>
@@ -173,14 +174,7 @@ static void a_daemon_without_cap_sys_admin_makes_its_store_in_a_namespace(void *
         print_message("skipped: dropping capabilities from gridtuned needs root\n");
         return;
     }
-    FILE *f = fopen("/proc/sys/user/max_user_namespaces", "re");
-    long allowed = 0;
-    if (f) {
-        if (fscanf(f, "%ld", &allowed) != 1)
-            allowed = 0;
-        fclose(f);
-    }
-    if (allowed <= 0) {
+    if (!user_namespaces_allowed()) {
         print_message("skipped: this machine allows no user namespaces\n");
         return;
     }

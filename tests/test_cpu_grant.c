@@ -155,6 +155,24 @@ static void test_no_slice_never_pauses(void **state)
     gt_cpu_grant_free(g);
 }
 
+/* try_acquire takes a free grant at once, and never one that is held: then it neither waits
+ * nor joins the line, so the holder's release leaves the grant free. */
+static void test_try_acquire_takes_only_a_free_grant(void **state)
+{
+    (void)state;
+    gt_cpu_grant *g = gt_cpu_grant_new(5);
+    fake a, b;
+    fake_init(&a);
+    fake_init(&b);
+    assert_true(gt_cpu_grant_try_acquire(g, &a.member));
+    assert_false(gt_cpu_grant_try_acquire(g, &b.member));
+    gt_cpu_grant_release(g, &a.member);
+    assert_true(gt_cpu_grant_try_acquire(g, &b.member));
+    gt_cpu_grant_release(g, &b.member);
+    assert_int_equal(atomic_load(&a.resumes) + atomic_load(&b.resumes), 0); /* neither was paused */
+    gt_cpu_grant_free(g);
+}
+
 /* A is paused for B, then ends while paused (its process was killed): it leaves the line,
  * resumed, and C gets the grant after B without waiting for A. */
 static void test_a_member_ending_while_paused_leaves_the_line(void **state)
@@ -189,6 +207,7 @@ int main(void)
         cmocka_unit_test(test_members_take_turns),
         cmocka_unit_test(test_no_slice_never_pauses),
         cmocka_unit_test(test_a_member_ending_while_paused_leaves_the_line),
+        cmocka_unit_test(test_try_acquire_takes_only_a_free_grant),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -120,8 +120,8 @@ bool gt_cpu_grant_try_acquire(gt_cpu_grant *g, gt_grant_member *m)
     bool free_now = !g->holder && !g->head;
     if (free_now) {
         m->paused = false;
-        g->holder = m;
-        g->since_ns = gt_clock_ns();
+        line_append(g, m);
+        grant_next(g);
     }
     pthread_mutex_unlock(&g->lock);
     return free_now;
