@@ -2,7 +2,9 @@
  * The summaries leave out NaNs and infinities and take the usual median; the rank test's exact
  * p-values match hand-counted ones and a count over every order of small samples, its direction
  * and margin mean what the header says, and its normal approximation (ties, larger samples)
- * stays close to the exact value. */
+ * stays close to the exact value. The paired signed-rank test's exact p-values match hand counts
+ * and a count over every sign pattern, pairs cancel the launches' own spread, and ties, zero
+ * differences and bad values are handled as its header says. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -381,6 +383,147 @@ static void test_rank_with_an_empty_side_shows_nothing(void **state)
     assert_true(t.p == 1);
 }
 
+/* ---- the signed-rank test -------------------------------------------------------------- */
+
+/* Pairs whose log ratios ln(a / b) are -m for the magnitudes m listed, with the sign of
+ * `a_won` ('a': a smaller, 'b': b smaller), so that a test names ranks and signs only. */
+static gt_signed_rank_test signed_order(const char *signs, double margin)
+{
+    double a[64], b[64];
+    size_t n = strlen(signs);
+    assert_true(n <= ARRAY_LEN(a));
+    for (size_t i = 0; i < n; i++) {
+        double m = 0.01 * (double)(i + 1); /* rank i + 1 */
+        b[i] = 2.0;
+        a[i] = signs[i] == 'a' ? 2.0 * exp(-m) : 2.0 * exp(m);
+    }
+    gt_signed_rank_test t;
+    gt_signed_rank_test_less(a, b, n, margin, &t);
+    return t;
+}
+
+static void test_signed_rank_needs_five_pairs_for_alpha(void **state)
+{
+    (void)state;
+    gt_signed_rank_test t = signed_order("aaaa", 0);
+    assert_true(t.exact);
+    assert_int_equal(t.n, 4);
+    assert_true(t.w == 10);
+    assert_near(t.p, 1.0 / 16, 1e-15);
+    assert_false(t.p < GT_RANK_TEST_ALPHA);
+    t = signed_order("aaaaa", 0);
+    assert_near(t.p, 1.0 / 32, 1e-15);
+    assert_true(t.p < GT_RANK_TEST_ALPHA);
+}
+
+static void test_signed_rank_matches_hand_counts(void **state)
+{
+    (void)state;
+    /* b won the pair of rank 2 only: W = 1 + 3 + 4 + 5 = 13; the subsets of {1..5} summing to
+       13 or more are the complements of those summing to 2 or less: {}, {1}, {2}. */
+    gt_signed_rank_test t = signed_order("abaaa", 0);
+    assert_true(t.w == 13);
+    assert_near(t.p, 3.0 / 32, 1e-15);
+    /* b won rank 5: W = 10; complements summing to 5 or less: {}, 1, 2, 3, 4, 5, 1+2, 1+3,
+       1+4, 2+3: 10 of 32. */
+    t = signed_order("aaaab", 0);
+    assert_true(t.w == 10);
+    assert_near(t.p, 10.0 / 32, 1e-15);
+    /* b won every pair: nothing shown. */
+    t = signed_order("bbbbb", 0);
+    assert_true(t.w == 0);
+    assert_true(t.p == 1);
+}
+
+/* The exact p is the share of the 2^n sign assignments with a W as large, counted here by
+   brute force for every sign pattern of 8 pairs. */
+static void test_signed_rank_exact_p_counts_every_sign_assignment(void **state)
+{
+    (void)state;
+    enum { N = 8 };
+    for (unsigned pattern = 0; pattern < (1u << N); pattern++) {
+        char signs[N + 1] = {0};
+        unsigned w = 0;
+        for (unsigned i = 0; i < N; i++) {
+            signs[i] = pattern & (1u << i) ? 'a' : 'b';
+            w += pattern & (1u << i) ? i + 1 : 0;
+        }
+        unsigned as_large = 0;
+        for (unsigned other = 0; other < (1u << N); other++) {
+            unsigned v = 0;
+            for (unsigned i = 0; i < N; i++)
+                v += other & (1u << i) ? i + 1 : 0;
+            as_large += v >= w;
+        }
+        gt_signed_rank_test t = signed_order(signs, 0);
+        assert_true(t.w == w);
+        assert_near(t.p, as_large / 256.0, 1e-15);
+    }
+}
+
+static void test_signed_rank_margin_means_a_gain_of_that_much(void **state)
+{
+    (void)state;
+    /* a is 2% below b in every pair, the launches' own speeds varying by 30% */
+    const double b[] = {1.0, 1.3, 0.9, 1.1, 1.2, 1.0}, two[] = {0.98, 1.274, 0.882, 1.078, 1.176, 0.98};
+    const double ten[] = {0.9, 1.17, 0.81, 0.99, 1.08, 0.9};
+    gt_signed_rank_test t;
+    gt_signed_rank_test_less(two, b, ARRAY_LEN(b), 0.03, &t);
+    assert_true(t.p > 0.5);
+    gt_signed_rank_test_less(two, b, ARRAY_LEN(b), 0, &t);
+    assert_near(t.p, 1.0 / 64, 1e-15);
+    gt_signed_rank_test_less(ten, b, ARRAY_LEN(b), 0.03, &t);
+    assert_near(t.p, 1.0 / 64, 1e-15);
+    /* unpaired, the same costs show nothing: the launches' spread hides the gain */
+    gt_rank_test u;
+    gt_rank_test_less(ten, ARRAY_LEN(ten), b, ARRAY_LEN(b), 0.03, &u);
+    assert_false(u.p < GT_RANK_TEST_ALPHA);
+}
+
+static void test_signed_rank_ties_zeros_and_bad_values(void **state)
+{
+    (void)state;
+    /* three equal magnitudes share rank 2: W = 6 whichever way, and every assignment of the
+       winning side gives 0, 2, 4 or 6 of them; p(W >= 6) = 1/8, exact despite the ties */
+    const double a[] = {0.9, 0.9, 0.9}, b[] = {1.0, 1.0, 1.0};
+    gt_signed_rank_test t;
+    gt_signed_rank_test_less(a, b, 3, 0, &t);
+    assert_true(t.exact);
+    assert_true(t.w == 6);
+    assert_near(t.p, 1.0 / 8, 1e-15);
+    /* equal pairs, NaNs, infinities, zero and negative costs are left out */
+    const double a2[] = {1.0, NAN, INFINITY, 0.0, -1.0, 0.5}, b2[] = {1.0, 1.0, 1.0, 1.0, 1.0, 1.0};
+    gt_signed_rank_test_less(a2, b2, ARRAY_LEN(a2), 0, &t);
+    assert_int_equal(t.n, 1);
+    assert_near(t.p, 0.5, 1e-15);
+    gt_signed_rank_test_less(a2, b2, 1, 0, &t);
+    assert_int_equal(t.n, 0);
+    assert_true(t.p == 1);
+    static const double bad[] = {NAN, INFINITY, -1, -2};
+    for (size_t i = 0; i < ARRAY_LEN(bad); i++) {
+        gt_signed_rank_test_less(a, b, 3, bad[i], &t);
+        assert_true(t.p == 1);
+    }
+}
+
+/* Beyond the exact limit the normal approximation takes over, close to the exact value at the
+   limit: 63 pairs, a winning the upper ranks only. */
+static void test_signed_rank_approximation_beyond_the_exact_limit(void **state)
+{
+    (void)state;
+    char signs[GT_SIGNED_RANK_EXACT_MAX + 2] = {0};
+    for (size_t i = 0; i <= GT_SIGNED_RANK_EXACT_MAX; i++)
+        signs[i] = i % 3 ? 'a' : 'b';
+    gt_signed_rank_test approx = signed_order(signs, 0);
+    assert_false(approx.exact);
+    signs[GT_SIGNED_RANK_EXACT_MAX] = 0;
+    gt_signed_rank_test exact = signed_order(signs, 0);
+    assert_true(exact.exact);
+    assert_true(approx.p > 0 && approx.p < GT_RANK_TEST_ALPHA);
+    assert_true(exact.p > 0 && exact.p < GT_RANK_TEST_ALPHA);
+    assert_near(approx.p, exact.p, 0.5 * exact.p + 1e-4);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -401,6 +544,12 @@ int main(void)
         cmocka_unit_test(test_rank_approximation_is_close_to_exact_at_10_vs_10),
         cmocka_unit_test(test_rank_leaves_out_nans_and_infinities),
         cmocka_unit_test(test_rank_with_an_empty_side_shows_nothing),
+        cmocka_unit_test(test_signed_rank_needs_five_pairs_for_alpha),
+        cmocka_unit_test(test_signed_rank_matches_hand_counts),
+        cmocka_unit_test(test_signed_rank_exact_p_counts_every_sign_assignment),
+        cmocka_unit_test(test_signed_rank_margin_means_a_gain_of_that_much),
+        cmocka_unit_test(test_signed_rank_ties_zeros_and_bad_values),
+        cmocka_unit_test(test_signed_rank_approximation_beyond_the_exact_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,7 @@
 /* stats.c: median, min and max of a handful of samples: the one median in gridtune, which the
  * tuner's analysis and the benchmarks' summaries share; and the Mann-Whitney rank test by which
- * a challenger's samples are shown faster than the incumbent's. */
+ * a challenger's samples are shown faster than the incumbent's, and its paired twin, the
+ * Wilcoxon signed-rank test, for costs measured two at a time in the same launch. */
 #include "stats.h"
 
 #include <math.h>
@@ -147,4 +148,89 @@ void gt_rank_test_less(const double *a, size_t na, const double *b, size_t nb, d
     out->exact = !tied && n <= GT_RANK_TEST_EXACT_MAX;
     out->p = out->exact ? exact_upper_tail(out->na, out->nb, (size_t)u)
                         : normal_upper_tail(out->na, out->nb, u, tie_sum);
+}
+
+/* ---- the signed-rank test ------------------------------------------------------------- */
+
+typedef struct signed_diff {
+    double mag;
+    bool a_won;
+} signed_diff;
+
+static int compare_signed_diff(const void *a, const void *b)
+{
+    return compare_double(&((const signed_diff *)a)->mag, &((const signed_diff *)b)->mag);
+}
+
+/* P(W2 >= w2) when each of n pairs adds its score to W2 with probability 1/2: the scores are
+   twice the ranks (whole numbers with mean ranks of ties too), and count[k] is the number of
+   the 2^n sign assignments whose sum is k, built one pair at a time. */
+static double signed_exact_upper_tail(const unsigned *score, size_t n, unsigned w2)
+{
+    enum { MAX_SUM = GT_SIGNED_RANK_EXACT_MAX * (GT_SIGNED_RANK_EXACT_MAX + 1) };
+    uint64_t count[MAX_SUM + 1] = {1};
+    unsigned top = 0;
+    for (size_t i = 0; i < n; i++) {
+        top += score[i];
+        for (unsigned k = top; k >= score[i]; k--)
+            count[k] += count[k - score[i]];
+    }
+    uint64_t tail = 0;
+    for (unsigned k = w2; k <= top; k++)
+        tail += count[k];
+    return (double)tail / ldexp(1, (int)n);
+}
+
+/* P(W >= w) by the normal approximation with the tie correction and a half-step continuity
+   correction; tie_sum is sum(t^3 - t) over groups of t equal magnitudes. */
+static double signed_normal_upper_tail(size_t n, double w, double tie_sum)
+{
+    double m = (double)n, mean = m * (m + 1) / 4;
+    double var = m * (m + 1) * (2 * m + 1) / 24 - tie_sum / 48;
+    if (!(var > 0))
+        return 1;
+    return 0.5 * erfc((w - mean - 0.5) / sqrt(var) / sqrt(2));
+}
+
+void gt_signed_rank_test_less(const double *a, const double *b, size_t n, double margin, gt_signed_rank_test *out)
+{
+    *out = (gt_signed_rank_test){.n = 0, .w = 0, .p = 1, .exact = false};
+    if (!isfinite(margin) || !(margin > -1) || n == 0)
+        return;
+    signed_diff *d = malloc(n * sizeof *d);
+    unsigned *score = malloc(n * sizeof *score);
+    if (!d || !score) {
+        free(d);
+        free(score);
+        return;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        double v = log(a[i] * (1 + margin) / b[i]);
+        if (isfinite(a[i]) && isfinite(b[i]) && a[i] > 0 && b[i] > 0 && isfinite(v) && v != 0)
+            d[k++] = (signed_diff){fabs(v), v < 0};
+    }
+    qsort(d, k, sizeof *d, compare_signed_diff);
+    /* Ranks 1..k by magnitude; a group of equal magnitudes at ranks i+1..j gets their mean,
+       (i + 1 + j) / 2, whose double i + 1 + j is a whole number. */
+    unsigned w2 = 0;
+    double tie_sum = 0;
+    for (size_t i = 0, j; i < k; i = j) {
+        for (j = i; j < k && d[j].mag == d[i].mag; j++)
+            ;
+        for (size_t t = i; t < j; t++) {
+            score[t] = (unsigned)(i + 1 + j);
+            w2 += d[t].a_won ? score[t] : 0;
+        }
+        double t = (double)(j - i);
+        tie_sum += t * t * t - t;
+    }
+    free(d);
+    out->n = k;
+    out->w = w2 / 2.0;
+    if (k > 0) {
+        out->exact = k <= GT_SIGNED_RANK_EXACT_MAX;
+        out->p = out->exact ? signed_exact_upper_tail(score, k, w2) : signed_normal_upper_tail(k, out->w, tie_sum);
+    }
+    free(score);
 }

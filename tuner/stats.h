@@ -44,4 +44,25 @@ typedef struct gt_rank_test {
  * a side has no finite value, when margin is not a finite number above -1, and out of memory. */
 void gt_rank_test_less(const double *a, size_t na, const double *b, size_t nb, double margin, gt_rank_test *out);
 
+/* The paired test is exact up to this many pairs: its counts, at most 2^n, fit in 64 bits. */
+#define GT_SIGNED_RANK_EXACT_MAX 62
+
+typedef struct gt_signed_rank_test {
+    size_t n;      /* pairs used: both values finite and above 0, and not equal after the margin */
+    double w;      /* the sum of the ranks of |d_i| over the pairs where a beat b (d_i < 0) */
+    double p;      /* one-sided p-value of "a is not smaller than b"; 1 when no pair is used */
+    bool exact;    /* p counted over every assignment of signs, not the normal approximation */
+} gt_signed_rank_test;
+
+/* One-sided Wilcoxon signed-rank test on pairs (a_i, b_i) measured together, e.g. two
+ * schedules in the same launch: that a is smaller than b divided by (1 + margin), costs being
+ * lower-is-better. It ranks the log ratios d_i = ln(a_i (1 + margin) / b_i), so that a launch
+ * that ran slower as a whole weighs as much as a faster one, and pairs share what moved them
+ * both. Pairs with d_i = 0 are left out, tied |d_i| get their mean rank, and p is the share of
+ * the 2^n sign assignments whose w is at least as large: exact, ties included, up to
+ * GT_SIGNED_RANK_EXACT_MAX pairs, the normal approximation beyond. Four pairs give at best
+ * p = 1/16, five 1/32: below GT_RANK_TEST_ALPHA only from five pairs on. p is 1 when margin is
+ * not a finite number above -1 and out of memory. */
+void gt_signed_rank_test_less(const double *a, const double *b, size_t n, double margin, gt_signed_rank_test *out);
+
 #endif
