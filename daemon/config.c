@@ -426,7 +426,7 @@ static const flag flags[] = {
     {"refine", "on|off", set_refine,
      "after analysis, repeated launches run the best runners-up on a quarter of a launch until the winner is "
      "settled (default on)"},
-    {"refine-limit", "N", set_refine_limit, "refining launches before a decision settles in any case (default 8)"},
+    {"refine-limit", "N", set_refine_limit, "refining launches before a decision settles in any case (default 12)"},
     {"disturbed-share", "FRACTION", set_disturbed_share,
      "with probes, a sample in which a worker waited for other tasks this share of its time is measured again (default 0.1)"},
     {"http", "WHERE", set_http,

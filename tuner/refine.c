@@ -2,6 +2,7 @@
 #include "refine.h"
 
 #include "stats.h"
+#include "stretch.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -100,9 +101,29 @@ bool gt_refine_needs_analysis(const gt_tune_config *cfg, const gt_wisdom_entry *
     return cfg->refine && e->refine.state == GT_REFINE_REOPENED && e->refine.ncontenders == 0;
 }
 
+/* A contender's median cost over the winner's in its pairs; NaN before its first. */
+static double median_ratio(const gt_refine_contender *k)
+{
+    double ratio[GT_REFINE_OBSERVATIONS];
+    for (unsigned i = 0; i < k->n; i++)
+        ratio[i] = k->cost[i] / k->incumbent[i];
+    return gt_stats_median(ratio, k->n);
+}
+
 size_t gt_refine_next(const gt_wisdom_refine *rf)
 {
-    return rf->ncontenders ? rf->launches % rf->ncontenders : 0;
+    size_t lead = 0;
+    double best = INFINITY;
+    for (size_t i = 0; i < rf->ncontenders; i++) {
+        if (rf->contenders[i].n == 0)
+            return i;
+        double r = median_ratio(&rf->contenders[i]);
+        if (r < best) {
+            best = r;
+            lead = i;
+        }
+    }
+    return lead;
 }
 
 static void clear_pairs(gt_wisdom_refine *rf)
@@ -117,15 +138,50 @@ static void drop(gt_wisdom_refine *rf, size_t c)
     rf->ncontenders--;
 }
 
+/* The next step along a series: `to` moved from `from`, so to x (to / from), kept within
+   1..most; 0 when that is no step at all. */
+static uint32_t step_on(uint32_t from, uint32_t to, uint64_t most)
+{
+    if (from == 0 || to == from)
+        return 0;
+    double next = round((double)to * ((double)to / (double)from));
+    next = fmax(1, fmin(next, (double)most));
+    return next == (double)to ? 0 : (uint32_t)next;
+}
+
+/* A winner that took over by moving along a series, its span or its chunk, may gain more from
+   the next step the same way: spans wider than any a sample could judge (a sample holds a few
+   spans per worker), which whole shares of launches can. That step joins the contenders. */
+static void add_next_step(gt_wisdom_refine *rf, const gt_schedule *from, const gt_schedule *to, const uint32_t grid[3])
+{
+    gt_schedule next = *to, same = *from;
+    same.span = to->span;
+    if (gt_schedule_equal(&same, to)) {
+        uint64_t widest = grid[0] < GT_SPAN_MAX ? grid[0] : GT_SPAN_MAX;
+        next.span = step_on(from->span, to->span, widest);
+        if (next.span)
+            add_contender(rf, &next, to);
+        return;
+    }
+    same = *from;
+    same.assign.chunk = to->assign.chunk;
+    if (gt_schedule_equal(&same, to) && gt_assign_has_chunk(to->assign.kind)) {
+        next.assign.chunk = step_on(from->assign.chunk, to->assign.chunk, gt_walk_positions(grid, to->span) / 2);
+        if (next.assign.chunk)
+            add_contender(rf, &next, to);
+    }
+}
+
 /* Contender k becomes the winner, the winner contender k; every pair was against the old
-   winner, so none is kept. */
-static void promote(gt_wisdom_entry *e, gt_refine_contender *k)
+   winner, so none is kept. The next step along the series it moved on joins them. */
+static void promote(gt_wisdom_entry *e, gt_refine_contender *k, const uint32_t grid[3])
 {
     gt_schedule old = e->schedule;
     e->schedule = k->schedule;
     e->cost = gt_stats_median(k->cost, k->n);
     k->schedule = old;
     clear_pairs(&e->refine);
+    add_next_step(&e->refine, &old, &e->schedule, grid);
 }
 
 /* The settled cost comes from the first settled launch: a whole launch, which is what later
@@ -138,8 +194,8 @@ static void settle(gt_wisdom_refine *rf)
     rf->drifted = 0;
 }
 
-gt_refine_event gt_refine_observe(const gt_tune_config *cfg, gt_wisdom_entry *e, size_t c, double contender_cost,
-                                  double incumbent_cost, double *p, bool *settled)
+gt_refine_event gt_refine_observe(const gt_tune_config *cfg, gt_wisdom_entry *e, const uint32_t grid[3], size_t c,
+                                  double contender_cost, double incumbent_cost, double *p, bool *settled)
 {
     gt_wisdom_refine *rf = &e->refine;
     *p = NAN;
@@ -157,19 +213,19 @@ gt_refine_event gt_refine_observe(const gt_tune_config *cfg, gt_wisdom_entry *e,
     k->n++;
     rf->launches++;
     gt_refine_event ev = GT_REFINE_EVENT_COMPARED;
-    if (k->n == 1 && contender_cost > GT_REFINE_HOPELESS * incumbent_cost) {
-        drop(rf, c); /* far behind on its first share: not worth three more */
+    if (k->n == 1 && !(contender_cost < incumbent_cost)) {
+        drop(rf, c); /* no faster on its first share: not worth the launches a test needs */
         ev = GT_REFINE_EVENT_DROPPED;
     } else if (k->n == 1 && incumbent_cost > GT_REFINE_HOPELESS * contender_cost) {
-        promote(e, k); /* far ahead on its first share: every launch it waits costs more */
+        promote(e, k, grid); /* far ahead on its first share: every launch it waits costs more */
         ev = GT_REFINE_EVENT_REPLACED;
     } else if (k->n >= GT_REFINE_MIN_PAIRS) {
-        gt_rank_test better, worse;
-        gt_rank_test_less(k->cost, k->n, k->incumbent, k->n, cfg->min_gain, &better);
-        gt_rank_test_less(k->incumbent, k->n, k->cost, k->n, 0, &worse);
+        gt_signed_rank_test better, worse;
+        gt_signed_rank_test_less(k->cost, k->incumbent, k->n, cfg->min_gain, &better);
+        gt_signed_rank_test_less(k->incumbent, k->cost, k->n, 0, &worse);
         if (better.p < GT_RANK_TEST_ALPHA) {
             *p = better.p;
-            promote(e, k);
+            promote(e, k, grid);
             ev = GT_REFINE_EVENT_REPLACED;
         } else if (worse.p < GT_RANK_TEST_ALPHA) {
             *p = worse.p;

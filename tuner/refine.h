@@ -4,24 +4,33 @@
  * again (time steps, frames, iterations) gives more: every launch is a measurement of whole
  * stretches of the grid. While an entry is refining, a launch with its key runs one contender
  * on a share of the launch (a stretch of its own walk, GT_REFINE_SHARE of the workgroups) and
- * the winner on the rest, and records both costs per work-item, paired; the contenders take
- * turns. A contender that costs GT_REFINE_HOPELESS times the winner on its first share leaves at
- * once, and one the winner costs that many times takes its place at once: a difference that
- * large is not noise here, and waiting for the test costs launches. Otherwise, once a contender
- * has GT_REFINE_MIN_PAIRS pairs, the rank test (stats.h) decides: a
- * contender whose costs are lower than the winner's by the minimum gain becomes the winner (the
- * old winner a contender, every pair cleared); one whose costs are higher leaves. The entry
- * settles when no contender is left or after the configured limit of refining launches; a
- * settled entry runs the winner alone. When a settled winner's whole-launch cost drifts above
- * its first settled launch's by GT_REFINE_DRIFT for GT_REFINE_DRIFT_LAUNCHES launches in a row, the entry
- * reopens: refining again with its contenders, or analysis again when none is left.
+ * the winner on the rest, and records both costs per work-item as a pair.
+ *
+ * Which contender: each one gets a first share in turn; after that the launches go to the
+ * leader, the contender whose costs over the winner's are lowest (median of its pairs), so
+ * that one contender gathers the pairs a test needs within a few launches instead of all of
+ * them a few each. A contender no faster than the winner on its first share leaves at once
+ * (a test would need five more launches to show a gain it did not show once), and one whose
+ * first share the winner's costs GT_REFINE_HOPELESS times takes its place at once. Otherwise,
+ * once a contender has GT_REFINE_MIN_PAIRS pairs, the paired signed-rank test (stats.h) on
+ * them decides: pairs share their launch, so a launch that ran slower as a whole (here
+ * launches of one schedule moved by up to 30%) weighs on both sides alike. A contender faster
+ * than the winner by the minimum gain becomes the winner (the old winner a contender, every
+ * pair cleared); one shown slower leaves.
  *
  * The contenders are the winner with its item order, its group order, its span and its
  * assignment, in turn, replaced by the best other setting the analysis measured: the choices
- * samples judge least well, each measured under the other axes' earlier settings. A refining
- * launch costs a share of the contender's difference from the winner, below
- * GT_REFINE_HOPELESS after its first share; nothing once settled. This file keeps the rules;
- * tune.c runs the launches. */
+ * samples judge least well, each measured under the other axes' earlier settings. A contender
+ * that took over by moving the span or the chunk along its series brings the next step the
+ * same way (spans up to a row of the grid, wider than a sample can judge).
+ *
+ * The entry settles when no contender is left or after the configured limit of refining
+ * launches; a settled entry runs the winner alone. When a settled winner's whole-launch cost
+ * drifts above its first settled launch's by GT_REFINE_DRIFT for GT_REFINE_DRIFT_LAUNCHES
+ * launches in a row, the entry reopens: refining again with its contenders, or analysis again
+ * when none is left. A refining launch costs a share of the contender's difference from the
+ * winner, and contenders slower than the winner leave after one share; nothing once settled.
+ * This file keeps the rules; tune.c runs the launches. */
 #ifndef GT_REFINE_H
 #define GT_REFINE_H
 
@@ -32,11 +41,10 @@
 
 /* A contender runs one workgroup in this many of a refining launch. */
 #define GT_REFINE_SHARE 4
-/* Pairs a contender needs before the rank test may decide: four against four is the fewest
-   whose one-sided p can fall below 0.05. */
-#define GT_REFINE_MIN_PAIRS 4
-/* A contender whose first share costs this many times the winner's leaves at once; one whose
-   first share the winner's costs this many times takes its place at once. */
+/* Pairs a contender needs before the signed-rank test may decide: five is the fewest whose
+   one-sided p can fall below 0.05 (1/32). */
+#define GT_REFINE_MIN_PAIRS 5
+/* A contender whose first share the winner's costs this many times takes its place at once. */
 #define GT_REFINE_HOPELESS 1.5
 /* A settled winner drifted when a launch costs this much more than its first settled launch:
    launches of the same schedule moved by up to 30% here (copy_cols, 45 to 59 ms). */
@@ -60,13 +68,14 @@ void gt_refine_start(const gt_tune_config *cfg, const gt_tune_result *r, gt_wisd
 bool gt_refine_active(const gt_tune_config *cfg, const gt_wisdom_entry *e);
 /* The entry reopened with no contender left: the launch analyses again. */
 bool gt_refine_needs_analysis(const gt_tune_config *cfg, const gt_wisdom_entry *e);
-/* The contender this launch runs: they take turns. */
+/* The contender this launch runs: the first without a pair, else the leader. */
 size_t gt_refine_next(const gt_wisdom_refine *rf);
 /* Records a refining launch's pair for contender c and applies the rules; *p is the deciding
- * rank test's p-value (NaN when none ran). The entry's state, contenders and winner may
- * change; settled says whether this launch settled it. */
-gt_refine_event gt_refine_observe(const gt_tune_config *cfg, gt_wisdom_entry *e, size_t c, double contender_cost,
-                                  double incumbent_cost, double *p, bool *settled);
+ * test's p-value (NaN when none ran). grid is the launch's in workgroups, which bounds the
+ * next step of a series. The entry's state, contenders and winner may change; settled says
+ * whether this launch settled it. */
+gt_refine_event gt_refine_observe(const gt_tune_config *cfg, gt_wisdom_entry *e, const uint32_t grid[3], size_t c,
+                                  double contender_cost, double incumbent_cost, double *p, bool *settled);
 /* A settled launch's whole-launch cost per work-item: the drift rule. */
 gt_refine_event gt_refine_check_drift(const gt_tune_config *cfg, gt_wisdom_entry *e, double cost);
 

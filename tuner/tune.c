@@ -89,7 +89,7 @@ gt_tune_config gt_tune_config_default(void)
         .disturbed_share = 0.10,
         .space = gt_space_config_default(),
         .refine = true,
-        .refine_limit = 8,
+        .refine_limit = 12,
         .forced = false,
         .schedule = gt_schedule_default,
     };
@@ -288,7 +288,7 @@ static int refine_launch(const gt_tune_config *cfg, const gt_tune_launch *launch
     *o = (gt_refine_outcome){.ran = true, .shared = true, .contender = contender};
     o->contender_cost = gt_metric_cost(metric, &er, er.groups * r->items_per_group);
     o->incumbent_cost = remainder_cost(metric, r);
-    o->event = gt_refine_observe(cfg, e, c, o->contender_cost, o->incumbent_cost, &o->p, &o->settled_now);
+    o->event = gt_refine_observe(cfg, e, grid, c, o->contender_cost, o->incumbent_cost, &o->p, &o->settled_now);
     o->state = e->refine.state;
     o->launch = e->refine.launches;
     r->wisdom_changed = o->event == GT_REFINE_EVENT_REPLACED || o->event == GT_REFINE_EVENT_DROPPED || o->settled_now;

@@ -1,0 +1,173 @@
+/* test_refine.c: the rules of launches that keep learning (tuner/refine.c) on their own, with
+ * made-up pairs: which contender a launch runs (each its first share, then the leader), that a
+ * contender no faster on its first share leaves, and the next step along a series that a
+ * winner brings when it took over by moving its span or its chunk, within the grid. The
+ * launches themselves, on the fake executor, are test_tune's. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "tuner/refine.h"
+
+static gt_schedule parse(const char *text)
+{
+    gt_schedule s;
+    char err[256];
+    if (gt_schedule_parse(text, &s, err, sizeof err) < 0)
+        fail_msg("%s: %s", text, err);
+    return s;
+}
+
+static void assert_schedule(const gt_schedule *s, const char *expected)
+{
+    char text[GT_SCHEDULE_TEXT_MAX];
+    gt_schedule_format(s, text, sizeof text);
+    assert_string_equal(text, expected);
+}
+
+/* A refining entry whose winner is `winner` and whose contenders are the NULL-ended list. */
+static gt_wisdom_entry entry(const char *winner, const char *const *contenders)
+{
+    gt_wisdom_entry e = {.schedule = parse(winner), .cost = 1.0, .gain = NAN};
+    e.refine.state = GT_REFINE_REFINING;
+    e.refine.settled_cost = NAN;
+    for (; *contenders; contenders++)
+        e.refine.contenders[e.refine.ncontenders++].schedule = parse(*contenders);
+    return e;
+}
+
+static const uint32_t grid[3] = {1024, 1024, 1};
+
+/* Records a pair for contender c at ratio contender/incumbent, the incumbent costing 1. */
+static gt_refine_event observe(const gt_tune_config *cfg, gt_wisdom_entry *e, size_t c, double ratio)
+{
+    double p;
+    bool settled;
+    return gt_refine_observe(cfg, e, grid, c, ratio, 1.0, &p, &settled);
+}
+
+static void test_each_contender_gets_a_first_share_then_the_leader_runs(void **state)
+{
+    (void)state;
+    gt_tune_config cfg = gt_tune_config_default();
+    static const char *const three[] = {"group=linear,item=column,assign=dynamic:1",
+                                        "group=zigzag,item=linear,assign=dynamic:1",
+                                        "group=linear,item=linear,assign=block", NULL};
+    gt_wisdom_entry e = entry("group=linear,item=linear,assign=dynamic:1", three);
+    assert_int_equal(gt_refine_next(&e.refine), 0);
+    assert_int_equal(observe(&cfg, &e, 0, 0.99), GT_REFINE_EVENT_COMPARED);
+    assert_int_equal(gt_refine_next(&e.refine), 1);
+    assert_int_equal(observe(&cfg, &e, 1, 0.95), GT_REFINE_EVENT_COMPARED);
+    assert_int_equal(gt_refine_next(&e.refine), 2);
+    assert_int_equal(observe(&cfg, &e, 2, 0.97), GT_REFINE_EVENT_COMPARED);
+    /* every one has a pair: the leader, 0.95, runs until others lead */
+    assert_int_equal(gt_refine_next(&e.refine), 1);
+    observe(&cfg, &e, 1, 0.98);
+    assert_int_equal(gt_refine_next(&e.refine), 1); /* the median of 0.95 and 0.98 still leads */
+    observe(&cfg, &e, 1, 0.999);
+    assert_int_equal(gt_refine_next(&e.refine), 2); /* its median is 0.98 now: 0.97 leads */
+}
+
+static void test_a_contender_no_faster_on_its_first_share_leaves(void **state)
+{
+    (void)state;
+    gt_tune_config cfg = gt_tune_config_default();
+    static const char *const two[] = {"group=linear,item=column,assign=dynamic:1",
+                                      "group=zigzag,item=linear,assign=dynamic:1", NULL};
+    gt_wisdom_entry e = entry("group=linear,item=linear,assign=dynamic:1", two);
+    assert_int_equal(observe(&cfg, &e, 0, 1.0), GT_REFINE_EVENT_DROPPED);
+    assert_int_equal(e.refine.ncontenders, 1);
+    assert_schedule(&e.refine.contenders[0].schedule, "group=zigzag,item=linear,assign=dynamic:1");
+    assert_int_equal(e.refine.state, GT_REFINE_REFINING);
+    /* a NaN cost is no faster either */
+    assert_int_equal(observe(&cfg, &e, 0, NAN), GT_REFINE_EVENT_DROPPED);
+    assert_int_equal(e.refine.state, GT_REFINE_SETTLED);
+}
+
+/* The winner with span 64 loses to its contender with span 256 by far on the first share: the
+   contender takes over, and span 1024 (256 x 256 / 64) joins, beside the old winner. */
+static void test_a_wider_span_that_wins_brings_the_next_step(void **state)
+{
+    (void)state;
+    gt_tune_config cfg = gt_tune_config_default();
+    static const char *const one[] = {"group=linear,span=256,item=linear,assign=block", NULL};
+    gt_wisdom_entry e = entry("group=linear,span=64,item=linear,assign=block", one);
+    assert_int_equal(observe(&cfg, &e, 0, 0.5), GT_REFINE_EVENT_REPLACED);
+    assert_schedule(&e.schedule, "group=linear,span=256,item=linear,assign=block");
+    assert_int_equal(e.refine.ncontenders, 2);
+    assert_schedule(&e.refine.contenders[0].schedule, "group=linear,span=64,item=linear,assign=block");
+    assert_schedule(&e.refine.contenders[1].schedule, "group=linear,span=1024,item=linear,assign=block");
+    /* the old winner leaves on its first share; the wider span wins on the test (five pairs,
+       each 10% faster), and the step after it would be 4096: beyond the grid's row, so the row
+       (1024) is where the series ends and nothing joins */
+    assert_int_equal(observe(&cfg, &e, 0, 2.0), GT_REFINE_EVENT_DROPPED);
+    for (unsigned k = 0; k + 1 < GT_REFINE_MIN_PAIRS; k++)
+        assert_int_equal(observe(&cfg, &e, 0, 0.9), GT_REFINE_EVENT_COMPARED);
+    assert_int_equal(observe(&cfg, &e, 0, 0.9), GT_REFINE_EVENT_REPLACED);
+    assert_schedule(&e.schedule, "group=linear,span=1024,item=linear,assign=block");
+    assert_int_equal(e.refine.ncontenders, 1);
+    assert_schedule(&e.refine.contenders[0].schedule, "group=linear,span=256,item=linear,assign=block");
+}
+
+/* A narrower span or a smaller chunk that wins brings the next step down; a contender that moved
+   on another axis brings none. */
+static void test_the_next_step_follows_the_direction_and_the_axis(void **state)
+{
+    (void)state;
+    gt_tune_config cfg = gt_tune_config_default();
+    static const char *const narrower[] = {"group=linear,span=16,item=linear,assign=block", NULL};
+    gt_wisdom_entry e = entry("group=linear,span=32,item=linear,assign=block", narrower);
+    observe(&cfg, &e, 0, 0.5);
+    assert_int_equal(e.refine.ncontenders, 2);
+    assert_schedule(&e.refine.contenders[1].schedule, "group=linear,span=8,item=linear,assign=block");
+
+    static const char *const chunk[] = {"group=linear,item=linear,assign=dynamic:64", NULL};
+    e = entry("group=linear,item=linear,assign=dynamic:16", chunk);
+    observe(&cfg, &e, 0, 0.5);
+    assert_int_equal(e.refine.ncontenders, 2);
+    assert_schedule(&e.refine.contenders[1].schedule, "group=linear,item=linear,assign=dynamic:256");
+
+    static const char *const other_kind[] = {"group=linear,item=linear,assign=stealing", NULL};
+    e = entry("group=linear,item=linear,assign=dynamic:16", other_kind);
+    observe(&cfg, &e, 0, 0.5);
+    assert_int_equal(e.refine.ncontenders, 1);
+
+    static const char *const order[] = {"group=zigzag,span=64,item=linear,assign=block", NULL};
+    e = entry("group=linear,span=16,item=linear,assign=block", order);
+    observe(&cfg, &e, 0, 0.5);
+    assert_int_equal(e.refine.ncontenders, 1);
+}
+
+/* A span at the row already, or a chunk at half the walk, has no next step. */
+static void test_no_step_beyond_the_grid(void **state)
+{
+    (void)state;
+    gt_tune_config cfg = gt_tune_config_default();
+    static const char *const row[] = {"group=linear,span=1024,item=linear,assign=block", NULL};
+    gt_wisdom_entry e = entry("group=linear,span=512,item=linear,assign=block", row);
+    observe(&cfg, &e, 0, 0.5);
+    assert_int_equal(e.refine.ncontenders, 1);
+
+    /* 1024 x 1024 workgroups: a chunk of half of them is the most */
+    static const char *const half[] = {"group=linear,item=linear,assign=dynamic:524288", NULL};
+    e = entry("group=linear,item=linear,assign=dynamic:131072", half);
+    observe(&cfg, &e, 0, 0.5);
+    assert_int_equal(e.refine.ncontenders, 1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_each_contender_gets_a_first_share_then_the_leader_runs),
+        cmocka_unit_test(test_a_contender_no_faster_on_its_first_share_leaves),
+        cmocka_unit_test(test_a_wider_span_that_wins_brings_the_next_step),
+        cmocka_unit_test(test_the_next_step_follows_the_direction_and_the_axis),
+        cmocka_unit_test(test_no_step_beyond_the_grid),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
