@@ -2,7 +2,8 @@
  * made-up pairs: which contender a launch runs (each its first share, then the leader), that a
  * contender no faster on its first share leaves, and the next step along a series that a
  * winner brings when it took over by moving its span or its chunk, within the grid. The
- * launches themselves, on the fake executor, are test_tune's. */
+ * launches themselves, on the fake executor, are test_tune's. The span contender a fresh
+ * decision starts with is the widest span, a row of the grid. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -160,6 +161,73 @@ static void test_no_step_beyond_the_grid(void **state)
     assert_int_equal(e.refine.ncontenders, 1);
 }
 
+/* A result whose winner is the first of `schedules`, each with the median listed. */
+typedef struct made_result {
+    gt_tune_result r;
+    gt_candidate c[4];
+} made_result;
+
+static void make_result(made_result *m, const char *const *schedules, const double *medians, size_t n)
+{
+    memset(m, 0, sizeof *m);
+    for (size_t i = 0; i < n; i++) {
+        m->c[i].schedule = parse(schedules[i]);
+        m->c[i].median = medians[i];
+    }
+    m->r.candidates = m->c;
+    m->r.ncandidates = n;
+    m->r.winner = m->c[0].schedule;
+}
+
+/* The span contender is the widest span, the grid's row; at the row, the best other span
+   analysis measured; none when analysis measured no other span. A 1-D grid's row is the whole
+   launch: the widest leaves a contender's share 16 spans. */
+static void test_the_span_contender_is_the_row(void **state)
+{
+    (void)state;
+    gt_tune_config cfg = gt_tune_config_default();
+    static const double medians[] = {1.0, 1.2};
+    struct {
+        const char *winner, *other, *contender;
+    } cases[] = {
+        {"group=linear,span=64,item=linear,assign=block", "group=linear,span=16,item=linear,assign=block",
+         "group=linear,span=1024,item=linear,assign=block"},
+        {"group=linear,item=linear,assign=block", "group=linear,span=16,item=linear,assign=block",
+         "group=linear,span=1024,item=linear,assign=block"},
+        {"group=linear,span=512,item=linear,assign=block", "group=linear,span=16,item=linear,assign=block",
+         "group=linear,span=1024,item=linear,assign=block"},
+        {"group=linear,span=1024,item=linear,assign=block", "group=linear,span=16,item=linear,assign=block",
+         "group=linear,span=16,item=linear,assign=block"},
+    };
+    made_result m;
+    gt_wisdom_refine rf;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *both[] = {cases[i].winner, cases[i].other};
+        make_result(&m, both, medians, 2);
+        gt_refine_start(&cfg, &m.r, grid, &rf);
+        assert_int_equal(rf.state, GT_REFINE_REFINING);
+        assert_int_equal(rf.ncontenders, 1);
+        assert_schedule(&rf.contenders[0].schedule, cases[i].contender);
+    }
+    const char *one_d[] = {"group=linear,span=2,item=linear,assign=block", "group=linear,item=linear,assign=block"};
+    static const uint32_t line[3] = {4096, 1, 1};
+    make_result(&m, one_d, medians, 2);
+    gt_refine_start(&cfg, &m.r, line, &rf);
+    assert_int_equal(rf.ncontenders, 1);
+    assert_schedule(&rf.contenders[0].schedule, "group=linear,span=64,item=linear,assign=block");
+    /* no other span measured (a kernel that refuses spans): no span contender */
+    const char *no_span[] = {"group=linear,item=linear,assign=block", "group=linear,item=linear,assign=stealing"};
+    make_result(&m, no_span, medians, 2);
+    gt_refine_start(&cfg, &m.r, grid, &rf);
+    assert_int_equal(rf.ncontenders, 1);
+    assert_schedule(&rf.contenders[0].schedule, "group=linear,item=linear,assign=stealing");
+    /* refinement off: settled at once */
+    cfg.refine = false;
+    gt_refine_start(&cfg, &m.r, grid, &rf);
+    assert_int_equal(rf.state, GT_REFINE_SETTLED);
+    assert_int_equal(rf.ncontenders, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -168,6 +236,7 @@ int main(void)
         cmocka_unit_test(test_a_wider_span_that_wins_brings_the_next_step),
         cmocka_unit_test(test_the_next_step_follows_the_direction_and_the_axis),
         cmocka_unit_test(test_no_step_beyond_the_grid),
+        cmocka_unit_test(test_the_span_contender_is_the_row),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

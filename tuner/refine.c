@@ -70,13 +70,27 @@ static void add_contender(gt_wisdom_refine *rf, const gt_schedule *s, const gt_s
     rf->contenders[rf->ncontenders++].schedule = *s;
 }
 
+/* The widest span refinement tries: a row of the grid, as long as a contender's share still
+   holds GT_REFINE_SHARE_SPANS of them (a 1-D grid's row is the whole launch). */
+static uint32_t widest_span(const uint32_t grid[3])
+{
+    uint64_t groups = (uint64_t)grid[0] * grid[1] * grid[2];
+    uint64_t widest = groups / (GT_REFINE_SHARE * GT_REFINE_SHARE_SPANS);
+    if (widest > grid[0])
+        widest = grid[0];
+    return widest < 1 ? 1 : widest < GT_SPAN_MAX ? (uint32_t)widest : GT_SPAN_MAX;
+}
+
 /* Samples judge orders least well (a sample cannot show how an order meets the TLB, the
    prefetchers or the other worker over a whole launch), and analysis measures each axis under
    the settings of the axes decided before it. So the contenders are the winner with its item
-   order, its group order, its span and its assignment, in turn, replaced by the best other
-   setting analysis measured: schedules the samples could not judge, which whole shares of
-   launches can. */
-void gt_refine_start(const gt_tune_config *cfg, const gt_tune_result *r, gt_wisdom_refine *rf)
+   order, its group order and its assignment, in turn, replaced by the best other setting
+   analysis measured: schedules the samples could not judge, which whole shares of launches
+   can. Spans are what samples judge worst of all: a sample holds a few spans per worker, so the
+   widest ones are never in its series. When analysis explored spans, the span contender is the
+   widest span (a row of the grid, where rows are contiguous in memory the longest stretch), or,
+   with the winner there already, the best other span analysis measured. */
+void gt_refine_start(const gt_tune_config *cfg, const gt_tune_result *r, const uint32_t grid[3], gt_wisdom_refine *rf)
 {
     memset(rf, 0, sizeof *rf);
     rf->settled_cost = NAN;
@@ -86,6 +100,8 @@ void gt_refine_start(const gt_tune_config *cfg, const gt_tune_result *r, gt_wisd
         if (i == SIZE_MAX)
             continue;
         gt_schedule s = with_axis_of(&r->winner, axes[a], &r->candidates[i].schedule);
+        if (axes[a] == GT_AXIS_SPAN && r->winner.span < widest_span(grid))
+            s.span = widest_span(grid);
         add_contender(rf, &s, &r->winner);
     }
     rf->state = rf->ncontenders ? GT_REFINE_REFINING : GT_REFINE_SETTLED;
@@ -157,8 +173,7 @@ static void add_next_step(gt_wisdom_refine *rf, const gt_schedule *from, const g
     gt_schedule next = *to, same = *from;
     same.span = to->span;
     if (gt_schedule_equal(&same, to)) {
-        uint64_t widest = grid[0] < GT_SPAN_MAX ? grid[0] : GT_SPAN_MAX;
-        next.span = step_on(from->span, to->span, widest);
+        next.span = step_on(from->span, to->span, widest_span(grid));
         if (next.span)
             add_contender(rf, &next, to);
         return;

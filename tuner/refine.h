@@ -18,11 +18,13 @@
  * than the winner by the minimum gain becomes the winner (the old winner a contender, every
  * pair cleared); one shown slower leaves.
  *
- * The contenders are the winner with its item order, its group order, its span and its
- * assignment, in turn, replaced by the best other setting the analysis measured: the choices
- * samples judge least well, each measured under the other axes' earlier settings. A contender
+ * The contenders are the winner with its item order, its group order and its assignment, in
+ * turn, replaced by the best other setting the analysis measured: the choices samples judge
+ * least well, each measured under the other axes' earlier settings; and, when the kernel takes
+ * spans, the winner with the widest span, a row of the grid (wider than a sample can judge: it
+ * holds a few spans per worker), within GT_REFINE_SHARE_SPANS spans per share. A contender
  * that took over by moving the span or the chunk along its series brings the next step the
- * same way (spans up to a row of the grid, wider than a sample can judge).
+ * same way.
  *
  * The entry settles when no contender is left or after the configured limit of refining
  * launches; a settled entry runs the winner alone. When a settled winner's whole-launch cost
@@ -44,6 +46,8 @@
 /* Pairs a contender needs before the signed-rank test may decide: five is the fewest whose
    one-sided p can fall below 0.05 (1/32). */
 #define GT_REFINE_MIN_PAIRS 5
+/* The widest span refinement tries leaves a contender's share at least this many spans. */
+#define GT_REFINE_SHARE_SPANS 16
 /* A contender whose first share the winner's costs this many times takes its place at once. */
 #define GT_REFINE_HOPELESS 1.5
 /* A settled winner drifted when a launch costs this much more than its first settled launch:
@@ -61,9 +65,9 @@ typedef enum gt_refine_event {
 } gt_refine_event;
 const char *gt_refine_event_name(gt_refine_event e);
 
-/* The contenders and the state of a freshly analysed entry: refining when refinement is on
- * and a runner-up is close enough, else settled. */
-void gt_refine_start(const gt_tune_config *cfg, const gt_tune_result *r, gt_wisdom_refine *rf);
+/* The contenders and the state of a freshly analysed entry, whose launch had this grid of
+ * workgroups: refining when refinement is on and there is a contender, else settled. */
+void gt_refine_start(const gt_tune_config *cfg, const gt_tune_result *r, const uint32_t grid[3], gt_wisdom_refine *rf);
 /* The launch runs a contender on a share: refinement is on and the entry has one to run. */
 bool gt_refine_active(const gt_tune_config *cfg, const gt_wisdom_entry *e);
 /* The entry reopened with no contender left: the launch analyses again. */

@@ -224,14 +224,17 @@ static void store_entry(gt_wisdom *w, const gt_wisdom_key *key, const gt_wisdom_
         snprintf(r->wisdom_note, sizeof r->wisdom_note, "the decision was not remembered: %s", why);
 }
 
-static void record_wisdom(const gt_tune_config *cfg, gt_wisdom *w, const gt_wisdom_key *key, gt_tune_result *r)
+static void record_wisdom(const gt_tune_config *cfg, gt_wisdom *w, const gt_wisdom_key *key,
+                          const gt_tune_launch *launch, gt_tune_result *r)
 {
+    uint32_t grid[3];
+    gt_range_groups(&launch->range, grid);
     gt_wisdom_entry e = {.schedule = r->winner, .cost = NAN, .gain = r->estimated_gain, .decided = (int64_t)time(NULL)};
     snprintf(e.metric, sizeof e.metric, "%s", gt_metric_name(r->metric));
     for (size_t i = 0; i < r->ncandidates; i++)
         if (gt_schedule_equal(&r->candidates[i].schedule, &r->winner))
             e.cost = r->candidates[i].median;
-    gt_refine_start(cfg, r, &e.refine);
+    gt_refine_start(cfg, r, grid, &e.refine);
     r->refine = (gt_refine_outcome){.ran = cfg->refine, .state = e.refine.state, .p = NAN,
                                     .contender_cost = NAN, .incumbent_cost = NAN};
     r->wisdom_changed = true;
@@ -337,7 +340,7 @@ static int analyse_and_dispatch(const gt_tune_config *cfg, const gt_tune_launch 
     r->total_ns = r->analysis_ns + r->remainder_ns;
     /* A default kept by analysis is remembered too, so the next launch skips analysis. */
     if (rc == 0 && analysed && wisdom)
-        record_wisdom(cfg, wisdom, key, r);
+        record_wisdom(cfg, wisdom, key, launch, r);
     return rc;
 }
 
