@@ -1,7 +1,8 @@
 /* peer_bench.c: gridtune-peer-bench, gridtune side by side with its peers on the seed benchmarks.
  *
  * Contenders, per benchmark and in one run: gridtune through a gridtuned of this run's own
- * (cold tuned, warm from the wisdom, and the default schedule forced), the OpenMP twins with
+ * (cold tuned, warm from the wisdom, settled after launches that keep learning, and the default
+ * schedule forced), the OpenMP twins with
  * schedule static, dynamic and guided, each at its best chunk of a small geometric series (the
  * peer is tuned too), the OpenCL C twins through pocl, and for the two matrix copies a memcpy of
  * the same bytes, the bandwidth limit (for the reduction, a memcpy of its input elsewhere: the
@@ -17,9 +18,15 @@
  * - The warm-up round (untimed) touches every page, compiles pocl's workgroup functions, makes
  *   the daemon's first decision, and picks each OpenMP schedule's chunk by the best of two
  *   checked runs per chunk.
+ * - Before its warm-up, a second gridtuned, with refinement on (its default), launches the
+ *   benchmark again and again until its report says the decision settled (at most
+ *   LEARN_LAUNCHES launches), as a program that launches the same kernel every time step does;
+ *   then once more, whose winner is the settled one.
  * - Timed rounds run every contender once, in an order that rotates from round to round, so
  *   drift hits all alike. Cold and warm run as a pair (retune, then a wisdom hit); the daemon runs
- *   with --refine off, so that warm is the winner alone, never a contender on a share of it.
+ *   with --refine off, so that warm is the analysis's winner alone, never a contender on a share
+ *   of it. Settled is the learning daemon's settled winner, forced on the timed daemon: what
+ *   its wisdom runs once refinement is over.
  * - Figures are medians, and ratios are of medians against gridtune warm. Nothing is compared
  *   with a fixed target here; the table says which is faster. */
 #include "bench/bench_common.h"
@@ -49,13 +56,17 @@
 #define CHUNK_TRIES 2
 #define DEFAULT_SCHEDULE "group=linear,item=linear,assign=dynamic:1"
 #define TEXT_MAX 256
+/* The most launches the learning daemon gets to settle a decision: its refine limit (12) after
+   the analysing launch, with room to spare. */
+#define LEARN_LAUNCHES 20
 
-enum contender { C_COLD, C_WARM, C_DEFAULT, C_OMP_STATIC, C_OMP_DYNAMIC, C_OMP_GUIDED, C_POCL, C_MEMCPY, NCONT };
+enum contender { C_COLD, C_WARM, C_SETTLED, C_DEFAULT, C_OMP_STATIC, C_OMP_DYNAMIC, C_OMP_GUIDED, C_POCL, C_MEMCPY, NCONT };
 
 static const struct {
     const char *label, *key;
 } contenders[NCONT] = {
-    {"cold", "gridtune_cold"},   {"warm", "gridtune_warm"},     {"default", "gridtune_default"},
+    {"cold", "gridtune_cold"},   {"warm", "gridtune_warm"},     {"settled", "gridtune_settled"},
+    {"default", "gridtune_default"},
     {"omp-static", "omp_static"}, {"omp-dynamic", "omp_dynamic"}, {"omp-guided", "omp_guided"},
     {"pocl", "pocl"},            {"memcpy", "memcpy"},
 };
@@ -83,6 +94,9 @@ typedef struct peer_result {
     unsigned chunk[GT_OMP_KINDS];                  /* chosen per OpenMP kind */
     uint64_t chunk_ns[GT_OMP_KINDS][MAX_CHUNKS];   /* best of CHUNK_TRIES per chunk */
     char cold_winner[TEXT_MAX], warm_winner[TEXT_MAX], warm_source[16];
+    char settled_winner[TEXT_MAX]; /* the learning daemon's winner after its launches */
+    unsigned learn_launches;       /* the launches it took, the last one (the settled winner alone) included */
+    bool settled;                  /* its decision settled within LEARN_LAUNCHES */
     double cold_analysis;                          /* the last cold launch's analysis_fraction */
     unsigned wisdom_misses;
 } peer_result;
@@ -111,6 +125,7 @@ typedef struct overhead {
 typedef struct peer_run {
     const peer_options *o;
     gt_client *c;
+    gt_client *learner; /* the learning daemon's: refinement on */
     const char *module;
     unsigned threads;
     gt_ocl *ocl; /* NULL: no pocl, for the reason in pocl_why */
@@ -125,8 +140,10 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: " PEER_PROG " [OPTIONS] [BENCHMARK]...\n"
-            "gridtune against its peers on the seed benchmarks, in one run: gridtune cold, warm and\n"
-            "default through a gridtuned of this run's own; OpenMP static, dynamic and guided, each at\n"
+            "gridtune against its peers on the seed benchmarks, in one run: gridtune cold, warm,\n"
+            "settled (the winner after launches that keep learning, on a second gridtuned with\n"
+            "refinement on) and default through a gridtuned of this run's own; OpenMP static, dynamic\n"
+            "and guided, each at\n"
             "its best chunk; the OpenCL twins through pocl; and memcpy for the matrix copies and the\n"
             "reduction (its input copied elsewhere: the read bandwidth). Then one\n"
             "launch's overhead: an empty kernel through gridtuned and through pocl, and a raw Unix-socket\n"
@@ -274,8 +291,8 @@ static int gridtune_run(cli_seed *s, peer_result *pr, enum contender k, unsigned
     char what[128], *report = NULL;
     snprintf(what, sizeof what, "%s, round %u, gridtune %s", pr->bench->name, round, contenders[k].label);
     gt_launch_options opts = gt_launch_options_default();
-    if (k == C_DEFAULT) {
-        opts.schedule = DEFAULT_SCHEDULE;
+    if (k == C_DEFAULT || k == C_SETTLED) {
+        opts.schedule = k == C_DEFAULT ? DEFAULT_SCHEDULE : pr->settled_winner;
         opts.tuning = GT_TUNING_OFF;
     } else {
         opts.tuning = k == C_COLD ? GT_TUNING_RETUNE : GT_TUNING_AUTO;
@@ -339,8 +356,9 @@ static int choose_chunks(const peer_run *pc, gt_seed_case *sc, peer_result *pr)
     return 0;
 }
 
-/* Slot k of a round: 0 the cold and warm pair, then default, the OpenMP kinds, pocl, memcpy. */
-static const enum contender slots[] = {C_COLD, C_DEFAULT, C_OMP_STATIC, C_OMP_DYNAMIC, C_OMP_GUIDED, C_POCL, C_MEMCPY};
+/* Slot k of a round: 0 the cold and warm pair, then settled, default, the OpenMP kinds, pocl,
+   memcpy. */
+static const enum contender slots[] = {C_COLD, C_SETTLED, C_DEFAULT, C_OMP_STATIC, C_OMP_DYNAMIC, C_OMP_GUIDED, C_POCL, C_MEMCPY};
 #define NSLOTS (sizeof slots / sizeof slots[0])
 
 static int run_slot(const peer_run *pc, cli_seed *s, gt_ocl_case *oc, peer_result *pr, enum contender k,
@@ -348,7 +366,7 @@ static int run_slot(const peer_run *pc, cli_seed *s, gt_ocl_case *oc, peer_resul
 {
     uint64_t ns, warm_ns;
     int rc;
-    if (k == C_COLD || k == C_DEFAULT) {
+    if (k == C_COLD || k == C_DEFAULT || k == C_SETTLED) {
         rc = gridtune_run(s, pr, k, round, &ns);
         if (rc == 0 && k == C_COLD && (rc = gridtune_run(s, pr, C_WARM, round, &warm_ns)) == 0 && round)
             pr->t[C_WARM].ns[pr->t[C_WARM].n++] = warm_ns;
@@ -392,13 +410,50 @@ static int set_group(const peer_options *o, gt_seed_case *sc)
     return 0;
 }
 
+/* The learning daemon launches the benchmark until its decision settles, then once more: that
+   launch runs the settled winner alone and names it. Its buffers are its own, freed before the
+   timed daemon's are made. */
+static int learn_settled(const peer_run *pc, const gt_seed_bench *b, peer_result *pr)
+{
+    cli_seed s;
+    int rc = cli_seed_open(pc->learner, pc->module, b, pc->o->flags.size, &s);
+    if (rc == 0 && pc->o->group[0])
+        rc = set_group(pc->o, s.sc);
+    bool settled_before = false;
+    for (unsigned i = 0; rc == 0 && i < LEARN_LAUNCHES && !pr->settled; i++) {
+        char what[128], *report = NULL;
+        uint64_t ns;
+        snprintf(what, sizeof what, "%s, learning launch %u", b->name, i + 1);
+        gt_launch_options opts = gt_launch_options_default();
+        rc = cli_seed_run(&s, what, &opts, &report, &ns);
+        if (rc == 0) {
+            gt_report_summary sum;
+            gt_report_read_text(report, &sum);
+            snprintf(pr->settled_winner, TEXT_MAX, "%s", sum.winner);
+            pr->learn_launches = i + 1;
+            /* this launch ran the settled winner alone, or there was nothing to refine (a launch
+               too small to analyse has no refinement) */
+            pr->settled = settled_before || strcmp(sum.refine_state, "?") == 0;
+            settled_before = strcmp(sum.refine_state, "settled") == 0;
+        }
+        free(report);
+    }
+    cli_seed_close(&s);
+    if (rc == 0 && !pr->settled)
+        say("%s: the learning daemon's decision did not settle in %u launches; settled runs its last winner",
+            b->name, LEARN_LAUNCHES);
+    return rc ? -1 : 0;
+}
+
 static int run_bench(const peer_run *pc, const gt_seed_bench *b, peer_result *pr)
 {
     *pr = (peer_result){.bench = b};
-    cli_seed s;
+    cli_seed s = {0};
     gt_ocl_case *oc = NULL;
     char err[512];
-    int rc = cli_seed_open(pc->c, pc->module, b, pc->o->flags.size, &s);
+    int rc = learn_settled(pc, b, pr);
+    if (rc == 0)
+        rc = cli_seed_open(pc->c, pc->module, b, pc->o->flags.size, &s);
     if (rc == 0 && pc->o->group[0])
         rc = set_group(pc->o, s.sc);
     if (rc == 0) {
@@ -583,13 +638,30 @@ static void print_tables(const peer_options *o, const peer_result *r, unsigned n
                      contenders[b].label);
         printf(" %12s  %s\n", cell, p->warm_winner);
     }
+    printf("\nsettled: the winner after launches that keep learning (a second gridtuned, refinement on)\n");
+    printf("%-14s %9s %12s %18s  %s\n", "benchmark", "launches", "over warm", "best peer/settled", "settled winner");
+    for (unsigned i = 0; i < n; i++) {
+        const peer_result *p = &r[i];
+        enum contender b = best_peer(p);
+        char launches[16], cell[32] = "-";
+        snprintf(launches, sizeof launches, "%u%s", p->learn_launches, p->settled ? "" : "+");
+        if (b != NCONT)
+            snprintf(cell, sizeof cell, "%.2f %s", ratio(p->t[b].median_ns, p->t[C_SETTLED].median_ns),
+                     contenders[b].label);
+        printf("%-14s %9s %12.2f %18s  %s\n", p->bench->name, launches,
+               ratio(p->t[C_SETTLED].median_ns, p->t[C_WARM].median_ns), cell, p->settled_winner);
+    }
+    printf("(launches: to settle, the one that ran the settled winner alone included; + not settled)\n");
     for (unsigned i = 0; i < n; i++)
         if (r[i].bytes_copied) {
             const peer_result *p = &r[i];
-            printf("%s: gridtune warm %.1f GB/s, memcpy %.1f GB/s: %.0f%% of memcpy (read plus write)\n",
+            printf("%s: gridtune warm %.1f GB/s, settled %.1f GB/s, memcpy %.1f GB/s: warm %.0f%%, settled %.0f%% of "
+                   "memcpy (read plus write)\n",
                    p->bench->name, (double)p->bytes_copied / (double)p->t[C_WARM].median_ns,
+                   (double)p->bytes_copied / (double)p->t[C_SETTLED].median_ns,
                    (double)p->bytes_copied / (double)p->t[C_MEMCPY].median_ns,
-                   100.0 * ratio(p->t[C_MEMCPY].median_ns, p->t[C_WARM].median_ns));
+                   100.0 * ratio(p->t[C_MEMCPY].median_ns, p->t[C_WARM].median_ns),
+                   100.0 * ratio(p->t[C_MEMCPY].median_ns, p->t[C_SETTLED].median_ns));
         }
     for (unsigned i = 0; i < n; i++)
         if (r[i].bytes_read) {
@@ -646,6 +718,9 @@ static cJSON *bench_json(const peer_result *p)
         cJSON_AddItemToArray(group, cJSON_CreateNumber((double)p->group[d]));
     cJSON_AddStringToObject(b, "cold_winner", p->cold_winner);
     cJSON_AddStringToObject(b, "warm_winner", p->warm_winner);
+    cJSON_AddStringToObject(b, "settled_winner", p->settled_winner);
+    cJSON_AddNumberToObject(b, "learn_launches", p->learn_launches);
+    cJSON_AddBoolToObject(b, "settled", p->settled);
     cJSON_AddNumberToObject(b, "cold_analysis_fraction", p->cold_analysis);
     cJSON_AddNumberToObject(b, "warm_not_from_wisdom", p->wisdom_misses);
     cJSON *cs = cJSON_AddObjectToObject(b, "contenders");
@@ -664,8 +739,11 @@ static cJSON *bench_json(const peer_result *p)
         }
     }
     enum contender best = best_peer(p);
-    if (best != NCONT)
+    if (best != NCONT) {
         cJSON_AddStringToObject(b, "best_peer", contenders[best].key);
+        cJSON_AddNumberToObject(b, "best_peer_over_settled",
+                                ratio(p->t[best].median_ns, p->t[C_SETTLED].median_ns));
+    }
     if (p->bytes_copied)
         cJSON_AddNumberToObject(b, "bytes_copied", (double)p->bytes_copied);
     if (p->bytes_read)
@@ -729,15 +807,18 @@ int main(int argc, char **argv)
     const char *module = o.flags.module; /* gt_bench_cli_parse's default when not given */
     static peer_result results[GT_BENCH_MAX_BENCHES];
     static overhead ov;
-    gt_private_daemon d = {0};
+    gt_private_daemon d = {0}, learner = {0};
     peer_run pc = {.o = &o, .module = module, .pocl_why = "left out with --no-pocl"};
     char pocl_err[TEXT_MAX] = "";
     int rc = learn_frame_sizes(&d, &ov);
-    /* warm is the analysis's winner alone: no contender on a share of it (gridtune-tune-bench
-       measures the launches that keep learning) */
+    /* warm is the analysis's winner alone: no contender on a share of it; the learning daemon
+       (refinement on) finds the settled winner (gridtune-tune-bench measures the launches that
+       keep learning themselves) */
     static const char *const no_refine[] = {"--refine", "off", NULL};
     if (rc == 0)
         rc = gt_private_daemon_start(gt_private_daemon_program(), o.flags.workers, false, no_refine, &d, &pc.c);
+    if (rc == 0 && !o.only_overhead)
+        rc = gt_private_daemon_start(gt_private_daemon_program(), o.flags.workers, false, NULL, &learner, &pc.learner);
     if (rc == 0) {
         pc.threads = (unsigned)gt_private_daemon_status_number(pc.c, "workers");
         if (o.pocl && gt_ocl_open(&pc.ocl, pocl_err, sizeof pocl_err) != 0) {
@@ -764,8 +845,12 @@ int main(int argc, char **argv)
     }
     gt_ocl_close(pc.ocl);
     gt_disconnect(pc.c);
+    gt_disconnect(pc.learner);
     if (gt_private_daemon_stop(&d) != 0)
         rc = -1;
+    if (gt_private_daemon_stop(&learner) != 0)
+        rc = -1;
     gt_private_daemon_remove(&d);
+    gt_private_daemon_remove(&learner);
     return rc ? 1 : 0;
 }

@@ -11,6 +11,7 @@
 
 #include "tuner/refine.h"
 #include "tuner/report.h"
+#include "tuner/report_read.h"
 
 #include <errno.h>
 #include <math.h>
@@ -660,6 +661,24 @@ static void a_forced_launch_has_no_refine(void **state)
     assert_null_at(state, "decision.refine");
 }
 
+/* The reader (report_read.h) gives the refinement's state, and "?" when the report has none. */
+static void the_reader_gives_the_refine_state(void **state)
+{
+    const report_case *c = *state;
+    gt_report_summary sum;
+    gt_report_read(c->doc, &sum);
+    assert_string_equal(sum.refine_state, "refining");
+    assert_string_equal(sum.source, "wisdom");
+}
+
+static void the_reader_says_a_forced_launch_has_no_refine_state(void **state)
+{
+    const report_case *c = *state;
+    gt_report_summary sum;
+    gt_report_read(c->doc, &sum);
+    assert_string_equal(sum.refine_state, "?");
+}
+
 static void phases_give_groups_times_and_remainder_counters(void **state)
 {
     assert_number(state, "phases.groups_analysis", 320);
@@ -838,6 +857,8 @@ int main(int argc, char **argv)
         ON(wisdom_hit, without_analysis_there_is_no_confirmation),
         ON(wisdom_hit, a_refining_launch_gives_its_pair),
         ON(forced, a_forced_launch_has_no_refine),
+        ON(wisdom_hit, the_reader_gives_the_refine_state),
+        ON(forced, the_reader_says_a_forced_launch_has_no_refine_state),
         ON(analysis, phases_give_groups_times_and_remainder_counters),
         ON(analysis, analysis_fraction_is_analysis_groups_over_total),
         ON(wisdom_hit, wisdom_hit_has_no_candidates),

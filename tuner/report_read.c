@@ -39,6 +39,7 @@ void gt_report_read(const cJSON *r, gt_report_summary *out)
     copy_text(out->source, sizeof out->source, source);
     copy_text(out->winner, sizeof out->winner, winner);
     copy_text(out->reason, sizeof out->reason, field(r, "decision", "reason"));
+    copy_text(out->refine_state, sizeof out->refine_state, field(field(r, "decision", "refine"), "state", NULL));
 }
 
 int gt_report_read_text(const char *text, gt_report_summary *out)
