@@ -481,10 +481,41 @@ static cJSON *report_of(gt_client *c, gt_event ev)
     return report;
 }
 
-/* An entry that is refining, imported for the launch's own key (kernel hash and machine from a
- * first launch's report): the next launch runs its contender on a quarter of the workgroups and
- * the winner on the rest, every item still written once; with --refine-limit 1 that launch
- * settles the entry, and the daemon saves the wisdom with it. No timing decides any of it. */
+/* Imports a refining entry for the key of k's launches over range (kernel hash and machine
+ * from a first launch's report, forced so that it leaves no entry of its own): winner
+ * group=linear,item=linear,assign=block, with `launches` refining launches so far and the
+ * contender zigzag, dynamic:4 whose paired costs so far are the JSON arrays costs and
+ * incumbent_costs. */
+static void import_refining(gt_client *c, gt_kernel *k, const gt_arg *args, const gt_range *range, int launches,
+                            const char *costs, const char *incumbent_costs)
+{
+    gt_launch_options off = gt_launch_options_default();
+    off.tuning = GT_TUNING_OFF;
+    gt_event ev = 0;
+    if (gt_run(c, k, range, args, 2, &off, &ev) != 0)
+        fail_msg("first launch: %s", gt_last_error(c));
+    cJSON *first = report_of(c, ev);
+    char doc[2048];
+    snprintf(doc, sizeof doc,
+             "{\"format\":\"gridtune-wisdom\",\"version\":1,\"entries\":[{\"kernel\":\"fill\",\"kernel_hash\":\"%s\","
+             "\"machine\":\"%s\",\"range\":{\"dims\":1,\"global\":[%d,1,1],\"local\":[64,1,1]},\"workers\":%d,"
+             "\"schedule\":\"group=linear,item=linear,assign=block\",\"metric\":\"time\",\"cost\":1,\"gain\":0,"
+             "\"decided\":1,\"refine\":{\"state\":\"refining\",\"launches\":%d,\"settled_cost\":null,\"drifted\":0,"
+             "\"contenders\":[{\"schedule\":\"group=zigzag,item=linear,assign=dynamic:4\",\"costs\":%s,"
+             "\"incumbent_costs\":%s}]}}]}",
+             cJSON_GetStringValue(field(first, "kernel_hash")), cJSON_GetStringValue(field(first, "machine")), ITEMS,
+             (int)cJSON_GetNumberValue(field(first, "workers")), launches, costs, incumbent_costs);
+    cJSON_Delete(first);
+    size_t merged = 0;
+    if (gt_daemon_wisdom_import(c, doc, &merged) != 0)
+        fail_msg("the refining entry was refused: %s", gt_last_error(c));
+    assert_int_equal(merged, 1);
+}
+
+/* An entry that is refining, imported for the launch's own key: the next launch runs its
+ * contender on a quarter of the workgroups and the winner on the rest, every item still
+ * written once; with --refine-limit 1 that launch settles the entry, and the daemon saves the
+ * wisdom with it. No timing decides any of it. */
 static void test_refining_launch(void **state)
 {
     life *l = *state;
@@ -493,29 +524,10 @@ static void test_refining_launch(void **state)
     gt_client *c = connect_with_fill(l, &k, &b);
     gt_arg args[] = {gt_arg_buffer(b), gt_arg_i32(5)};
     const gt_range range = {.dims = 1, .global = {ITEMS}, .local = {64}};
-    gt_launch_options off = gt_launch_options_default();
-    off.tuning = GT_TUNING_OFF;
-    gt_event ev = 0;
-    if (gt_run(c, k, &range, args, 2, &off, &ev) != 0)
-        fail_msg("first launch: %s", gt_last_error(c));
-    cJSON *first = report_of(c, ev);
-    char doc[2048];
-    snprintf(doc, sizeof doc,
-             "{\"format\":\"gridtune-wisdom\",\"version\":1,\"entries\":[{\"kernel\":\"fill\",\"kernel_hash\":\"%s\","
-             "\"machine\":\"%s\",\"range\":{\"dims\":1,\"global\":[%d,1,1],\"local\":[64,1,1]},\"workers\":%d,"
-             "\"schedule\":\"group=linear,item=linear,assign=block\",\"metric\":\"time\",\"cost\":1,\"gain\":0,"
-             "\"decided\":1,\"refine\":{\"state\":\"refining\",\"launches\":0,\"settled_cost\":null,\"drifted\":0,"
-             "\"contenders\":[{\"schedule\":\"group=zigzag,item=linear,assign=dynamic:4\",\"costs\":[],"
-             "\"incumbent_costs\":[]}]}}]}",
-             cJSON_GetStringValue(field(first, "kernel_hash")), cJSON_GetStringValue(field(first, "machine")), ITEMS,
-             (int)cJSON_GetNumberValue(field(first, "workers")));
-    cJSON_Delete(first);
-    size_t merged = 0;
-    if (gt_daemon_wisdom_import(c, doc, &merged) != 0)
-        fail_msg("the refining entry was refused: %s", gt_last_error(c));
-    assert_int_equal(merged, 1);
+    import_refining(c, k, args, &range, 0, "[]", "[]");
 
     memset(gt_buffer_data(b), 0, ITEMS * sizeof(int32_t));
+    gt_event ev = 0;
     if (gt_run(c, k, &range, args, 2, NULL, &ev) != 0)
         fail_msg("refining launch: %s", gt_last_error(c));
     const int32_t *data = gt_buffer_data(b);
@@ -542,6 +554,38 @@ static void test_refining_launch(void **state)
     cJSON_Delete(report);
     assert_true(daemon_fixture_file_has(l->fx.wisdom, "\"settled\""));
     assert_false(daemon_fixture_file_has(l->fx.wisdom, "\"refining\""));
+
+    gt_buffer_release(b);
+    gt_kernel_release(k);
+    gt_disconnect(c);
+}
+
+SETUP(refining_pairs)
+
+/* Refining launches that decide nothing still move the entry on: each one's pair and count
+ * are kept, in the executor's launches as in gridtuned's own, so the next launch is the next
+ * refining launch, not the same one again. The contender has a pair already, so no first-share
+ * rule applies and no test can decide before five: no timing decides any of it. */
+static void test_refining_launches_keep_their_pairs(void **state)
+{
+    life *l = *state;
+    gt_kernel *k;
+    gt_buffer *b;
+    gt_client *c = connect_with_fill(l, &k, &b);
+    gt_arg args[] = {gt_arg_buffer(b), gt_arg_i32(5)};
+    const gt_range range = {.dims = 1, .global = {ITEMS}, .local = {64}};
+    import_refining(c, k, args, &range, 1, "[0.5]", "[1.0]");
+    for (int launch = 2; launch <= 3; launch++) {
+        gt_event ev = 0;
+        if (gt_run(c, k, &range, args, 2, NULL, &ev) != 0)
+            fail_msg("refining launch %d: %s", launch, gt_last_error(c));
+        cJSON *report = report_of(c, ev);
+        const cJSON *refine = field(field(report, "decision"), "refine");
+        assert_string_equal(cJSON_GetStringValue(field(refine, "event")), "compared");
+        assert_string_equal(cJSON_GetStringValue(field(refine, "state")), "refining");
+        assert_int_equal(cJSON_GetNumberValue(field(refine, "launch")), launch);
+        cJSON_Delete(report);
+    }
 
     gt_buffer_release(b);
     gt_kernel_release(k);
@@ -1286,6 +1330,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_paused_end, setup_paused_end, teardown),
         cmocka_unit_test_setup_teardown(test_inline_report, setup_inline_report, teardown),
         cmocka_unit_test_setup_teardown(test_refining_launch, setup_refining_launch, teardown),
+        cmocka_unit_test_setup_teardown(test_refining_launches_keep_their_pairs, setup_refining_pairs, teardown),
         cmocka_unit_test_setup_teardown(test_limits, setup_limits, teardown),
         cmocka_unit_test_setup_teardown(test_system_mode, setup_system_mode, teardown),
         cmocka_unit_test_setup_teardown(test_client_killed_during_launch, setup_client_killed_during_launch,

@@ -886,7 +886,7 @@ static void test_a_refining_launch_runs_a_contender_on_a_share(void **state)
     assert_int_equal(fx->result.source, GT_SOURCE_WISDOM);
     assert_winner(&fx->result, WINNER);
     assert_true(fx->result.refine.shared);
-    assert_false(fx->result.wisdom_changed);
+    assert_true(fx->result.wisdom_changed); /* the pair and the launch count are the entry's */
     assert_int_equal(fx->result.groups_analysis, fx->fake.groups / GT_REFINE_SHARE);
     assert_int_equal(fx->result.refine.event, GT_REFINE_EVENT_COMPARED);
     assert_true(fabs(fx->result.refine.contender_cost / fx->result.refine.incumbent_cost - 0.98) < 1e-9);
@@ -1012,12 +1012,15 @@ static void test_a_drifting_winner_reopens_the_entry(void **state)
     e = launch_again(fx, w, NULL, 1); /* the first settled launch sets the settled cost */
     assert_int_equal(fx->result.refine.event, GT_REFINE_EVENT_NONE);
     assert_true(e.refine.settled_cost > 0);
-    e = launch_again(fx, w, "item=tiled:4x4", 1.4); /* within the drift */
+    assert_true(fx->result.wisdom_changed);
+    e = launch_again(fx, w, "item=tiled:4x4", 1.4); /* within the drift: nothing to keep */
     assert_int_equal(fx->result.refine.event, GT_REFINE_EVENT_NONE);
+    assert_false(fx->result.wisdom_changed);
     for (unsigned k = 1; k < GT_REFINE_DRIFT_LAUNCHES; k++) {
         e = launch_again(fx, w, "item=tiled:4x4", 1.6);
         assert_int_equal(fx->result.refine.event, GT_REFINE_EVENT_DRIFTED);
         assert_int_equal(e.refine.drifted, k);
+        assert_true(fx->result.wisdom_changed);
     }
     e = launch_again(fx, w, "item=tiled:4x4", 1.6);
     assert_int_equal(fx->result.refine.event, GT_REFINE_EVENT_REOPENED);

@@ -294,7 +294,7 @@ static int refine_launch(const gt_tune_config *cfg, const gt_tune_launch *launch
     o->event = gt_refine_observe(cfg, e, grid, c, o->contender_cost, o->incumbent_cost, &o->p, &o->settled_now);
     o->state = e->refine.state;
     o->launch = e->refine.launches;
-    r->wisdom_changed = o->event == GT_REFINE_EVENT_REPLACED || o->event == GT_REFINE_EVENT_DROPPED || o->settled_now;
+    r->wisdom_changed = true; /* a pair and a launch more at least: an executor's gridtuned must keep them */
     char text[GT_SCHEDULE_TEXT_MAX];
     gt_schedule_format(&contender, text, sizeof text);
     set_reason(r, "refining %u/%u: the winner ran the launch but a share, which %s ran (%.3g against %.3g %s)%s",
@@ -319,9 +319,10 @@ static void after_settled_launch(const gt_tune_config *cfg, const gt_metric_plan
     gt_wisdom_refine before = e->refine;
     o->event = gt_refine_check_drift(cfg, e, cost);
     o->state = e->refine.state;
-    r->wisdom_changed = o->event == GT_REFINE_EVENT_REOPENED;
-    /* Most settled launches change nothing: no store (and its checks) on the launch path then. */
-    if (memcmp(&before, &e->refine, sizeof before) != 0)
+    /* Most settled launches change nothing: no store (and its checks) on the launch path then.
+       The first one sets the settled cost, and drifting ones count: those are kept. */
+    r->wisdom_changed = memcmp(&before, &e->refine, sizeof before) != 0;
+    if (r->wisdom_changed)
         store_entry(wisdom, key, e, r);
 }
 

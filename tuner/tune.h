@@ -165,7 +165,8 @@ typedef struct gt_tune_result {
     uint64_t items_per_group;
     gt_confirmation confirmation;
     gt_refine_outcome refine;
-    bool wisdom_changed; /* the launch changed its entry's decision or state: worth saving */
+    bool wisdom_changed; /* the launch changed its entry: a decision, a refining launch's pair, a settled
+                            launch's cost or drift count; worth saving */
     unsigned disturbed_samples; /* analysis samples the probes marked disturbed */
     unsigned remeasured;        /* of those, how many were measured again on fresh workgroups */
     bool steady_contention;     /* so many were disturbed that the disturbed ones count too */
