@@ -412,13 +412,25 @@ static int set_group(const peer_options *o, gt_seed_case *sc)
 
 /* The learning daemon launches the benchmark until its decision settles, then once more: that
    launch runs the settled winner alone and names it. Its buffers are its own, freed before the
-   timed daemon's are made. */
+   timed daemon's are made; a first launch of the default schedule, outside the wisdom, touches
+   them, as the timed daemon's warm-up round does, so that no learning launch pays first
+   touches on one share and not on the other. */
 static int learn_settled(const peer_run *pc, const gt_seed_bench *b, peer_result *pr)
 {
     cli_seed s;
     int rc = cli_seed_open(pc->learner, pc->module, b, pc->o->flags.size, &s);
     if (rc == 0 && pc->o->group[0])
         rc = set_group(pc->o, s.sc);
+    if (rc == 0) {
+        char what[128], *report = NULL;
+        uint64_t ns;
+        snprintf(what, sizeof what, "%s, learning daemon's first touch", b->name);
+        gt_launch_options opts = gt_launch_options_default();
+        opts.schedule = DEFAULT_SCHEDULE;
+        opts.tuning = GT_TUNING_OFF;
+        rc = cli_seed_run(&s, what, &opts, &report, &ns);
+        free(report);
+    }
     bool settled_before = false;
     for (unsigned i = 0; rc == 0 && i < LEARN_LAUNCHES && !pr->settled; i++) {
         char what[128], *report = NULL;
@@ -435,6 +447,7 @@ static int learn_settled(const peer_run *pc, const gt_seed_bench *b, peer_result
                too small to analyse has no refinement) */
             pr->settled = settled_before || strcmp(sum.refine_state, "?") == 0;
             settled_before = strcmp(sum.refine_state, "settled") == 0;
+            say("%s: learning launch %u, %.1f ms, %s: %s", b->name, i + 1, gt_bench_ms(ns), sum.source, sum.reason);
         }
         free(report);
     }
