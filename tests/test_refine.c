@@ -68,10 +68,10 @@ static void test_each_contender_gets_a_first_share_then_the_leader_runs(void **s
     assert_int_equal(observe(&cfg, &e, 2, 0.97), GT_REFINE_EVENT_COMPARED);
     /* every one has a pair: the leader, 0.95, runs until others lead */
     assert_int_equal(gt_refine_next(&e.refine), 1);
-    observe(&cfg, &e, 1, 0.98);
-    assert_int_equal(gt_refine_next(&e.refine), 1); /* the median of 0.95 and 0.98 still leads */
-    observe(&cfg, &e, 1, 0.999);
-    assert_int_equal(gt_refine_next(&e.refine), 2); /* its median is 0.98 now: 0.97 leads */
+    observe(&cfg, &e, 1, 0.9705);
+    assert_int_equal(gt_refine_next(&e.refine), 1); /* the median of 0.95 and 0.9705 still leads */
+    assert_int_equal(observe(&cfg, &e, 1, 0.999), GT_REFINE_EVENT_COMPARED); /* median 0.9705: a 3% gain */
+    assert_int_equal(gt_refine_next(&e.refine), 2);                            /* but 0.97 leads now */
 }
 
 static void test_a_contender_no_faster_on_its_first_share_leaves(void **state)
@@ -228,6 +228,26 @@ static void test_the_span_contender_is_the_row(void **state)
     assert_int_equal(rf.ncontenders, 0);
 }
 
+/* A contender whose three pairs show no gain of the minimum gain (3%) leaves; one that shows it
+   stays for the test. */
+static void test_a_contender_without_a_gain_in_sight_leaves_after_three_pairs(void **state)
+{
+    (void)state;
+    gt_tune_config cfg = gt_tune_config_default();
+    static const char *const one[] = {"group=linear,item=column,assign=dynamic:1", NULL};
+    gt_wisdom_entry e = entry("group=linear,item=linear,assign=dynamic:1", one);
+    assert_int_equal(observe(&cfg, &e, 0, 0.98), GT_REFINE_EVENT_COMPARED);
+    assert_int_equal(observe(&cfg, &e, 0, 0.95), GT_REFINE_EVENT_COMPARED);
+    assert_int_equal(observe(&cfg, &e, 0, 0.99), GT_REFINE_EVENT_DROPPED); /* median 0.98 */
+    assert_int_equal(e.refine.state, GT_REFINE_SETTLED);
+
+    e = entry("group=linear,item=linear,assign=dynamic:1", one);
+    observe(&cfg, &e, 0, 0.99);
+    observe(&cfg, &e, 0, 0.95);
+    assert_int_equal(observe(&cfg, &e, 0, 0.96), GT_REFINE_EVENT_COMPARED); /* median 0.96 */
+    assert_int_equal(e.refine.state, GT_REFINE_REFINING);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -236,6 +256,7 @@ int main(void)
         cmocka_unit_test(test_a_wider_span_that_wins_brings_the_next_step),
         cmocka_unit_test(test_the_next_step_follows_the_direction_and_the_axis),
         cmocka_unit_test(test_no_step_beyond_the_grid),
+        cmocka_unit_test(test_a_contender_without_a_gain_in_sight_leaves_after_three_pairs),
         cmocka_unit_test(test_the_span_contender_is_the_row),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

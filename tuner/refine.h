@@ -11,7 +11,9 @@
  * that one contender gathers the pairs a test needs within a few launches instead of all of
  * them a few each. A contender no faster than the winner on its first share leaves at once
  * (a test would need five more launches to show a gain it did not show once), and one whose
- * first share the winner's costs GT_REFINE_HOPELESS times takes its place at once. Otherwise,
+ * first share the winner's costs GT_REFINE_HOPELESS times takes its place at once. One whose
+ * median over GT_REFINE_SIGHT_PAIRS pairs is not below the winner's by the minimum gain leaves
+ * too: the test could hardly show a gain its pairs do not show. Otherwise,
  * once a contender has GT_REFINE_MIN_PAIRS pairs, the paired signed-rank test (stats.h) on
  * them decides: pairs share their launch, so a launch that ran slower as a whole (here
  * launches of one schedule moved by up to 30%) weighs on both sides alike. A contender faster
@@ -46,6 +48,9 @@
 /* Pairs a contender needs before the signed-rank test may decide: five is the fewest whose
    one-sided p can fall below 0.05 (1/32). */
 #define GT_REFINE_MIN_PAIRS 5
+/* After this many pairs, a contender whose median cost is not below the winner's by the
+   minimum gain leaves: a test could hardly show a gain its pairs do not show. */
+#define GT_REFINE_SIGHT_PAIRS 3
 /* The widest span refinement tries leaves a contender's share at least this many spans. */
 #define GT_REFINE_SHARE_SPANS 16
 /* A contender whose first share the winner's costs this many times takes its place at once. */
