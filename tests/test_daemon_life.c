@@ -564,8 +564,10 @@ SETUP(refining_pairs)
 
 /* Refining launches that decide nothing still move the entry on: each one's pair and count
  * are kept, in the executor's launches as in gridtuned's own, so the next launch is the next
- * refining launch, not the same one again. The contender has a pair already, so no first-share
- * rule applies and no test can decide before five: no timing decides any of it. */
+ * refining launch, not the same one again. The contender has three pairs already, two ahead
+ * and one behind, so neither the first-share nor the three-pair rule applies, and the
+ * signed-rank test cannot decide at four or five pairs either way: no timing decides any of
+ * it. */
 static void test_refining_launches_keep_their_pairs(void **state)
 {
     life *l = *state;
@@ -574,8 +576,8 @@ static void test_refining_launches_keep_their_pairs(void **state)
     gt_client *c = connect_with_fill(l, &k, &b);
     gt_arg args[] = {gt_arg_buffer(b), gt_arg_i32(5)};
     const gt_range range = {.dims = 1, .global = {ITEMS}, .local = {64}};
-    import_refining(c, k, args, &range, 1, "[0.5]", "[1.0]");
-    for (int launch = 2; launch <= 3; launch++) {
+    import_refining(c, k, args, &range, 3, "[0.5,0.5,1.5]", "[1.0,1.0,1.0]");
+    for (int launch = 4; launch <= 5; launch++) {
         gt_event ev = 0;
         if (gt_run(c, k, &range, args, 2, NULL, &ev) != 0)
             fail_msg("refining launch %d: %s", launch, gt_last_error(c));
