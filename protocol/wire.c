@@ -113,21 +113,35 @@ static void attach_fds(struct msghdr *msg, send_control *control, const int *fds
     memcpy(CMSG_DATA(c), fds, sizeof(int) * nfds);
 }
 
+/* A whole frame as one message: the header and the JSON, with the descriptors attached. It
+   points into itself, so it is built in place and never copied. */
+typedef struct frame_msg {
+    unsigned char header[GT_WIRE_HEADER];
+    struct iovec iov[2];
+    struct msghdr msg;
+    send_control control;
+} frame_msg;
+
+static void frame_msg_init(frame_msg *f, const char *json, size_t len, const int *fds, unsigned nfds)
+{
+    gt_wire_header((uint32_t)len, nfds, f->header);
+    f->iov[0] = (struct iovec){.iov_base = f->header, .iov_len = sizeof f->header};
+    f->iov[1] = (struct iovec){.iov_base = (char *)json, .iov_len = len};
+    f->msg = (struct msghdr){.msg_iov = f->iov, .msg_iovlen = 2};
+    if (nfds)
+        attach_fds(&f->msg, &f->control, fds, nfds);
+}
+
 long gt_wire_send_start(int sock, const char *json, size_t len, const int *fds, unsigned nfds)
 {
     char err[128];
     int rc = check_send(len, fds, nfds, err, sizeof err);
     if (rc)
         return rc;
-    unsigned char header[GT_WIRE_HEADER];
-    gt_wire_header((uint32_t)len, nfds, header);
-    struct iovec iov[2] = {{.iov_base = header, .iov_len = sizeof header}, {.iov_base = (char *)json, .iov_len = len}};
-    struct msghdr msg = {.msg_iov = iov, .msg_iovlen = 2};
-    send_control control;
-    if (nfds)
-        attach_fds(&msg, &control, fds, nfds);
+    frame_msg f;
+    frame_msg_init(&f, json, len, fds, nfds);
     ssize_t n;
-    while ((n = sendmsg(sock, &msg, MSG_DONTWAIT | MSG_NOSIGNAL)) < 0 && errno == EINTR)
+    while ((n = sendmsg(sock, &f.msg, MSG_DONTWAIT | MSG_NOSIGNAL)) < 0 && errno == EINTR)
         ;
     return n > 0 ? (long)n : n == 0 ? -EAGAIN : -errno;
 }
@@ -137,14 +151,10 @@ int gt_wire_send(int sock, const char *json, size_t len, const int *fds, unsigne
     int rc = check_send(len, fds, nfds, err, errlen);
     if (rc)
         return rc;
-    unsigned char header[GT_WIRE_HEADER];
-    gt_wire_header((uint32_t)len, nfds, header);
-    struct iovec iov[2] = {{.iov_base = header, .iov_len = sizeof header}, {.iov_base = (char *)json, .iov_len = len}};
-    struct msghdr msg = {.msg_iov = iov, .msg_iovlen = 2};
-    send_control control;
-    if (nfds)
-        attach_fds(&msg, &control, fds, nfds);
-    size_t left = sizeof header + len;
+    frame_msg f;
+    frame_msg_init(&f, json, len, fds, nfds);
+    struct msghdr msg = f.msg; /* advanced as bytes go; its iovecs are f's */
+    size_t left = sizeof f.header + len;
     while (left > 0) {
         ssize_t n = sendmsg(sock, &msg, MSG_NOSIGNAL);
         if (n < 0) {
