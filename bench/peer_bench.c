@@ -421,16 +421,9 @@ static int learn_settled(const peer_run *pc, const gt_seed_bench *b, peer_result
     int rc = cli_seed_open(pc->learner, pc->module, b, pc->o->flags.size, &s);
     if (rc == 0 && pc->o->group[0])
         rc = set_group(pc->o, s.sc);
-    if (rc == 0) {
-        char what[128], *report = NULL;
-        uint64_t ns;
-        snprintf(what, sizeof what, "%s, learning daemon's first touch", b->name);
-        gt_launch_options opts = gt_launch_options_default();
-        opts.schedule = DEFAULT_SCHEDULE;
-        opts.tuning = GT_TUNING_OFF;
-        rc = cli_seed_run(&s, what, &opts, &report, &ns);
-        free(report);
-    }
+    uint64_t touch_ns;
+    if (rc == 0)
+        rc = gridtune_run(&s, pr, C_DEFAULT, 0, &touch_ns);
     bool settled_before = false;
     for (unsigned i = 0; rc == 0 && i < LEARN_LAUNCHES && !pr->settled; i++) {
         char what[128], *report = NULL;
