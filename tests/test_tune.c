@@ -713,6 +713,39 @@ static void test_sized_samples_take_the_asked_time(void **state)
     fixture_fini(&fx);
 }
 
+/* A pool woken from a long sleep makes the first batch slow: calibration must not read the
+   next one's small difference from it as the cost of a workgroup. The default costs 0.8 us per
+   workgroup (1.6 over 2 workers) and 5 us per batch; the first batch 16 us more. Its first two
+   stretches (4 and 32 workgroups: 24.2 and 30.6 us) show a slope of 0.23 us and a fixed part
+   of 23 us, which sized looks of about 900 workgroups (740 us, 15 times the asked-for time). */
+static void test_a_slow_first_batch_does_not_stretch_the_samples(void **state)
+{
+    (void)state;
+    fixture fx;
+    fixture_init(&fx, &square);
+    fx.fake.base_ns = 1600;
+    fx.fake.fixed_ns = 5000;
+    fx.fake.first_ns = 16000;
+    fake_executor_factor(&fx.fake, "item=tiled:4x4", 0.5, 0);
+    assert_int_equal(tune(&fx, NULL), 0);
+    size_t looks = 0, calibrations = 0;
+    for (size_t i = 0; i < fx.result.ncandidates; i++)
+        for (size_t k = 0; k < fx.result.candidates[i].nsamples; k++) {
+            const gt_sample *smp = &fx.result.candidates[i].samples[k];
+            if (smp->kind == GT_SAMPLE_CALIBRATION) {
+                calibrations++;
+                continue;
+            }
+            looks += smp->kind == GT_SAMPLE_LOOK;
+            assert_true((double)smp->wall_ns <= 1.3 * (double)fx.cfg.sample_ns);
+        }
+    assert_int_equal(calibrations, 3); /* 4, 32 and 256 workgroups */
+    assert_true(looks >= 5);
+    assert_winner(&fx.result, "group=linear,item=tiled:4x4,assign=dynamic:1");
+    assert_launch_complete(&fx);
+    fixture_fini(&fx);
+}
+
 /* A candidate whose look costs more than twice the best so far is dropped after it. */
 static void test_a_hopeless_look_leaves_the_race(void **state)
 {
@@ -1061,6 +1094,7 @@ int main(void)
         cmocka_unit_test(test_a_tenant_on_every_sample_is_steady_contention),
         cmocka_unit_test(test_samples_start_spread_over_the_walk),
         cmocka_unit_test(test_sized_samples_take_the_asked_time),
+        cmocka_unit_test(test_a_slow_first_batch_does_not_stretch_the_samples),
         cmocka_unit_test(test_a_hopeless_look_leaves_the_race),
         cmocka_unit_test(test_the_confirmation_keeps_the_incumbent_without_a_shown_gain),
         cmocka_unit_test(test_the_confirmation_replaces_the_incumbent_on_a_shown_gain),
