@@ -151,7 +151,7 @@ static void usage(FILE *out)
             "                        (default %u)\n"
             "      --oracle-max M    the most schedules the oracle times, 1 to %u (default %u); the\n"
             "                        default and every picked schedule are timed even beyond it\n"
-            "      --budget F        analysis budget, a fraction of the workgroups (default %g)\n"
+            "      --budget F        analysis budget, a fraction of the workgroups and of the time (default %g)\n"
             "      --strategy S      racing or nested (default %s)\n"
             "      --metric M        time, ipc, l1, l2 or energy (default %s)\n"
             "      --sample-us N     length of one analysis sample in microseconds (default %llu)\n"

@@ -661,10 +661,13 @@ static const gt_candidate *candidate_of(const gt_tune_result *r, const char *sch
 
 /* A candidate's samples are stretches of its own walk that start spread over the whole walk,
    not at the grid's start: the first quarter and the last quarter both hold starts. */
-/* A launch of square tuned where item=tiled:4x4 halves the cost; its candidate. */
+/* A launch of square tuned where item=tiled:4x4 halves the cost; its candidate. The budget
+   is twice the default's: the analysis's time limit (a tenth of the launch at the tiles'
+   speed) would otherwise leave the last axes a sample or two. */
 static const gt_candidate *tuned_with_fast_tiles(fixture *fx)
 {
     fixture_init(fx, &square);
+    fx->cfg.budget = 0.2;
     fake_executor_factor(&fx->fake, "item=tiled:4x4", 0.5, 0);
     assert_int_equal(tune(fx, NULL), 0);
     return candidate_of(&fx->result, "group=linear,item=tiled:4x4,assign=dynamic:1");
@@ -742,6 +745,33 @@ static void test_a_slow_first_batch_does_not_stretch_the_samples(void **state)
     assert_int_equal(calibrations, 3); /* 4, 32 and 256 workgroups */
     assert_true(looks >= 5);
     assert_winner(&fx.result, "group=linear,item=tiled:4x4,assign=dynamic:1");
+    assert_launch_complete(&fx);
+    fixture_fini(&fx);
+}
+
+/* The default costs ten times the column order: a tenth of the workgroups at the default's
+   speed would take as long as the whole launch at the winner's. The analysis's time limit is a
+   tenth of the launch's time at the best speed seen (50 ns a workgroup: 0.1 x 65536 x 50 ns).
+   The default's calibration and the assignments' looks took more than that already, so no
+   round starts after the one in which the column order was seen, long before the budget's
+   workgroups are spent. */
+static void test_a_slow_default_does_not_spend_the_launchs_time(void **state)
+{
+    (void)state;
+    fixture fx;
+    fixture_init(&fx, &square);
+    fake_executor_factor(&fx.fake, "item=column", 0.1, 0);
+    assert_int_equal(tune(&fx, NULL), 0);
+    assert_winner(&fx.result, "group=linear,item=column,assign=dynamic:1");
+    double limit = fx.cfg.budget * 65536 * 50;
+    assert_true(fabs(fx.result.analysis_limit_ns / limit - 1) < 1e-9);
+    assert_true((double)fx.result.analysis_ns > limit);
+    const gt_candidate *column = candidate_of(&fx.result, "group=linear,item=column,assign=dynamic:1");
+    assert_int_equal(column->nsamples, 1);
+    for (size_t i = 0; i < fx.result.ncandidates; i++)
+        for (size_t k = 0; k < fx.result.candidates[i].nsamples; k++)
+            assert_true(fx.result.candidates[i].samples[k].round <= column->samples[0].round);
+    assert_true(fx.result.groups_analysis < budget_groups(&fx) / 2);
     assert_launch_complete(&fx);
     fixture_fini(&fx);
 }
@@ -1095,6 +1125,7 @@ int main(void)
         cmocka_unit_test(test_samples_start_spread_over_the_walk),
         cmocka_unit_test(test_sized_samples_take_the_asked_time),
         cmocka_unit_test(test_a_slow_first_batch_does_not_stretch_the_samples),
+        cmocka_unit_test(test_a_slow_default_does_not_spend_the_launchs_time),
         cmocka_unit_test(test_a_hopeless_look_leaves_the_race),
         cmocka_unit_test(test_the_confirmation_keeps_the_incumbent_without_a_shown_gain),
         cmocka_unit_test(test_the_confirmation_replaces_the_incumbent_on_a_shown_gain),

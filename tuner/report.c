@@ -342,7 +342,8 @@ static bool add_phases(cJSON *root, const gt_report_input *in)
     cJSON *obj = cJSON_AddObjectToObject(root, "phases");
     return obj && add_uint(obj, "groups_analysis", r->groups_analysis) &&
            add_uint(obj, "groups_remainder", r->groups_remainder) && add_real(obj, "analysis_fraction", fraction) &&
-           add_uint(obj, "analysis_ns", r->analysis_ns) && add_uint(obj, "remainder_ns", r->remainder_ns) &&
+           add_uint(obj, "analysis_ns", r->analysis_ns) && add_real(obj, "analysis_limit_ns", r->analysis_limit_ns) &&
+           add_uint(obj, "remainder_ns", r->remainder_ns) &&
            add_uint(obj, "total_ns", r->total_ns) && add_uint(obj, "disturbed_samples", r->disturbed_samples) &&
            add_uint(obj, "remeasured", r->remeasured) && add_bool(obj, "steady_contention", r->steady_contention) &&
            add_counter_values(obj, "remainder_counters", in->counters, r->remainder_counters) &&

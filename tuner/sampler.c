@@ -58,6 +58,8 @@ struct gt_sampler {
     double fixed_ns;        /* a batch's cost beyond its workgroups, from calibration */
     uint64_t sample_groups; /* a sample of the default's size */
     uint64_t reserved;      /* workgroups of the budget kept for the confirming samples */
+    double reserve_share;   /* the share of the budget (workgroups and time) kept for them */
+    uint64_t disturbed_ns;  /* the wall time of disturbed samples: other tasks', not the analysis's */
     uint64_t confirm_groups; /* a confirming sample's workgroups */
     unsigned round;
     size_t probed_samples;      /* samples that came with probe figures */
@@ -136,6 +138,7 @@ static void record(gt_sampler *s, gt_candidate *c, const gt_stretch *st, const g
     smp->worst_offcpu_ns = er->worst_offcpu_ns;
     smp->disturbed = is_disturbed(s, er);
     s->r->disturbed_samples += smp->disturbed;
+    s->disturbed_ns += smp->disturbed ? er->wall_ns : 0;
     smp->used = kind != GT_SAMPLE_CALIBRATION && isfinite(smp->cost) &&
                 !(smp->disturbed && !s->r->steady_contention);
     s->probed_samples += smp->probed;
@@ -361,15 +364,68 @@ static uint64_t groups_left(const gt_sampler *s, bool confirm)
     return confirm || left > s->reserved ? left - (confirm ? 0 : s->reserved) : 0;
 }
 
+/* The wall time of one workgroup in the fastest candidate measured so far (the median over
+   its used samples); NaN before any used sample. */
+static double best_group_ns(const gt_sampler *s)
+{
+    double best = NAN;
+    for (size_t i = 0; i < s->r->ncandidates; i++) {
+        const gt_candidate *c = &s->r->candidates[i];
+        double *rates = malloc((c->nsamples ? c->nsamples : 1) * sizeof *rates);
+        size_t n = 0;
+        for (size_t k = 0; rates && k < c->nsamples; k++)
+            if (c->samples[k].used && c->samples[k].groups)
+                rates[n++] = (double)c->samples[k].wall_ns / (double)c->samples[k].groups;
+        double rate = n ? gt_stats_median(rates, n) : NAN;
+        free(rates);
+        if (rate > 0 && !(rate >= best))
+            best = rate;
+    }
+    return best;
+}
+
+/* The analysis's time limit: the budget's share of the launch's time at the best speed seen
+   so far, less the confirmation's reserve unless confirming; INFINITY before any speed is
+   known. A default far slower than the best candidate would otherwise spend most of the
+   launch's time on analysis (copy_cols: a 10% workgroup budget took 14 to 45 ms of a launch
+   the winner runs in 33). */
+double gt_sampler_time_limit(const gt_sampler *s, bool confirm)
+{
+    double best = best_group_ns(s);
+    if (!(best > 0))
+        return INFINITY;
+    return s->cfg->budget * (double)s->r->groups_total * best * (confirm ? 1 : 1 - s->reserve_share);
+}
+
+/* Disturbed samples' time is left out: other tasks took it, and would take it from the
+   remainder as well. */
+static double time_left(const gt_sampler *s, bool confirm)
+{
+    return gt_sampler_time_limit(s, confirm) - (double)(s->r->analysis_ns - s->disturbed_ns);
+}
+
 size_t gt_sampler_slots_left(const gt_sampler *s)
 {
-    return s->ready ? (size_t)(groups_left(s, false) / s->sample_groups) : 0;
+    if (!s->ready)
+        return 0;
+    size_t slots = (size_t)(groups_left(s, false) / s->sample_groups);
+    double by_time = time_left(s, false) / s->sample_ns;
+    if (by_time < (double)slots)
+        slots = by_time > 0 ? (size_t)by_time : 0;
+    return slots;
 }
 
 void gt_sampler_reserve(gt_sampler *s, double share, unsigned samples)
 {
+    s->reserve_share = share;
     s->reserved = (uint64_t)(share * (double)groups_left(s, true));
     s->confirm_groups = samples ? s->reserved / samples : 0;
+}
+
+/* Nothing left for another sample: no workgroup, or no time. */
+static bool spent(const gt_sampler *s, bool confirm)
+{
+    return groups_left(s, confirm) == 0 || time_left(s, confirm) <= 0;
 }
 
 /* ---- sampling ---------------------------------------------------------------------------- */
@@ -425,10 +481,10 @@ static bool last_disturbed(const gt_sampler *s, size_t index)
 
 int gt_sampler_run(gt_sampler *s, size_t index, unsigned round, bool confirm, char *err, size_t errlen)
 {
-    if (!s->ready || groups_left(s, confirm) == 0)
+    if (!s->ready || spent(s, confirm))
         return -ENOSPC;
     int rc = run_sample(s, index, round, confirm, err, errlen), runs = 1;
-    for (; rc == 0 && runs <= REMEASURE_MAX && last_disturbed(s, index) && groups_left(s, confirm) > 0; runs++) {
+    for (; rc == 0 && runs <= REMEASURE_MAX && last_disturbed(s, index) && !spent(s, confirm); runs++) {
         rc = run_sample(s, index, round, confirm, err, errlen);
         if (rc == -ENOSPC)
             return runs; /* no workgroup left after all: the disturbed sample stays unused */

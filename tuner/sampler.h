@@ -43,8 +43,14 @@ void gt_sampler_destroy(gt_sampler *s);
 bool gt_sampler_ready(const gt_sampler *s);
 /* The bitmap of workgroups already run, or NULL when none was. */
 const uint8_t *gt_sampler_done(const gt_sampler *s);
-/* Samples of the default's size the budget still holds, beyond the reserve. */
+/* Samples of the default's size the budget still holds, beyond the reserve: its workgroups,
+ * and its time at the asked-for sample length. */
 size_t gt_sampler_slots_left(const gt_sampler *s);
+/* The analysis's time limit: the budget's share of the launch's time, estimated from the
+ * fastest candidate's workgroups so far (their median wall time), less the confirmation's
+ * reserve unless confirm; INFINITY while no sample counted. Samples stop at it as at the end
+ * of the budget's workgroups, so a slow default does not spend the launch's time. */
+double gt_sampler_time_limit(const gt_sampler *s, bool confirm);
 /* Keeps share (0..1) of the budget still left for the confirming samples: other samples stop
  * short of it, and confirming samples are sized to share it out over `samples` of them. */
 void gt_sampler_reserve(gt_sampler *s, double share, unsigned samples);

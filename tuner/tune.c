@@ -335,6 +335,8 @@ static int analyse_and_dispatch(const gt_tune_config *cfg, const gt_tune_launch 
     bool analysed = rc == 0 && gt_sampler_ready(sampler);
     if (analysed)
         rc = gt_strategy_run(cfg, sampler, r, err, errlen);
+    if (analysed)
+        r->analysis_limit_ns = gt_sampler_time_limit(sampler, true);
     if (rc == 0)
         rc = run_remainder(exec, &r->winner, gt_sampler_done(sampler), r, err, errlen);
     gt_sampler_destroy(sampler);
@@ -351,6 +353,7 @@ int gt_tune_run(const gt_tune_config *cfg, const gt_tune_launch *launch, const g
     memset(r, 0, sizeof *r);
     r->winner = gt_schedule_default;
     r->estimated_gain = NAN;
+    r->analysis_limit_ns = NAN;
     int rc = gt_tune_config_check(cfg, err, errlen);
     if (rc == 0)
         rc = gt_range_check(&launch->range, err, errlen);

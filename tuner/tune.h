@@ -45,7 +45,8 @@ typedef struct gt_tune_config {
     gt_tune_mode mode;
     gt_strategy strategy;
     gt_metric metric;
-    double budget;           /* the most workgroups analysis may run, as a fraction: (0, 0.5) */
+    double budget;           /* the most workgroups analysis may run, as a fraction: (0, 0.5); and the
+                                most of the launch's time, estimated at the best speed seen */
     double min_gain;         /* a challenger must beat the incumbent by this fraction */
     uint64_t sample_ns;      /* samples are sized to take about this long */
     unsigned min_samples;    /* samples a candidate needs before a winner can be clear */
@@ -171,6 +172,9 @@ typedef struct gt_tune_result {
     unsigned remeasured;        /* of those, how many were measured again on fresh workgroups */
     bool steady_contention;     /* so many were disturbed that the disturbed ones count too */
     uint64_t analysis_ns;
+    /* The analysis's time limit when it ended: the budget's share of the launch's time at the
+       best speed measured (NaN without analysis, INFINITY when no sample counted) */
+    double analysis_limit_ns;
     uint64_t remainder_ns;
     uint64_t total_ns;
     int64_t remainder_counters[GT_COUNTERS_MAX];
