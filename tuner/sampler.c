@@ -364,20 +364,30 @@ static uint64_t groups_left(const gt_sampler *s, bool confirm)
     return confirm || left > s->reserved ? left - (confirm ? 0 : s->reserved) : 0;
 }
 
-/* The wall time of one workgroup in the fastest candidate measured so far (the median over
-   its used samples); NaN before any used sample. */
+/* A workgroup's wall time in the candidate's used samples, the median; less the batch's fixed
+   cost (at most half a sample's time) when asked. NaN without a used sample. */
+static double median_group_ns(const gt_sampler *s, const gt_candidate *c, bool less_fixed)
+{
+    double *rates = malloc((c->nsamples ? c->nsamples : 1) * sizeof *rates);
+    size_t n = 0;
+    for (size_t i = 0; rates && i < c->nsamples; i++) {
+        const gt_sample *smp = &c->samples[i];
+        double wall = (double)smp->wall_ns;
+        if (smp->used && smp->groups)
+            rates[n++] = (less_fixed ? fmax(wall - s->fixed_ns, wall / 2) : wall) / (double)smp->groups;
+    }
+    double rate = n ? gt_stats_median(rates, n) : NAN;
+    free(rates);
+    return rate;
+}
+
+/* The wall time of one workgroup in the fastest candidate measured so far; NaN before any
+   used sample. */
 static double best_group_ns(const gt_sampler *s)
 {
     double best = NAN;
     for (size_t i = 0; i < s->r->ncandidates; i++) {
-        const gt_candidate *c = &s->r->candidates[i];
-        double *rates = malloc((c->nsamples ? c->nsamples : 1) * sizeof *rates);
-        size_t n = 0;
-        for (size_t k = 0; rates && k < c->nsamples; k++)
-            if (c->samples[k].used && c->samples[k].groups)
-                rates[n++] = (double)c->samples[k].wall_ns / (double)c->samples[k].groups;
-        double rate = n ? gt_stats_median(rates, n) : NAN;
-        free(rates);
+        double rate = median_group_ns(s, &s->r->candidates[i], false);
         if (rate > 0 && !(rate >= best))
             best = rate;
     }
@@ -435,15 +445,7 @@ static bool spent(const gt_sampler *s, bool confirm)
    samples, less the batch's fixed cost) sizes its samples to take s->sample_ns. */
 static uint64_t sample_size(const gt_sampler *s, const gt_candidate *c, bool *look)
 {
-    double *rates = malloc((c->nsamples ? c->nsamples : 1) * sizeof *rates);
-    size_t n = 0;
-    for (size_t i = 0; rates && i < c->nsamples; i++) {
-        const gt_sample *smp = &c->samples[i];
-        if (smp->used && smp->groups)
-            rates[n++] = fmax((double)smp->wall_ns - s->fixed_ns, (double)smp->wall_ns / 2) / (double)smp->groups;
-    }
-    double rate = n ? gt_stats_median(rates, n) : NAN;
-    free(rates);
+    double rate = median_group_ns(s, c, true);
     *look = !(rate > 0);
     if (*look)
         return s->sample_groups;
