@@ -68,7 +68,8 @@ int gt_sampler_candidate(gt_sampler *s, const gt_space_entry *e, unsigned phase,
 /* Runs one sample of candidate `index` in round `round`: its look when it has no used sample
  * yet, else one sized to cfg->sample_ns; a confirming sample when confirm is set. A sample the
  * probes mark disturbed is measured again on the next stretch, a few times at most and while
- * the budget lasts; the disturbed ones stay recorded, unused. Returns the samples run (1 and
+ * the budget lasts; the disturbed ones stay recorded, unused. The budget's time limit
+ * (gt_sampler_time_limit) holds back every sample but a confirming one. Returns the samples run (1 and
  * the re-measures), -ENOSPC when the budget or the workgroups are used up (nothing ran), or
  * the executor's error. */
 int gt_sampler_run(gt_sampler *s, size_t index, unsigned round, bool confirm, char *err, size_t errlen);

@@ -163,7 +163,7 @@ static int race(axis_run *a)
         size_t per = stage_slots / alive ? stage_slots / alive : 1;
         int rc = 0;
         for (size_t k = 0; k < per && rc == 0; k++)
-            rc = run_round(a, a->field, alive, true, &spent);
+            rc = run_round(a, a->field, alive, stage > 0 || k > 0, &spent); /* looks: styles first */
         rank(a, alive);
         alive = drop_eliminated(a, alive);
         if (rc == -ENOSPC)
@@ -212,10 +212,15 @@ static int axis_field(axis_run *a, gt_axis axis)
         return rc;
     a->listed = calloc(n ? n : 1, sizeof *a->listed);
     a->field = calloc(n ? n : 1, sizeof *a->field);
-    for (size_t i = 0; a->listed && a->field && i < n && rc == 0; i++) {
+    for (size_t i = 0; a->listed && a->field && i < n && rc == 0; i++)
         rc = gt_sampler_candidate(a->s, &entries[i], (unsigned)axis, &a->listed[i]);
-        a->field[i] = a->listed[i];
-    }
+    /* The race's field starts with each style's first setting, then the other settings: its
+       first round looks in that order, so a round the budget cuts short has seen every style. */
+    size_t k = 0;
+    for (int pass = 0; a->listed && a->field && rc == 0 && pass < 2; pass++)
+        for (size_t i = 0; i < n; i++)
+            if ((i == 0 || strcmp(entries[i].style, entries[i - 1].style) != 0) == (pass == 0))
+                a->field[k++] = a->listed[i];
     free(entries);
     a->n = n;
     a->r->candidates[a->incumbent].eliminated = false; /* it defends on every axis */
