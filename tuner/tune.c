@@ -333,10 +333,10 @@ static int analyse_and_dispatch(const gt_tune_config *cfg, const gt_tune_launch 
     gt_sampler *sampler = NULL;
     int rc = gt_sampler_create(cfg, launch, exec, metric, r, &sampler, err, errlen);
     bool analysed = rc == 0 && gt_sampler_ready(sampler);
-    if (analysed)
+    if (analysed) {
         rc = gt_strategy_run(cfg, sampler, r, err, errlen);
-    if (analysed)
         r->analysis_limit_ns = gt_sampler_time_limit(sampler, true);
+    }
     if (rc == 0)
         rc = run_remainder(exec, &r->winner, gt_sampler_done(sampler), r, err, errlen);
     gt_sampler_destroy(sampler);
