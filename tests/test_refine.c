@@ -215,10 +215,17 @@ static void test_the_span_contender_is_the_row(void **state)
     gt_refine_start(&cfg, &m.r, line, &rf);
     assert_int_equal(rf.ncontenders, 1);
     assert_schedule(&rf.contenders[0].schedule, "group=linear,span=64,item=linear,assign=block");
-    /* no other span measured (a kernel that refuses spans): no span contender */
+    /* no other span measured, the analysis's time out before the span axis: the row still */
     const char *no_span[] = {"group=linear,item=linear,assign=block", "group=linear,item=linear,assign=stealing"};
     make_result(&m, no_span, medians, 2);
     gt_refine_start(&cfg, &m.r, grid, &rf);
+    assert_int_equal(rf.ncontenders, 2);
+    assert_schedule(&rf.contenders[0].schedule, "group=linear,span=1024,item=linear,assign=block");
+    assert_schedule(&rf.contenders[1].schedule, "group=linear,item=linear,assign=stealing");
+    /* a kernel that refuses spans (the span axis off for it): no span contender */
+    gt_tune_config no_spans = cfg;
+    no_spans.space.axes &= ~(1u << GT_AXIS_SPAN);
+    gt_refine_start(&no_spans, &m.r, grid, &rf);
     assert_int_equal(rf.ncontenders, 1);
     assert_schedule(&rf.contenders[0].schedule, "group=linear,item=linear,assign=stealing");
     /* refinement off: settled at once */
