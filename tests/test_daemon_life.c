@@ -481,18 +481,30 @@ static cJSON *report_of(gt_client *c, gt_event ev)
     return report;
 }
 
-/* Imports a refining entry for the key of k's launches over range (kernel hash and machine
- * from a first launch's report, forced so that it leaves no entry of its own): winner
- * group=linear,item=linear,assign=block, with `launches` refining launches so far and the
- * contender zigzag, dynamic:4 whose paired costs so far are the JSON arrays costs and
- * incumbent_costs. */
-static void import_refining(gt_client *c, gt_kernel *k, const gt_arg *args, const gt_range *range, int launches,
-                            const char *costs, const char *incumbent_costs)
+/* A fill kernel's launches over ITEMS items in workgroups of 64, with an entry that is
+ * refining imported for their key (kernel hash and machine from a first launch's report,
+ * forced so that it leaves no entry of its own): winner group=linear,item=linear,assign=block,
+ * with `launches` refining launches so far and the contender zigzag, dynamic:4 whose paired
+ * costs so far are the JSON arrays costs and incumbent_costs. */
+typedef struct refining {
+    gt_client *c;
+    gt_kernel *k;
+    gt_buffer *b;
+    gt_arg args[2];
+    gt_range range;
+} refining;
+
+static void refining_open(life *l, refining *f, int launches, const char *costs, const char *incumbent_costs)
 {
+    f->c = connect_with_fill(l, &f->k, &f->b);
+    f->args[0] = gt_arg_buffer(f->b);
+    f->args[1] = gt_arg_i32(5);
+    f->range = (gt_range){.dims = 1, .global = {ITEMS}, .local = {64}};
+    gt_client *c = f->c;
     gt_launch_options off = gt_launch_options_default();
     off.tuning = GT_TUNING_OFF;
     gt_event ev = 0;
-    if (gt_run(c, k, range, args, 2, &off, &ev) != 0)
+    if (gt_run(c, f->k, &f->range, f->args, 2, &off, &ev) != 0)
         fail_msg("first launch: %s", gt_last_error(c));
     cJSON *first = report_of(c, ev);
     char doc[2048];
@@ -512,6 +524,13 @@ static void import_refining(gt_client *c, gt_kernel *k, const gt_arg *args, cons
     assert_int_equal(merged, 1);
 }
 
+static void refining_close(refining *f)
+{
+    gt_buffer_release(f->b);
+    gt_kernel_release(f->k);
+    gt_disconnect(f->c);
+}
+
 /* An entry that is refining, imported for the launch's own key: the next launch runs its
  * contender on a quarter of the workgroups and the winner on the rest, every item still
  * written once; with --refine-limit 1 that launch settles the entry, and the daemon saves the
@@ -519,18 +538,15 @@ static void import_refining(gt_client *c, gt_kernel *k, const gt_arg *args, cons
 static void test_refining_launch(void **state)
 {
     life *l = *state;
-    gt_kernel *k;
-    gt_buffer *b;
-    gt_client *c = connect_with_fill(l, &k, &b);
-    gt_arg args[] = {gt_arg_buffer(b), gt_arg_i32(5)};
-    const gt_range range = {.dims = 1, .global = {ITEMS}, .local = {64}};
-    import_refining(c, k, args, &range, 0, "[]", "[]");
+    refining f;
+    refining_open(l, &f, 0, "[]", "[]");
+    gt_client *c = f.c;
 
-    memset(gt_buffer_data(b), 0, ITEMS * sizeof(int32_t));
+    memset(gt_buffer_data(f.b), 0, ITEMS * sizeof(int32_t));
     gt_event ev = 0;
-    if (gt_run(c, k, &range, args, 2, NULL, &ev) != 0)
+    if (gt_run(c, f.k, &f.range, f.args, 2, NULL, &ev) != 0)
         fail_msg("refining launch: %s", gt_last_error(c));
-    const int32_t *data = gt_buffer_data(b);
+    const int32_t *data = gt_buffer_data(f.b);
     for (int32_t i = 0; i < ITEMS; i++)
         if (data[i] != 5 + i)
             fail_msg("the refining launch left element %d at %d", i, data[i]);
@@ -547,17 +563,14 @@ static void test_refining_launch(void **state)
     assert_non_null(strstr(cJSON_GetStringValue(field(decision, "reason")), "refining 1/1"));
     cJSON_Delete(report);
     /* The launcher saves the wisdom after answering; its next launch starts after the save. */
-    if (gt_run(c, k, &range, args, 2, NULL, &ev) != 0)
+    if (gt_run(c, f.k, &f.range, f.args, 2, NULL, &ev) != 0)
         fail_msg("settled launch: %s", gt_last_error(c));
     report = report_of(c, ev);
     assert_int_equal(cJSON_GetNumberValue(field(field(report, "phases"), "groups_analysis")), 0);
     cJSON_Delete(report);
     assert_true(daemon_fixture_file_has(l->fx.wisdom, "\"settled\""));
     assert_false(daemon_fixture_file_has(l->fx.wisdom, "\"refining\""));
-
-    gt_buffer_release(b);
-    gt_kernel_release(k);
-    gt_disconnect(c);
+    refining_close(&f);
 }
 
 SETUP(refining_pairs)
@@ -571,27 +584,20 @@ SETUP(refining_pairs)
 static void test_refining_launches_keep_their_pairs(void **state)
 {
     life *l = *state;
-    gt_kernel *k;
-    gt_buffer *b;
-    gt_client *c = connect_with_fill(l, &k, &b);
-    gt_arg args[] = {gt_arg_buffer(b), gt_arg_i32(5)};
-    const gt_range range = {.dims = 1, .global = {ITEMS}, .local = {64}};
-    import_refining(c, k, args, &range, 3, "[0.5,0.5,1.5]", "[1.0,1.0,1.0]");
+    refining f;
+    refining_open(l, &f, 3, "[0.5,0.5,1.5]", "[1.0,1.0,1.0]");
     for (int launch = 4; launch <= 5; launch++) {
         gt_event ev = 0;
-        if (gt_run(c, k, &range, args, 2, NULL, &ev) != 0)
-            fail_msg("refining launch %d: %s", launch, gt_last_error(c));
-        cJSON *report = report_of(c, ev);
+        if (gt_run(f.c, f.k, &f.range, f.args, 2, NULL, &ev) != 0)
+            fail_msg("refining launch %d: %s", launch, gt_last_error(f.c));
+        cJSON *report = report_of(f.c, ev);
         const cJSON *refine = field(field(report, "decision"), "refine");
         assert_string_equal(cJSON_GetStringValue(field(refine, "event")), "compared");
         assert_string_equal(cJSON_GetStringValue(field(refine, "state")), "refining");
         assert_int_equal(cJSON_GetNumberValue(field(refine, "launch")), launch);
         cJSON_Delete(report);
     }
-
-    gt_buffer_release(b);
-    gt_kernel_release(k);
-    gt_disconnect(c);
+    refining_close(&f);
 }
 
 /* ---- limits, and a launch waiting on one that failed ---------------------------------------- */

@@ -99,14 +99,14 @@ void gt_refine_start(const gt_tune_config *cfg, const gt_tune_result *r, const u
     static const gt_axis axes[] = {GT_AXIS_ITEM, GT_AXIS_GROUP, GT_AXIS_SPAN, GT_AXIS_ASSIGN};
     bool spans = cfg->space.axes & (1u << GT_AXIS_SPAN);
     for (size_t a = 0; cfg->refine && winner_median(r) > 0 && a < sizeof axes / sizeof axes[0]; a++) {
-        size_t i = best_other(r, axes[a]);
-        bool widen = axes[a] == GT_AXIS_SPAN && spans && r->winner.span < widest_span(grid);
-        if (i == SIZE_MAX && !widen)
+        gt_schedule s = r->winner;
+        size_t i;
+        if (axes[a] == GT_AXIS_SPAN && spans && r->winner.span < widest_span(grid))
+            s.span = widest_span(grid); /* whether or not the analysis reached the span axis */
+        else if ((i = best_other(r, axes[a])) != SIZE_MAX)
+            s = with_axis_of(&r->winner, axes[a], &r->candidates[i].schedule);
+        else
             continue;
-        /* the widest span even when the analysis's time ran out before the span axis */
-        gt_schedule s = i == SIZE_MAX ? r->winner : with_axis_of(&r->winner, axes[a], &r->candidates[i].schedule);
-        if (widen)
-            s.span = widest_span(grid);
         add_contender(rf, &s, &r->winner);
     }
     rf->state = rf->ncontenders ? GT_REFINE_REFINING : GT_REFINE_SETTLED;
