@@ -6,7 +6,7 @@
  * signals it only when it sleeps. */
 #include "jobq.h"
 
-#include "tuner/clock.h"
+#include "engine/spin.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -48,23 +48,23 @@ static gt_job *list_take_all(job_list *l)
     return all;
 }
 
-static inline void cpu_relax(void)
+typedef struct push_watch {
+    gt_jobq *q;
+    unsigned seen;
+} push_watch;
+
+static bool pushed_since(void *ctx)
 {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ volatile("yield");
-#endif
+    push_watch *w = ctx;
+    return atomic_load_explicit(&w->q->pushed, memory_order_relaxed) != w->seen;
 }
 
 /* Polls for a push for q->spin_ns; q->lock is held on entry and return, not while polling. */
 static void spin(gt_jobq *q)
 {
-    unsigned seen = atomic_load_explicit(&q->pushed, memory_order_relaxed);
+    push_watch w = {q, atomic_load_explicit(&q->pushed, memory_order_relaxed)};
     pthread_mutex_unlock(&q->lock);
-    uint64_t until = gt_clock_ns() + q->spin_ns;
-    while (atomic_load_explicit(&q->pushed, memory_order_relaxed) == seen && gt_clock_ns() < until)
-        cpu_relax();
+    (void)gt_spin_until(q->spin_ns, pushed_since, &w);
     pthread_mutex_lock(&q->lock);
 }
 

@@ -2,6 +2,8 @@
  * (channel.h). */
 #include "channel.h"
 
+#include "spin.h"
+
 #include "tuner/clock.h"
 #include "tuner/sentence.h"
 
@@ -270,14 +272,28 @@ static bool take_message(gt_channel *c, void *buf, size_t cap, size_t *len)
     return true;
 }
 
+/* take_message's arguments, for gt_spin_until. */
+struct taking {
+    gt_channel *c;
+    void *buf;
+    size_t cap;
+    size_t *len;
+};
+
+static bool message_taken(void *ctx)
+{
+    struct taking *t = ctx;
+    return take_message(t->c, t->buf, t->cap, t->len);
+}
+
 int gt_channel_receive(gt_channel *c, void *buf, size_t cap, size_t *len, int watch_fd, int timeout_ms)
 {
     box *b = incoming(c);
-    int64_t start = (int64_t)gt_clock_ns(), spin_end = start + (int64_t)c->spin_ns;
+    int64_t start = (int64_t)gt_clock_ns();
     int64_t end = timeout_ms < 0 ? INT64_MAX : start + (int64_t)timeout_ms * 1000000;
-    while ((int64_t)gt_clock_ns() < spin_end)
-        if (take_message(c, buf, cap, len))
-            return 0;
+    struct taking t = {c, buf, cap, len};
+    if (gt_spin_until(c->spin_ns, message_taken, &t))
+        return 0;
     for (;;) {
         atomic_store(&b->sleeping, 1);
         if (take_message(c, buf, cap, len)) {
