@@ -419,7 +419,7 @@ static int session_open(session *s, const options *o)
         return -2;
     }
     if (counted != 0 || gt_module_open(o->flags.module, &s->module, err, sizeof err) != 0 ||
-        gt_pool_create(&(gt_pool_config){.workers = s->workers, .counters = s->counters}, &s->pool, err,
+        gt_pool_create(&(gt_pool_config){.workers = s->workers, .counters = s->counters, .spin_us = GT_POOL_DEFAULT_SPIN_US}, &s->pool, err,
                        sizeof err) ||
         open_wisdom(s, err, sizeof err)) {
         say("%s", err);

@@ -385,9 +385,10 @@ static const flag flags[] = {
      "process (default): kernels run in executor processes, one per user, so a kernel that faults or hangs fails "
      "only its own launch; none: in gridtuned itself"},
     {"executor-spin", "MICROSECONDS", set_executor_spin,
-     "after each request an executor polls this long for the next before it sleeps, and gridtuned as long for "
-     "its answer, on the event loop for a small launch sent from there, each giving its CPU to any thread that "
-     "waits for it (default 200; waking a sleeping one costs 20-50 us here, polling costs CPU time)"},
+     "after each request an executor polls this long for the next before it sleeps, its workers as long for "
+     "their next batch after each, and gridtuned as long for its answer, on the event loop for a small launch "
+     "sent from there; each gives its CPU to any thread that waits for it (default 200; waking a sleeping "
+     "one costs 20-50 us here, polling costs CPU time)"},
     {"executor", "PATH", set_executor, "the gridtune-exec program (default: beside gridtuned, else the installed one)"},
     {"time-slice", "MILLISECONDS", set_time_slice,
      "each user's launches run in order on a thread of their own, one user's executor at a time; one that has run "

@@ -4,6 +4,7 @@
 #define GT_DAEMON_CONFIG_H
 
 #include "log.h"
+#include "engine/pool.h"
 #include "tuner/tune.h"
 
 #include <stdbool.h>
@@ -25,7 +26,7 @@
 #define GT_DEFAULT_STOP_GRACE 10              /* seconds SIGTERM waits for the running launch */
 #define GT_DEFAULT_INLINE_GROUPS 1            /* workgroups a launch may have to run without the workers */
 #define GT_DEFAULT_LAUNCHER_SPIN 50           /* microseconds the launcher polls for the next launch */
-#define GT_DEFAULT_EXECUTOR_SPIN 200          /* microseconds an executor polls for the next request */
+#define GT_DEFAULT_EXECUTOR_SPIN GT_POOL_DEFAULT_SPIN_US /* microseconds an executor polls for the next request */
 #define GT_DEFAULT_TIME_SLICE 100             /* milliseconds a user's executor runs while another user waits */
 
 typedef struct gt_limits {

@@ -251,7 +251,8 @@ static int start_pool(gt_daemon *d, char *err, size_t errlen)
 {
     start_probes(d);
     int rc = gt_pool_create(&(gt_pool_config){.workers = d->workers, .no_pin = d->cfg->no_pin,
-                                              .counters = d->counters, .probes = d->probes},
+                                              .counters = d->counters, .probes = d->probes,
+                                              .spin_us = d->cfg->executor_spin_us},
                             &d->pool, err, errlen);
     if (rc)
         return rc;

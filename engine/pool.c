@@ -11,6 +11,7 @@
 
 #include "assign.h"
 #include "batch.h"
+#include "spin.h"
 #include "tuner/clock.h"
 #include "tuner/grid.h"
 
@@ -33,7 +34,7 @@ typedef struct worker {
     int attach_rc; /* gt_counters_thread_attach's result, read by gt_pool_create */
     bool watched;  /* the probes count this thread */
     pid_t tid;
-    gt_probe_figures probe_before;
+    gt_probe_figures probe_before, probe_after; /* around its share of the batch */
     gt_worker_stats stats;
 } worker;
 
@@ -48,10 +49,12 @@ struct gt_pool {
     pthread_mutex_t lock;   /* guards everything below */
     pthread_cond_t wake;    /* workers wait here for a new generation */
     pthread_cond_t done;    /* the creator waits here for starting == 0, a submitter for running == 0 */
-    uint64_t generation;
+    /* written under lock; atomic so that a poller may read them without it */
+    _Atomic uint64_t generation;
     unsigned starting; /* workers that have not yet attached their counters */
-    unsigned running;
-    bool stopping;
+    _Atomic unsigned running;
+    _Atomic bool stopping;
+    uint64_t spin_ns; /* set at creation */
 
     /* the posted batch, read-only for workers while running > 0 */
     const gt_batch *batch;
@@ -112,6 +115,28 @@ static void pin(worker *w)
         w->cpu = -1; /* a cpuset may forbid it; run unpinned rather than not at all */
 }
 
+/* A batch posted after generation seen, or the pool stopping: what a parked worker waits for. */
+static bool posted_since(gt_pool *pool, uint64_t seen)
+{
+    return pool->stopping || pool->generation != seen;
+}
+
+typedef struct posted_watch {
+    gt_pool *pool;
+    uint64_t seen;
+} posted_watch;
+
+static bool next_batch_posted(void *ctx)
+{
+    const posted_watch *w = ctx;
+    return posted_since(w->pool, w->seen);
+}
+
+static bool batch_done(void *ctx)
+{
+    return ((gt_pool *)ctx)->running == 0;
+}
+
 static void *worker_main(void *arg)
 {
     worker *w = arg;
@@ -132,13 +157,22 @@ static void *worker_main(void *arg)
     if (--pool->starting == 0)
         pthread_cond_signal(&pool->done);
     for (;;) {
-        while (!pool->stopping && pool->generation == seen)
+        if (pool->spin_ns && !posted_since(pool, seen)) {
+            pthread_mutex_unlock(&pool->lock);
+            (void)gt_spin_until(pool->spin_ns, next_batch_posted, &(posted_watch){pool, seen});
+            pthread_mutex_lock(&pool->lock);
+        }
+        while (!posted_since(pool, seen))
             pthread_cond_wait(&pool->wake, &pool->lock);
         if (pool->stopping)
             break;
         seen = pool->generation;
         pthread_mutex_unlock(&pool->lock);
         run_share(pool, w);
+        /* here, not when the batch ends: a worker that polls for the next batch meanwhile may
+           give its CPU to other threads, which is no delay of this batch's */
+        if (w->watched)
+            gt_probes_read(pool->probes, w->index, &w->probe_after);
         pthread_mutex_lock(&pool->lock);
         if (--pool->running == 0)
             pthread_cond_signal(&pool->done);
@@ -248,6 +282,7 @@ int gt_pool_create(const gt_pool_config *cfg, gt_pool **out, char *err, size_t e
     pool->workers = workers;
     pool->counters = cfg ? cfg->counters : NULL;
     pool->probes = cfg ? cfg->probes : NULL;
+    pool->spin_ns = cfg ? (uint64_t)cfg->spin_us * 1000 : 0;
     pthread_mutex_init(&pool->submit, NULL);
     pthread_mutex_init(&pool->lock, NULL);
     pthread_cond_init(&pool->wake, NULL);
@@ -317,9 +352,7 @@ static void probes_after(const gt_pool *pool, gt_batch_result *res)
     res->probe = (gt_probe_figures){0};
     res->probe_worst_offcpu_ns = 0;
     for (unsigned i = 0; res->probed && i < pool->nworkers; i++) {
-        gt_probe_figures now;
-        gt_probes_read(pool->probes, i, &now);
-        res->worker[i].probe = gt_probe_figures_delta(&now, &pool->workers[i].probe_before);
+        res->worker[i].probe = gt_probe_figures_delta(&pool->workers[i].probe_after, &pool->workers[i].probe_before);
         gt_probe_figures_add(&res->probe, &res->worker[i].probe);
         if (res->worker[i].probe.offcpu_ns > res->probe_worst_offcpu_ns)
             res->probe_worst_offcpu_ns = res->worker[i].probe.offcpu_ns;
@@ -351,6 +384,11 @@ static void run_on_workers(gt_pool *pool, gt_batch_result *result)
     probes_before(pool);
     pool->start_ns = gt_clock_ns();
     pthread_cond_broadcast(&pool->wake);
+    if (pool->spin_ns) {
+        pthread_mutex_unlock(&pool->lock);
+        (void)gt_spin_until(pool->spin_ns, batch_done, pool);
+        pthread_mutex_lock(&pool->lock);
+    }
     while (pool->running > 0)
         pthread_cond_wait(&pool->done, &pool->lock);
     if (result) {

@@ -31,7 +31,15 @@ typedef struct gt_pool_config {
     /* NULL: no probes. Borrowed: it must outlive the pool and serve no other pool; worker i is
        watched in probe slot i. A worker the probes cannot watch leaves the pool unprobed. */
     gt_probes *probes;
+    /* After its share of a batch each worker polls this long for the next batch before it
+       parks, and the submitter as long for the batch's end before it sleeps, each giving its
+       CPU to any thread that waits for it (spin.h): back-to-back batches, as the tuner's
+       samples are, then cost no wake-up. 0: both sleep at once. */
+    unsigned spin_us;
 } gt_pool_config;
+
+/* The spin_us gridtuned's executors use unless told otherwise (--executor-spin). */
+#define GT_POOL_DEFAULT_SPIN_US 200
 
 /* Workers are pinned round-robin to the CPUs the process may run on, and attach their counters
  * before this returns. Returns 0 or a negative errno with a sentence in err: -EINVAL when the

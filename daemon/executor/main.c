@@ -359,7 +359,7 @@ static int start(executor *x, const options *o, gt_exec_hello *hello, char *err,
     else
         (void)gt_probes_open(&x->probes, &x->probe_status);
     rc = gt_pool_create(&(gt_pool_config){.workers = o->workers, .no_pin = o->no_pin, .counters = x->counters,
-                                          .probes = x->probes},
+                                          .probes = x->probes, .spin_us = o->spin_us},
                         &x->pool, err, errlen);
     if (rc)
         return rc;
