@@ -1,6 +1,8 @@
 /* pool.c: worker threads that run batches of workgroups.
  * Workers are created once, pinned round-robin to the CPUs the process may use, and park on a
- * condition variable between batches: an idle daemon costs no CPU. A batch is posted under the
+ * condition variable between batches, after polling for the next one for spin_us (yielding
+ * their CPU meanwhile): an idle daemon costs no CPU, and back-to-back batches no wake-up. The
+ * submitter likewise polls for the batch's end before it sleeps. A batch is posted under the
  * pool's mutex (which also publishes the plan to the workers), every worker pulls runs of
  * positions (each a span of workgroups) from the assigner until it is dry, and the last one to finish wakes the caller.
  * A batch too small to pay for waking them runs on the calling thread alone (gt_pool_run_here).
