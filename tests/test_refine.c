@@ -235,6 +235,33 @@ static void test_the_span_contender_is_the_row(void **state)
     assert_int_equal(rf.ncontenders, 0);
 }
 
+/* The best other item order analysis measured is a contender behind the winner, but not more
+   than twice behind: a contender runs a quarter of a launch. The widest span, never measured,
+   is one whatever the rest cost. */
+static void test_a_hopeless_candidate_is_no_contender(void **state)
+{
+    (void)state;
+    gt_tune_config cfg = gt_tune_config_default();
+    const char *schedules[] = {"group=linear,span=1024,item=linear,assign=block",
+                               "group=linear,span=1024,item=column,assign=block",
+                               "group=linear,span=1024,item=tiled:4x4,assign=block"};
+    static const double medians[] = {1.0, 8.0, 1.9};
+    made_result m;
+    gt_wisdom_refine rf;
+    make_result(&m, schedules, medians, 3);
+    gt_refine_start(&cfg, &m.r, grid, &rf);
+    assert_int_equal(rf.ncontenders, 1);
+    assert_schedule(&rf.contenders[0].schedule, "group=linear,span=1024,item=tiled:4x4,assign=block");
+    m.c[2].median = 2.1;
+    gt_refine_start(&cfg, &m.r, grid, &rf);
+    assert_int_equal(rf.ncontenders, 0);
+    assert_int_equal(rf.state, GT_REFINE_SETTLED);
+    m.r.winner = m.c[0].schedule = parse("group=linear,span=16,item=linear,assign=block");
+    gt_refine_start(&cfg, &m.r, grid, &rf);
+    assert_int_equal(rf.ncontenders, 1);
+    assert_schedule(&rf.contenders[0].schedule, "group=linear,span=1024,item=linear,assign=block");
+}
+
 /* A contender whose three pairs show no gain of the minimum gain (3%) leaves; one that shows it
    stays for the test. */
 static void test_a_contender_without_a_gain_in_sight_leaves_after_three_pairs(void **state)
@@ -265,6 +292,7 @@ int main(void)
         cmocka_unit_test(test_no_step_beyond_the_grid),
         cmocka_unit_test(test_a_contender_without_a_gain_in_sight_leaves_after_three_pairs),
         cmocka_unit_test(test_the_span_contender_is_the_row),
+        cmocka_unit_test(test_a_hopeless_candidate_is_no_contender),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -45,15 +45,18 @@ static gt_schedule with_axis_of(const gt_schedule *winner, gt_axis axis, const g
 }
 
 /* The analysis's best candidate (by median) whose setting on this axis differs from the
-   winner's; SIZE_MAX when there is none. However far behind it was: it was measured under
-   other settings of the other axes, which may be why. */
+   winner's; SIZE_MAX when there is none. Behind the winner, since it was measured under other
+   settings of the other axes, which may be why; but not GT_TUNE_HOPELESS times behind: a
+   contender runs a quarter of a launch, and item=column at 8 times the winner's cost made
+   copy_rows' second launch 2.7 times its first. */
 static size_t best_other(const gt_tune_result *r, gt_axis axis)
 {
     size_t best = SIZE_MAX;
+    double most = GT_TUNE_HOPELESS * winner_median(r);
     for (size_t i = 0; i < r->ncandidates; i++) {
         const gt_candidate *c = &r->candidates[i];
         gt_schedule moved = with_axis_of(&r->winner, axis, &c->schedule);
-        if (!gt_schedule_equal(&moved, &r->winner) && c->median >= 0 &&
+        if (!gt_schedule_equal(&moved, &r->winner) && c->median >= 0 && c->median <= most &&
             (best == SIZE_MAX || c->median < r->candidates[best].median))
             best = i;
     }

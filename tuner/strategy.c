@@ -16,9 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A candidate whose first look costs more than this many times the best median so far leaves
-   the race at once. */
-#define LOOK_DROP 2.0
+/* A candidate whose first look costs more than GT_TUNE_HOPELESS times the best median so far
+   leaves the race at once. */
 /* The confirmation measures the incumbent and its challenger this many times each: four
    against four is the fewest whose rank test can show a difference at p < 0.05 (1/70). */
 #define CONFIRM_PAIRS 4
@@ -102,7 +101,7 @@ static double best_median(const gt_tune_result *r)
     return best;
 }
 
-/* A candidate whose look costs LOOK_DROP times the best median so far leaves the race: it
+/* A candidate whose look costs GT_TUNE_HOPELESS times the best median so far leaves the race: it
    cannot win, and its samples are the most expensive ones. */
 static void drop_if_hopeless(axis_run *a, size_t c)
 {
@@ -110,7 +109,7 @@ static void drop_if_hopeless(axis_run *a, size_t c)
     if (c == a->incumbent || cand->nsamples == 0 || cand->samples[cand->nsamples - 1].kind != GT_SAMPLE_LOOK)
         return;
     double cost = cand->samples[cand->nsamples - 1].cost;
-    cand->eliminated = cost > LOOK_DROP * best_median(a->r); /* NaN compares false */
+    cand->eliminated = cost > GT_TUNE_HOPELESS * best_median(a->r); /* NaN compares false */
 }
 
 /* One round: a sample of each of the first n candidates of list still in the race, starting at

@@ -21,6 +21,10 @@
 typedef struct gt_wisdom gt_wisdom;
 typedef struct gt_wisdom_key gt_wisdom_key;
 
+/* A candidate that costs more than this many times the best is not worth more of the launch:
+   its look ends its race, and it is no refinement contender. */
+#define GT_TUNE_HOPELESS 2.0
+
 typedef enum gt_tune_mode {
     GT_TUNE_AUTO,   /* wisdom if it has the launch, else analysis */
     GT_TUNE_OFF,    /* the default schedule (or the forced one), no analysis */
