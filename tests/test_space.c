@@ -144,14 +144,14 @@ static void test_span_axis_is_bounded_by_a_row_and_a_share(void **state)
     gt_space_config c = gt_space_config_default();
     char text[512];
     axis_text(&c, GT_AXIS_SPAN, items16x16, grid13x8, 2, text, sizeof text);
-    assert_string_equal(text, "1 2 4 8 13");
+    assert_string_equal(text, "1 13 2 4 8"); /* the widest before the series */
     /* A row of 16, and samples of 200 workgroups: 2 workers, 4 spans each, 25 wide at most. */
     const uint32_t grid16[3] = {16, 2, 1};
     axis_text_sampled(&c, GT_AXIS_SPAN, items16x16, grid16, 200, 2, text, sizeof text);
-    assert_string_equal(text, "1 2 4 8 16");
+    assert_string_equal(text, "1 16 2 4 8");
     /* 80 workgroups a sample: 10 each. */
     axis_text_sampled(&c, GT_AXIS_SPAN, items16x16, grid16, 80, 2, text, sizeof text);
-    assert_string_equal(text, "1 2 4 8 10");
+    assert_string_equal(text, "1 10 2 4 8");
     c.series = (gt_series){.start = 3, .ratio = 3, .limit = 9};
     axis_text(&c, GT_AXIS_SPAN, items16x16, grid13x8, 2, text, sizeof text);
     assert_string_equal(text, "1 3 9");
