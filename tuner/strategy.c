@@ -16,8 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A candidate whose first look costs more than GT_TUNE_HOPELESS times the best median so far
-   leaves the race at once. */
 /* The confirmation measures the incumbent and its challenger this many times each: four
    against four is the fewest whose rank test can show a difference at p < 0.05 (1/70). */
 #define CONFIRM_PAIRS 4
