@@ -5,7 +5,9 @@
  * later ones and the whole series come, and how alike the picks of separate first launches are.
  *
  * Method:
- * - One pool, with counters, serves the whole run. The wisdom lives in a temporary file
+ * - One pool, with counters and (unless --no-probes, and where BPF is permitted) the probes
+ *   that tell the tuner which samples other tasks disturbed, as gridtuned's executors have,
+ *   serves the whole run. The wisdom lives in a temporary file
  *   (mkdtemp under /tmp, removed at exit) unless --wisdom names one, so the user's own wisdom
  *   is never touched by default.
  * - A benchmark starts with one untimed launch of the default schedule, which touches every
@@ -101,6 +103,7 @@ typedef struct options {
     gt_bench_flags flags; /* flags.reps: the oracle's forced runs of each schedule */
     const char *wisdom;   /* NULL: a temporary file */
     const char *reports;  /* NULL: no reports */
+    bool no_probes;
     gt_tune_config cfg;
     unsigned launches;   /* per series */
     unsigned series;     /* per benchmark */
@@ -125,6 +128,7 @@ enum long_only {
     OPT_LAUNCHES,
     OPT_SERIES,
     OPT_ORACLE_MAX,
+    OPT_NO_PROBES,
 };
 
 static void usage(FILE *out)
@@ -173,6 +177,8 @@ static void usage(FILE *out)
             "                        clears it, and after each benchmark PATH holds this run's decisions\n"
             "      --reports DIR     write the report of every launch of every series as\n"
             "                        DIR/<bench>-<series>-<launch>.json, both counted from 1\n"
+            "      --no-probes       leave out the eBPF probes that tell the tuner which samples other\n"
+            "                        tasks disturbed (on by default where permitted, as in gridtuned)\n"
             "  -l, --list            list the benchmarks and exit\n"
             "  -h, --help            this text\n"
             "Progress goes to stderr. Exit status: 0 done, 1 a failure (printed), 2 bad usage.\n");
@@ -268,6 +274,9 @@ static int parse_flag(int c, const char *arg, void *ctx)
     case OPT_REPORTS:
         o->reports = arg;
         return 0;
+    case OPT_NO_PROBES:
+        o->no_probes = true;
+        return 0;
     default:
         say("option %d has no handler", c);
         return -1;
@@ -288,6 +297,7 @@ static const struct option own_options[] = {
     {"events", required_argument, 0, OPT_EVENTS},
     {"wisdom", required_argument, 0, OPT_WISDOM},
     {"reports", required_argument, 0, OPT_REPORTS},
+    {"no-probes", no_argument, 0, OPT_NO_PROBES},
     {0, 0, 0, 0},
 };
 
@@ -358,6 +368,8 @@ typedef struct session {
     gt_module *module;
     gt_counters *counters;
     const gt_counter_status *status;
+    gt_probes *probes;           /* NULL: none */
+    gt_probe_status probe_status;
     gt_pool *pool;
     unsigned workers;
     gt_wisdom *wisdom;
@@ -418,13 +430,19 @@ static int session_open(session *s, const options *o)
         say("--events: %s", err);
         return -2;
     }
+    if (o->no_probes)
+        s->probe_status = (gt_probe_status){.state = GT_PROBES_OFF, .reason = "turned off with --no-probes"};
+    else
+        (void)gt_probes_open(&s->probes, &s->probe_status);
     if (counted != 0 || gt_module_open(o->flags.module, &s->module, err, sizeof err) != 0 ||
-        gt_pool_create(&(gt_pool_config){.workers = s->workers, .counters = s->counters, .spin_us = GT_POOL_DEFAULT_SPIN_US}, &s->pool, err,
-                       sizeof err) ||
+        gt_pool_create(&(gt_pool_config){.workers = s->workers, .counters = s->counters, .probes = s->probes,
+                                         .spin_us = GT_POOL_DEFAULT_SPIN_US},
+                       &s->pool, err, sizeof err) ||
         open_wisdom(s, err, sizeof err)) {
         say("%s", err);
         return -1;
     }
+    gt_pool_probe_status(s->pool, &s->probe_status);
     s->status = gt_counters_status(s->counters);
     s->workers = gt_pool_workers(s->pool);
     if (o->reports && mkdir(o->reports, 0777) != 0 && errno != EEXIST) {
@@ -444,6 +462,7 @@ static void session_close(session *s)
     gt_wisdom_close(s->wisdom);
     if (s->pool)
         gt_pool_destroy(s->pool);
+    gt_probes_close(s->probes);
     if (s->counters)
         gt_counters_destroy(s->counters);
     if (s->module)
@@ -473,7 +492,8 @@ static int launch_open(session *s, const gt_seed_bench *b, launch *l)
         gt_bench_case_destroy(&l->bc);
         return -1;
     }
-    gt_pool_executor_init(&l->pe, s->pool, s->counters, NULL, l->bc.kernel, l->bc.slots, &l->bc.seed->range, &l->exec);
+    gt_pool_executor_init(&l->pe, s->pool, s->counters, &s->probe_status, l->bc.kernel, l->bc.slots,
+                          &l->bc.seed->range, &l->exec);
     l->tl = (gt_tune_launch){
         .kernel = b->kernel, .kernel_hash = l->kernel_hash, .machine = s->machine, .range = l->bc.seed->range};
     return 0;
@@ -567,7 +587,7 @@ static int write_report(launch *l, const gt_tune_result *r, unsigned series, uns
     }
     gt_tune_config cfg = gt_tune_config_for(&o->cfg, &l->exec);
     gt_report_input in = {.config = &cfg, .launch = &l->tl, .result = r, .counters = l->s->status,
-                          .workers = l->exec.workers, .id = id, .started = started};
+                          .probes = &l->s->probe_status, .workers = l->exec.workers, .id = id, .started = started};
     cJSON *report = gt_report_build(&in);
     if (!report) {
         progress_break(l->s);
@@ -885,6 +905,7 @@ static void print_header(const session *s)
     printf("%s)%s%s\n", cs->nused ? "" : "none", *cs->note ? ": " : "", cs->note);
     for (unsigned i = 0; i < cs->nunavailable; i++)
         printf("          not counted: %s (%s)\n", cs->unavailable[i].name, cs->unavailable[i].reason);
+    printf("probes:   %s (%s)\n", gt_probe_state_name(s->probe_status.state), s->probe_status.reason);
     printf("tuner:    strategy %s, metric %s, budget %.0f%%, minimum gain %.0f%%, samples of %.0f us\n",
            gt_strategy_name(o->cfg.strategy), gt_metric_name(o->cfg.metric), o->cfg.budget * 100,
            o->cfg.min_gain * 100, (double)o->cfg.sample_ns / 1e3);
@@ -1136,6 +1157,9 @@ static cJSON *setup_json(const session *s)
     cJSON *m = cJSON_AddObjectToObject(root, "machine");
     cJSON_AddStringToObject(m, "signature", s->machine);
     cJSON_AddStringToObject(m, "description", s->machine_desc);
+    cJSON *p = cJSON_AddObjectToObject(root, "probes");
+    cJSON_AddStringToObject(p, "state", gt_probe_state_name(s->probe_status.state));
+    cJSON_AddStringToObject(p, "reason", s->probe_status.reason);
     cJSON *c = cJSON_AddObjectToObject(root, "counters");
     cJSON_AddStringToObject(c, "mode", gt_counter_mode_name(s->status->mode));
     cJSON_AddStringToObject(c, "note", s->status->note);

@@ -257,9 +257,7 @@ static int start_pool(gt_daemon *d, char *err, size_t errlen)
     if (rc)
         return rc;
     if (d->probes && !gt_pool_probed(d->pool)) {
-        d->probe_status.state = GT_PROBES_UNAVAILABLE;
-        snprintf(d->probe_status.reason, sizeof d->probe_status.reason, "the worker threads could not be watched: %s",
-                 gt_pool_watch_error(d->pool));
+        gt_pool_probe_status(d->pool, &d->probe_status);
         gt_log_warn("probes: unavailable (%s); samples are not checked for disturbance", d->probe_status.reason);
     }
     return 0;

@@ -331,9 +331,13 @@ bool gt_pool_probed(const gt_pool *pool)
     return pool->probes != NULL;
 }
 
-const char *gt_pool_watch_error(const gt_pool *pool)
+void gt_pool_probe_status(const gt_pool *pool, gt_probe_status *status)
 {
-    return pool->watch_error;
+    if (!pool->probes || gt_pool_probed(pool))
+        return;
+    status->state = GT_PROBES_UNAVAILABLE;
+    snprintf(status->reason, sizeof status->reason, "the worker threads could not be watched: %.140s",
+             pool->watch_error);
 }
 
 void gt_pool_worker_probe(const gt_pool *pool, unsigned i, pid_t *tid, gt_probe_figures *total)

@@ -53,8 +53,9 @@ void gt_pool_destroy(gt_pool *pool);
 unsigned gt_pool_workers(const gt_pool *pool);
 /* The pool has probes and they watch every worker: batch results carry probe figures. */
 bool gt_pool_probed(const gt_pool *pool);
-/* Why the probes could not watch a worker ("" when they watch them all, or have none). */
-const char *gt_pool_watch_error(const gt_pool *pool);
+/* The probes' status as the pool's batches see them: status as gt_probes_open left it, made
+ * GT_PROBES_UNAVAILABLE, with why, when the probes could not watch every worker. */
+void gt_pool_probe_status(const gt_pool *pool, gt_probe_status *status);
 /* Worker i's thread id and its probe figures since the pool started (zeros without probes). */
 void gt_pool_worker_probe(const gt_pool *pool, unsigned i, pid_t *tid, gt_probe_figures *total);
 

@@ -363,11 +363,7 @@ static int start(executor *x, const options *o, gt_exec_hello *hello, char *err,
                         &x->pool, err, errlen);
     if (rc)
         return rc;
-    if (x->probes && !gt_pool_probed(x->pool)) {
-        x->probe_status.state = GT_PROBES_UNAVAILABLE;
-        snprintf(x->probe_status.reason, sizeof x->probe_status.reason, "the worker threads could not be watched: %s",
-                 gt_pool_watch_error(x->pool));
-    }
+    gt_pool_probe_status(x->pool, &x->probe_status);
     if (gt_wisdom_open_memory(&x->wisdom) != 0)
         return gt_sentence_fail(err, errlen, -ENOMEM, "out of memory");
     hello->workers = gt_pool_workers(x->pool);
