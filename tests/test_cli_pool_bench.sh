@@ -17,15 +17,6 @@ for opt in --workers --groups --batches --rounds --spin-us --help; do
   expect_in "$out" "$opt " "--help documents $opt"
 done
 
-# refused EXPECTED_SENTENCE ARGS...: exit status 2, the sentence on stderr, nothing measured.
-refused() {
-  local want=$1
-  shift
-  run 2 "$@"
-  expect_in "$err" "$want" "$*"
-  [ -z "$out" ] || fail "$*: printed results although refused: $out"
-}
-
 refused '--groups "0"' --groups 0
 refused '--batches "101"' --batches 101
 refused '--rounds "x"' --rounds x
@@ -38,8 +29,4 @@ expect_in "$out" "parking  (spin     0 us)  median batch" "the parking pool's me
 expect_in "$out" "polling  (spin    50 us)  median batch" "the polling pool's median"
 expect_in "$out" "polling / parking: " "the ratio"
 
-if [ "$failures" -ne 0 ]; then
-  echo "$failures failure(s)" >&2
-  exit 1
-fi
-echo "gridtune-pool-bench command line: all checks passed"
+finish "gridtune-pool-bench command line"

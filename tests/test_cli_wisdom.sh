@@ -184,8 +184,4 @@ if [ -n "$gridtuned" ]; then
     --require hello,status,wisdom_import,wisdom_clear >/dev/null || fail "the wisdom messages do not match their schemas"
 fi
 
-if [ "$failures" -ne 0 ]; then
-  echo "$failures failure(s)" >&2
-  exit 1
-fi
-echo "gridtune wisdom: all checks passed"
+finish "gridtune wisdom"

@@ -18,13 +18,6 @@ for opt in --budget --strategy --metric --refine --refine-limit --disturbed-shar
   expect_in "$out" "$opt " "--help documents $opt"
 done
 
-refused() {
-  local want=$1
-  shift
-  run 2 "$@"
-  expect_in "$err" "$want" "$*"
-}
-
 refused '--refine "maybe": expected on or off' --refine maybe
 refused '--refine "": expected on or off' --refine ""
 refused '--refine-limit "0": expected an integer from 1 to 1000' --refine-limit 0
@@ -42,4 +35,4 @@ refused '--launch-timeout "soon": expected an integer from 0 to 1048576' --launc
 refused '--time-slice "60001": expected an integer from 0 to 60000' --time-slice 60001
 refused '--time-slice "-5": expected an integer from 0 to 60000' --time-slice -5
 refused '--time-slice "1s": expected an integer from 0 to 60000' --time-slice 1s
-echo "test_daemon_options: ok"
+finish test_daemon_options
