@@ -430,10 +430,7 @@ static int session_open(session *s, const options *o)
         say("--events: %s", err);
         return -2;
     }
-    if (o->no_probes)
-        s->probe_status = (gt_probe_status){.state = GT_PROBES_OFF, .reason = "turned off with --no-probes"};
-    else
-        (void)gt_probes_open(&s->probes, &s->probe_status);
+    gt_probes_start(o->no_probes, &s->probes, &s->probe_status);
     if (counted != 0 || gt_module_open(o->flags.module, &s->module, err, sizeof err) != 0 ||
         gt_pool_create(&(gt_pool_config){.workers = s->workers, .counters = s->counters, .probes = s->probes,
                                          .spin_us = GT_POOL_DEFAULT_SPIN_US},

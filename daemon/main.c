@@ -240,10 +240,7 @@ static void log_probes(const gt_daemon *d)
 
 static void start_probes(gt_daemon *d)
 {
-    if (d->cfg->no_probes)
-        d->probe_status = (gt_probe_status){.state = GT_PROBES_OFF, .reason = "turned off with --no-probes"};
-    else
-        (void)gt_probes_open(&d->probes, &d->probe_status);
+    gt_probes_start(d->cfg->no_probes, &d->probes, &d->probe_status);
     log_probes(d);
 }
 

@@ -1,5 +1,15 @@
-/* figures.c: arithmetic on probe figures, the same with or without BPF. */
+/* figures.c: what the probes do the same with or without BPF: turning them off, and arithmetic
+ * on their figures. */
 #include "probes.h"
+
+void gt_probes_start(bool off, gt_probes **out, gt_probe_status *status)
+{
+    *out = NULL;
+    if (off)
+        *status = (gt_probe_status){.state = GT_PROBES_OFF, .reason = "turned off with --no-probes"};
+    else
+        (void)gt_probes_open(out, status);
+}
 
 gt_probe_figures gt_probe_figures_delta(const gt_probe_figures *b, const gt_probe_figures *a)
 {

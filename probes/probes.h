@@ -10,6 +10,7 @@
 
 #include "tuner/instruments.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -20,6 +21,9 @@ typedef struct gt_probes gt_probes;
  * *out is NULL). */
 int gt_probes_open(gt_probes **out, gt_probe_status *status);
 void gt_probes_close(gt_probes *p);
+/* gt_probes_open, unless off: then no probes (*out NULL), and status says they were turned off
+ * with --no-probes, the flag of every program that has them. */
+void gt_probes_start(bool off, gt_probes **out, gt_probe_status *status);
 
 /* Counts thread tid in slot (below GT_PROBE_SLOTS) from now on, its figures starting at zero. */
 int gt_probes_watch(gt_probes *p, unsigned slot, pid_t tid, char *err, size_t errlen);

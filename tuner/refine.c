@@ -49,10 +49,10 @@ static gt_schedule with_axis_of(const gt_schedule *winner, gt_axis axis, const g
    settings of the other axes, which may be why; but not GT_TUNE_HOPELESS times behind: a
    contender runs a quarter of a launch, and item=column at 8 times the winner's cost made
    copy_rows' second launch 2.7 times its first. */
-static size_t best_other(const gt_tune_result *r, gt_axis axis)
+static size_t best_other(const gt_tune_result *r, gt_axis axis, double winner_cost)
 {
     size_t best = SIZE_MAX;
-    double most = GT_TUNE_HOPELESS * winner_median(r);
+    double most = GT_TUNE_HOPELESS * winner_cost;
     for (size_t i = 0; i < r->ncandidates; i++) {
         const gt_candidate *c = &r->candidates[i];
         gt_schedule moved = with_axis_of(&r->winner, axis, &c->schedule);
@@ -101,12 +101,13 @@ void gt_refine_start(const gt_tune_config *cfg, const gt_tune_result *r, const u
     rf->settled_cost = NAN;
     static const gt_axis axes[] = {GT_AXIS_ITEM, GT_AXIS_GROUP, GT_AXIS_SPAN, GT_AXIS_ASSIGN};
     bool spans = cfg->space.axes & (1u << GT_AXIS_SPAN);
-    for (size_t a = 0; cfg->refine && winner_median(r) > 0 && a < sizeof axes / sizeof axes[0]; a++) {
+    double winner_cost = winner_median(r);
+    for (size_t a = 0; cfg->refine && winner_cost > 0 && a < sizeof axes / sizeof axes[0]; a++) {
         gt_schedule s = r->winner;
         size_t i;
         if (axes[a] == GT_AXIS_SPAN && spans && r->winner.span < widest_span(grid))
             s.span = widest_span(grid); /* whether or not the analysis reached the span axis */
-        else if ((i = best_other(r, axes[a])) != SIZE_MAX)
+        else if ((i = best_other(r, axes[a], winner_cost)) != SIZE_MAX)
             s = with_axis_of(&r->winner, axes[a], &r->candidates[i].schedule);
         else
             continue;

@@ -354,10 +354,7 @@ static int start(executor *x, const options *o, gt_exec_hello *hello, char *err,
                                 &x->counters, err, errlen);
     if (rc)
         return rc;
-    if (o->no_probes)
-        x->probe_status = (gt_probe_status){.state = GT_PROBES_OFF, .reason = "turned off with --no-probes"};
-    else
-        (void)gt_probes_open(&x->probes, &x->probe_status);
+    gt_probes_start(o->no_probes, &x->probes, &x->probe_status);
     rc = gt_pool_create(&(gt_pool_config){.workers = o->workers, .no_pin = o->no_pin, .counters = x->counters,
                                           .probes = x->probes, .spin_us = o->spin_us},
                         &x->pool, err, errlen);
