@@ -2,7 +2,8 @@
  * exec_result.h), which gridtuned must read as untrusted bytes: a kernel can write anything
  * into the reply. A result that is read is written out as a report, as gridtuned does when a
  * client asks for it, and written back to the bytes it came from (checked). The seeds are
- * results gt_exec_result_write made (make_corpus.py cannot: they are this build's structures). */
+ * results gt_exec_result_write made (make_corpus.py cannot: they are this build's structures);
+ * exec_result_seeds.c writes them, and ctest checks they still read. */
 #include "fuzz.h"
 
 #include "daemon/executor/exec_result.h"
