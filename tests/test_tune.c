@@ -783,6 +783,31 @@ static void test_a_slow_default_does_not_spend_the_launchs_time(void **state)
     fixture_fini(&fx);
 }
 
+/* The widest span is a worker's whole share of a sample at the incumbent's speed: the
+   default's samples are ten times smaller here (100 workgroups: a span of 12 at most, four per
+   worker), the column order's hold 1000, so the span axis reaches a row of the grid (256). A
+   span's samples hold whole spans for every worker, so that none waits on another's last. */
+static void test_spans_reach_a_row_at_the_incumbents_speed(void **state)
+{
+    (void)state;
+    fixture fx;
+    fixture_init(&fx, &square);
+    fx.cfg.space.axes = 1u << GT_AXIS_ITEM | 1u << GT_AXIS_SPAN;
+    fx.cfg.budget = 0.45; /* room for the span axis after the default's slow looks, and for
+                             confirming samples of more than two spans */
+    fake_executor_factor(&fx.fake, "item=column", 0.1, 0);
+    assert_int_equal(tune(&fx, NULL), 0);
+    const gt_candidate *row = candidate_of(&fx.result, "group=linear,span=256,item=column,assign=dynamic:1");
+    assert_true(row->nsamples > 0);
+    for (size_t i = 0; i < fx.result.ncandidates; i++) {
+        const gt_candidate *c = &fx.result.candidates[i];
+        for (size_t k = 0; c->schedule.span > 1 && k < c->nsamples; k++)
+            assert_int_equal(c->samples[k].groups % (2 * c->schedule.span), 0);
+    }
+    assert_launch_complete(&fx);
+    fixture_fini(&fx);
+}
+
 /* A candidate whose look costs more than twice the best so far is dropped after it. */
 static void test_a_hopeless_look_leaves_the_race(void **state)
 {
@@ -1134,6 +1159,7 @@ int main(void)
         cmocka_unit_test(test_a_slow_first_batch_does_not_stretch_the_samples),
         cmocka_unit_test(test_a_slow_default_does_not_spend_the_launchs_time),
         cmocka_unit_test(test_a_hopeless_look_leaves_the_race),
+        cmocka_unit_test(test_spans_reach_a_row_at_the_incumbents_speed),
         cmocka_unit_test(test_the_confirmation_keeps_the_incumbent_without_a_shown_gain),
         cmocka_unit_test(test_the_confirmation_replaces_the_incumbent_on_a_shown_gain),
         cmocka_unit_test_setup_teardown(test_a_refining_launch_runs_a_contender_on_a_share, refine_rig_setup, refine_rig_teardown),

@@ -457,6 +457,12 @@ static uint64_t sample_size(const gt_sampler *s, const gt_candidate *c, bool *lo
     return (uint64_t)groups;
 }
 
+uint64_t gt_sampler_groups_of(const gt_sampler *s, size_t index)
+{
+    bool look;
+    return index < s->r->ncandidates ? sample_size(s, &s->r->candidates[index], &look) : s->sample_groups;
+}
+
 /* Runs one sample of the candidate from the round's share of its walk. */
 static int run_sample(gt_sampler *s, size_t index, unsigned round, bool confirm, char *err, size_t errlen)
 {
@@ -472,6 +478,7 @@ static int run_sample(gt_sampler *s, size_t index, unsigned round, bool confirm,
         want = left;
     if (want < least)
         return -ENOSPC;
+    want -= want % least; /* whole spans (or chunks) for every worker: none waits on another's last */
     uint64_t start = (uint64_t)(gt_walk_share(round) * (double)gt_walk_positions(s->grid, c->schedule.span));
     gt_sample_kind kind = confirm ? GT_SAMPLE_CONFIRM : look ? GT_SAMPLE_LOOK : GT_SAMPLE_SIZED;
     return run_stretch(s, index, start, want, round, kind, NULL, err, errlen);

@@ -59,6 +59,9 @@ void gt_sampler_reserve(gt_sampler *s, double share, unsigned samples);
 const uint32_t *gt_sampler_item_shape(const gt_sampler *s);
 const uint32_t *gt_sampler_grid(const gt_sampler *s);
 uint64_t gt_sampler_sample_groups(const gt_sampler *s);
+/* The workgroups the next sized sample of candidate index would hold (its own speed; the
+ * default's size before its look). */
+uint64_t gt_sampler_groups_of(const gt_sampler *s, size_t index);
 unsigned gt_sampler_workers(const gt_sampler *s);
 /* A new round number: the samples of one round start at the same share of their walks. */
 unsigned gt_sampler_next_round(gt_sampler *s);

@@ -201,8 +201,9 @@ static bool list_push(entry_list *l, const gt_schedule *s, const char *axis, con
     return true;
 }
 
-/* A sample gives each worker at least this many chunks, and this many spans: a chunk or a
-   span beyond that cannot be told apart by a sample from one that shares out worse. */
+/* A sample gives each worker at least this many chunks: a chunk beyond that cannot be told
+   apart by a sample from one that shares out worse. Spans are not shared out by chunks: a
+   sample holds whole spans for every worker (sampler.c), one each at the widest. */
 #define SHARES_PER_WORKER 4
 
 static uint64_t cells_of(const uint32_t shape[3])
@@ -394,7 +395,8 @@ int gt_space_axis(const gt_space_config *c, gt_axis axis, const gt_schedule *bas
     const uint32_t *shape = axis == GT_AXIS_ITEM ? item_shape : spans;
     uint32_t *scratch = NULL;
     if (axis == GT_AXIS_SPAN) {
-        uint64_t widest = grid[0] < share ? grid[0] : share;
+        uint64_t per_worker = sample_groups / (workers ? workers : 1);
+        uint64_t widest = grid[0] < per_worker ? grid[0] : per_worker;
         add_spans(&l, c, base, (uint32_t)(widest < 1 ? 1 : widest < GT_SPAN_MAX ? widest : GT_SPAN_MAX));
     } else if (axis == GT_AXIS_ASSIGN) {
         add_assign(&l, base, base->assign);

@@ -60,8 +60,9 @@ typedef struct gt_space_entry {
 /* The variations of one axis of base, in nested order (styles outside, parameters inside),
  * base's own setting of the axis first. item_shape is the workgroup's shape in work-items,
  * grid the launch's shape in workgroups (group orders are applied over its spans of base's
- * width), sample_groups the workgroups of a sample: a sample gives each worker four chunks and
- * four spans at least (spans are also bounded by a row), and holds a whole group tile. On
+ * width), sample_groups the workgroups of a sample: a sample gives each worker four chunks at
+ * least and holds a whole group tile; for the span axis, a sample of base's size, which gives
+ * each worker one span of the widest at least (spans are also bounded by a row). On
  * success *out is an array of *n entries the caller frees. Returns 0, -ENOMEM. */
 int gt_space_axis(const gt_space_config *c, gt_axis axis, const gt_schedule *base,
                   const uint32_t item_shape[3], const uint32_t grid[3], uint64_t sample_groups, unsigned workers,
