@@ -996,6 +996,28 @@ static void test_a_refining_launch_runs_a_contender_on_a_share(void **state)
     assert_false(fx->result.refine.ran);
 }
 
+/* The contender's share runs after the winner's rest, as the launch's second batch: a share
+   run first cost the winner itself up to 4% more than the rest on this machine. Here the
+   contender costs 0.49 / 0.55 of the model from batch 2 on, and the model's 0.55 before it. */
+static void test_a_refining_launch_runs_the_share_last(void **state)
+{
+    refine_rig *rig = *state;
+    fixture *fx = &rig->fx;
+    launch_again(fx, rig->w, NULL, 1);
+    gt_tune_config cfg = fx->cfg;
+    fixture_fini(fx);
+    fixture_init(fx, &square);
+    fx->cfg = cfg;
+    close_runner_up(fx);
+    fake_executor_factor_from(&fx->fake, "item=tiled:8x8", 0.49 / 0.55, 2);
+    assert_int_equal(tune(fx, rig->w), 0);
+    assert_launch_complete(fx);
+    assert_true(fx->result.refine.shared);
+    assert_int_equal(fx->fake.batches, 2);
+    assert_int_equal(fx->result.groups_analysis, fx->fake.groups / GT_REFINE_SHARE);
+    assert_true(fabs(fx->result.refine.contender_cost / fx->result.refine.incumbent_cost - 0.98) < 1e-9);
+}
+
 /* A contender that runs faster on shares of whole launches than it did in the samples (1.25
    times) takes the winner's place once the signed-rank test shows it (five pairs); the old
    winner, now the slower contender, leaves after its first share, and with none left the entry
@@ -1163,6 +1185,7 @@ int main(void)
         cmocka_unit_test(test_the_confirmation_keeps_the_incumbent_without_a_shown_gain),
         cmocka_unit_test(test_the_confirmation_replaces_the_incumbent_on_a_shown_gain),
         cmocka_unit_test_setup_teardown(test_a_refining_launch_runs_a_contender_on_a_share, refine_rig_setup, refine_rig_teardown),
+        cmocka_unit_test_setup_teardown(test_a_refining_launch_runs_the_share_last, refine_rig_setup, refine_rig_teardown),
         cmocka_unit_test_setup_teardown(test_a_faster_contender_replaces_the_winner, refine_rig_setup, refine_rig_teardown),
         cmocka_unit_test_setup_teardown(test_an_undecided_entry_settles_at_the_limit, refine_rig_setup, refine_rig_teardown),
         cmocka_unit_test_setup_teardown(test_a_slower_contender_leaves_after_one_share, refine_rig_setup, refine_rig_teardown),

@@ -4,7 +4,7 @@
  * again (time steps, frames, iterations) gives more: every launch is a measurement of whole
  * stretches of the grid. While an entry is refining, a launch with its key runs one contender
  * on a share of the launch (a stretch of its own walk, GT_REFINE_SHARE of the workgroups) and
- * the winner on the rest, and records both costs per work-item as a pair.
+ * the winner on the rest (the rest first), and records both costs per work-item as a pair.
  *
  * Which contender: each one gets a first share in turn; after that the launches go to the
  * leader, the contender whose costs over the winner's are lowest (median of its pairs), so
