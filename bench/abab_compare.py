@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""bench/abab_compare.py DIR: the after/before table of a bench/abab run.
+
+DIR holds <rep>-<side>-<bench>.json, gridtune-tune-bench's JSON of one run each. For every
+benchmark and rep, the after run's figure over the before run's of the same rep (the two ran
+one after the other), then the median and the range of those ratios over the reps:
+  cold     the first launch of each series (analysis included), mean over the series
+  total    the sum of each series' launches, mean over the series
+  steady   the median of launches 6 to N of each series, mean over the series (N >= 6)
+Below 1: after is faster. Exit status 0, 2 for bad usage or a directory without pairs."""
+import json
+import pathlib
+import re
+import statistics
+import sys
+
+
+def figures(path):
+    """cold, total and steady of one run, in ms; steady is None with fewer than 6 launches."""
+    with open(path) as f:
+        bench = json.load(f)["benchmarks"][0]
+    cold, total, steady = [], [], []
+    for series in bench["series"]:
+        ms = [launch["ns"] / 1e6 for launch in series]
+        cold.append(ms[0])
+        total.append(sum(ms))
+        if len(ms) >= 6:
+            steady.append(statistics.median(ms[5:]))
+    return statistics.mean(cold), statistics.mean(total), statistics.mean(steady) if steady else None
+
+
+def main():
+    if len(sys.argv) != 2 or sys.argv[1] in ("-h", "--help"):
+        print(__doc__.strip(), file=sys.stderr if len(sys.argv) != 2 else sys.stdout)
+        return 0 if len(sys.argv) == 2 else 2
+    out = pathlib.Path(sys.argv[1])
+    runs = {}
+    for path in out.glob("*-*-*.json"):
+        m = re.fullmatch(r"(\d+)-(before|after)-([a-z0-9_]+)\.json", path.name)
+        if m:
+            runs.setdefault(m.group(3), {}).setdefault(int(m.group(1)), {})[m.group(2)] = path
+    pairs = {b: [reps[r] for r in sorted(reps) if len(reps[r]) == 2] for b, reps in runs.items()}
+    pairs = {b: p for b, p in pairs.items() if p}
+    if not pairs:
+        print(f"abab_compare: no before/after pairs in {out}", file=sys.stderr)
+        return 2
+    print(f"after/before per rep (below 1: after is faster), {out}")
+    print(f"{'benchmark':<14} {'reps':>4}  {'cold':<24} {'total':<24} {'steady (launches 6-N)':<24}")
+    for bench in sorted(pairs):
+        ratios = [[], [], []]
+        for pair in pairs[bench]:
+            b, a = figures(pair["before"]), figures(pair["after"])
+            for k in range(3):
+                if b[k] and a[k] is not None:
+                    ratios[k].append(a[k] / b[k])
+        cells = []
+        for r in ratios:
+            cells.append(f"{statistics.median(r):.2f} ({min(r):.2f}-{max(r):.2f})" if r else "-")
+        print(f"{bench:<14} {len(pairs[bench]):>4}  {cells[0]:<24} {cells[1]:<24} {cells[2]:<24}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
