@@ -36,7 +36,9 @@ for rep in 1 2; do
     [ -s "$tmp/runs/$rep-$side-copy_rows.json" ] || fail "no $rep-$side-copy_rows.json"
   done
 done
-expect_in "$err" "rep 2/2, copy_rows, after" "progress on stderr"
+expect_in "$err" "rep 2/2, copy_rows, before" "progress on stderr"
+order=$(printf '%s\n' "$err" | sed -n 's/^bench\/abab: rep \([0-9]\)\/2, copy_rows, \(.*\)$/\1\2/p' | tr '\n' ' ')
+[ "$order" = "1before 1after 2after 2before " ] || fail "reps do not alternate which side runs first: $order"
 expect_in "$out" "after/before per rep" "the table's title"
 row=$(printf '%s\n' "$out" | grep '^copy_rows ' || true)
 [ -n "$row" ] || fail "no copy_rows row in: $out"
