@@ -325,7 +325,8 @@ int main(int argc, char **argv)
         return rc > 0 ? 0 : 2;
     gt_pool *pool;
     char err[512];
-    if (gt_pool_create(&(gt_pool_config){.workers = o.workers, .spin_us = GT_POOL_DEFAULT_SPIN_US}, &pool, err, sizeof err) != 0) {
+    gt_pool_config pc = {.workers = o.workers, .spin_us = GT_POOL_DEFAULT_SPIN_US};
+    if (gt_pool_create(&pc, &pool, err, sizeof err) != 0) {
         say("cannot start %u workers: %s", o.workers, err);
         return 1;
     }

@@ -308,7 +308,8 @@ int main(int argc, char **argv)
     for (unsigned k = 0; k < o.nmodules && rc == 0; k++)
         if ((rc = gt_module_open(o.modules[k], &m[k], err, sizeof err)) != 0)
             say("%s", err);
-    if (rc == 0 && (rc = gt_pool_create(&(gt_pool_config){.workers = o.flags.workers, .spin_us = GT_POOL_DEFAULT_SPIN_US}, &pool, err, sizeof err)) != 0)
+    gt_pool_config pc = {.workers = o.flags.workers, .spin_us = GT_POOL_DEFAULT_SPIN_US};
+    if (rc == 0 && (rc = gt_pool_create(&pc, &pool, err, sizeof err)) != 0)
         say("%s", err);
     if (rc) {
         for (unsigned k = 0; k < o.nmodules; k++)

@@ -253,8 +253,7 @@ static int start_pool(gt_daemon *d, char *err, size_t errlen)
                             &d->pool, err, errlen);
     if (rc)
         return rc;
-    if (d->probes && !gt_pool_probed(d->pool)) {
-        gt_pool_probe_status(d->pool, &d->probe_status);
+    if (gt_pool_probe_status(d->pool, &d->probe_status)) {
         gt_log_warn("probes: unavailable (%s); samples are not checked for disturbance", d->probe_status.reason);
     }
     return 0;

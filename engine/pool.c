@@ -331,13 +331,14 @@ bool gt_pool_probed(const gt_pool *pool)
     return pool->probes != NULL;
 }
 
-void gt_pool_probe_status(const gt_pool *pool, gt_probe_status *status)
+bool gt_pool_probe_status(const gt_pool *pool, gt_probe_status *status)
 {
     if (!pool->probes || gt_pool_probed(pool))
-        return;
+        return false;
     status->state = GT_PROBES_UNAVAILABLE;
     snprintf(status->reason, sizeof status->reason, "the worker threads could not be watched: %.140s",
              pool->watch_error);
+    return true;
 }
 
 void gt_pool_worker_probe(const gt_pool *pool, unsigned i, pid_t *tid, gt_probe_figures *total)

@@ -54,8 +54,9 @@ unsigned gt_pool_workers(const gt_pool *pool);
 /* The pool has probes and they watch every worker: batch results carry probe figures. */
 bool gt_pool_probed(const gt_pool *pool);
 /* The probes' status as the pool's batches see them: status as gt_probes_open left it, made
- * GT_PROBES_UNAVAILABLE, with why, when the probes could not watch every worker. */
-void gt_pool_probe_status(const gt_pool *pool, gt_probe_status *status);
+ * GT_PROBES_UNAVAILABLE, with why, when the probes could not watch every worker; true when it
+ * made that change. */
+bool gt_pool_probe_status(const gt_pool *pool, gt_probe_status *status);
 /* Worker i's thread id and its probe figures since the pool started (zeros without probes). */
 void gt_pool_worker_probe(const gt_pool *pool, unsigned i, pid_t *tid, gt_probe_figures *total);
 

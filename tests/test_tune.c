@@ -1149,6 +1149,9 @@ static void test_a_drifting_winner_reopens_the_entry(void **state)
     assert_true(fx->result.groups_analysis > 0);
 }
 
+/* A test on the refine rig: a wisdom file of its own and a fixture on the square grid. */
+#define REFINE_TEST(f) cmocka_unit_test_setup_teardown(f, refine_rig_setup, refine_rig_teardown)
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1184,14 +1187,13 @@ int main(void)
         cmocka_unit_test(test_spans_reach_a_row_at_the_incumbents_speed),
         cmocka_unit_test(test_the_confirmation_keeps_the_incumbent_without_a_shown_gain),
         cmocka_unit_test(test_the_confirmation_replaces_the_incumbent_on_a_shown_gain),
-        cmocka_unit_test_setup_teardown(test_a_refining_launch_runs_a_contender_on_a_share, refine_rig_setup, refine_rig_teardown),
-        cmocka_unit_test_setup_teardown(test_a_refining_launch_runs_the_share_last, refine_rig_setup, refine_rig_teardown),
-        cmocka_unit_test_setup_teardown(test_a_faster_contender_replaces_the_winner, refine_rig_setup, refine_rig_teardown),
-        cmocka_unit_test_setup_teardown(test_an_undecided_entry_settles_at_the_limit, refine_rig_setup, refine_rig_teardown),
-        cmocka_unit_test_setup_teardown(test_a_slower_contender_leaves_after_one_share, refine_rig_setup, refine_rig_teardown),
-        cmocka_unit_test_setup_teardown(test_a_far_faster_contender_replaces_the_winner_at_once, refine_rig_setup,
-                                        refine_rig_teardown),
-        cmocka_unit_test_setup_teardown(test_a_drifting_winner_reopens_the_entry, refine_rig_setup, refine_rig_teardown),
+        REFINE_TEST(test_a_refining_launch_runs_a_contender_on_a_share),
+        REFINE_TEST(test_a_refining_launch_runs_the_share_last),
+        REFINE_TEST(test_a_faster_contender_replaces_the_winner),
+        REFINE_TEST(test_an_undecided_entry_settles_at_the_limit),
+        REFINE_TEST(test_a_slower_contender_leaves_after_one_share),
+        REFINE_TEST(test_a_far_faster_contender_replaces_the_winner_at_once),
+        REFINE_TEST(test_a_drifting_winner_reopens_the_entry),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,11 +10,16 @@
  * mends them. */
 #include "daemon/executor/exec_result.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #define SEEDS 3
-static const char *const names[SEEDS] = {"analysis-0.bin", "bad-source-0.bin", "wisdom-0.bin"};
+/* The seeds in the order write_seeds makes them, and whether gt_exec_result_read takes each. */
+static const struct {
+    const char *name;
+    bool reads;
+} seeds[SEEDS] = {{"analysis-0.bin", true}, {"bad-source-0.bin", false}, {"wisdom-0.bin", true}};
 
 /* An analysis with two candidates and their samples, its confirmation and refinement. */
 static void analysis(gt_tune_result *r, gt_candidate c[2], gt_sample s[2])
@@ -66,7 +71,7 @@ static int write_seeds(const char *dir)
         static unsigned char buf[1 << 16];
         char path[4096];
         size_t n = gt_exec_result_write(&r[i], buf, sizeof buf);
-        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        snprintf(path, sizeof path, "%s/%s", dir, seeds[i].name);
         FILE *f = fopen(path, "wb");
         if (!n || !f || fwrite(buf, 1, n, f) != n || fclose(f) != 0) {
             fprintf(stderr, "exec_result_seeds: cannot write %s\n", path);
@@ -82,7 +87,7 @@ static int check_seeds(const char *dir)
     for (int i = 0; i < SEEDS; i++) {
         static unsigned char buf[1 << 16];
         char path[4096], err[256] = "";
-        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        snprintf(path, sizeof path, "%s/%s", dir, seeds[i].name);
         FILE *f = fopen(path, "rb");
         size_t n = f ? fread(buf, 1, sizeof buf, f) : 0;
         if (f)
@@ -90,10 +95,9 @@ static int check_seeds(const char *dir)
         gt_tune_result r;
         int rc = gt_exec_result_read(buf, n, &r, err, sizeof err);
         gt_tune_result_free(&r);
-        bool want_read = strcmp(names[i], "bad-source-0.bin") != 0;
-        if ((rc == 0) != want_read) {
+        if ((rc == 0) != seeds[i].reads) {
             fprintf(stderr, "exec_result_seeds: %s %s (%s); run `exec_result_seeds write %s` to make them again\n",
-                    path, want_read ? "does not read" : "reads but should not", err, dir);
+                    path, seeds[i].reads ? "does not read" : "reads but should not", err, dir);
             bad = 1;
         }
     }
