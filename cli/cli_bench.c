@@ -4,8 +4,9 @@
  * (retune: analysis decides, and the decision is remembered), a warm one straight after (a
  * wisdom hit) and, with --oracle, every candidate of the first cold launch forced on the whole
  * launch. While gridtuned refines a decision (--refine, on by default), a warm launch runs a
- * contender on a quarter of it: those warm launches are counted as refining, and the warm
- * median is then not the winner's alone (gridtune-tune-bench measures refinement itself).
+ * contender on a quarter of it, or resumes an analysis the cold launch's time limit cut short:
+ * those warm launches are counted as refining or resumed, and the warm median is then not the
+ * winner's alone (gridtune-tune-bench measures refinement itself).
  *
  * Method:
  * - A launch's time is the client's: the monotonic clock around gt_launch + gt_wait, so the
@@ -188,6 +189,7 @@ typedef struct launch_note {
     char source[SOURCE_MAX];
     char winner[GT_SCHEDULE_TEXT_MAX];
     char reason[REASON_MAX];
+    bool resumed; /* an analysis that resumed the wisdom entry's */
 } launch_note;
 
 typedef struct contender {
@@ -209,13 +211,15 @@ typedef struct bench_result {
     double analysis_fraction; /* median over the timed cold launches */
     unsigned wisdom_hits;     /* timed warm launches decided by the wisdom */
     unsigned refining;        /* of those, launches that ran a contender on a share */
+    unsigned resumed;         /* timed warm launches that resumed the wisdom entry's analysis */
 } bench_result;
 
 static void note_report(const cJSON *r, uint64_t wall_ns, launch_note *note)
 {
     gt_report_summary s;
     gt_report_read(r, &s);
-    *note = (launch_note){.wall_ns = wall_ns, .total_ns = (uint64_t)s.total_ns, .analysis_fraction = s.analysis_fraction};
+    *note = (launch_note){.wall_ns = wall_ns, .total_ns = (uint64_t)s.total_ns, .analysis_fraction = s.analysis_fraction,
+                          .resumed = s.resumed};
     snprintf(note->source, sizeof note->source, "%s", s.source);
     snprintf(note->winner, sizeof note->winner, "%s", s.winner);
     snprintf(note->reason, sizeof note->reason, "%s", s.reason);
@@ -335,6 +339,8 @@ static int run_pair(runner *r, unsigned round)
     if (strcmp(warm.source, "wisdom") == 0) {
         br->wisdom_hits++;
         br->refining += strncmp(warm.reason, "refining", strlen("refining")) == 0;
+    } else if (warm.resumed) {
+        br->resumed++;
     } else
         say("bench: %s, round %u: the warm launch was not a wisdom hit (source %s: %s); the cold launch before "
             "it: source %s: %s",
@@ -493,12 +499,12 @@ static void print_table(const bench_options *o, const bench_result *r, unsigned 
             printf("%-14s %6zu  failed (see above)\n", br->bench->name, br->n);
             continue;
         }
-        bool hits = br->wisdom_hits == br->warm.wall.n;
+        bool hits = br->wisdom_hits + br->resumed == br->warm.wall.n;
         missed |= !hits;
-        refining |= hits && br->refining;
+        refining |= hits && (br->refining || br->resumed);
         printf("%-14s %6zu %11.1f %9.1f %8.1f%s", br->bench->name, br->n, gt_bench_ms(br->def.wall.median_ns),
                gt_bench_ms(br->cold.wall.median_ns), gt_bench_ms(br->warm.wall.median_ns),
-               !hits ? "*" : br->refining ? "r" : " ");
+               !hits ? "*" : br->refining || br->resumed ? "r" : " ");
         if (o->oracle && br->noracle)
             printf(" %10.1f", gt_bench_ms(oracle_best(br)));
         else if (o->oracle)
@@ -522,8 +528,8 @@ static void print_table(const bench_options *o, const bench_result *r, unsigned 
     if (missed)
         printf("* some warm launches were not wisdom hits (their reasons are above)\n");
     if (refining)
-        printf("r some warm launches ran a contender on a quarter of the launch (gridtuned was refining the "
-               "decision)\n");
+        printf("r some warm launches ran a contender on a quarter of the launch, or resumed an analysis the cold "
+               "launch's time limit cut short (gridtuned was refining the decision)\n");
     if (o->oracle) {
         printf("\noracle best (of the first cold launch's candidates, each forced on the whole launch):\n");
         for (unsigned i = 0; i < n; i++)
@@ -584,6 +590,7 @@ static cJSON *note_json(const launch_note *n)
     cJSON_AddStringToObject(j, "source", n->source);
     cJSON_AddStringToObject(j, "winner", n->winner);
     cJSON_AddStringToObject(j, "reason", n->reason);
+    cJSON_AddBoolToObject(j, "resumed", n->resumed);
     cJSON_AddNumberToObject(j, "analysis_fraction", n->analysis_fraction);
     return j;
 }
@@ -634,6 +641,7 @@ static cJSON *bench_json(const bench_options *o, const bench_result *br)
     cJSON *warm = contender_json(&br->warm, true);
     cJSON_AddNumberToObject(warm, "wisdom_hits", br->wisdom_hits);
     cJSON_AddNumberToObject(warm, "refining", br->refining);
+    cJSON_AddNumberToObject(warm, "resumed", br->resumed);
     cJSON_AddItemToObject(j, "warm", warm);
     cJSON_AddItemToObject(j, "oracle", o->oracle ? oracle_json(br) : cJSON_CreateNull());
     cJSON *ratios = cJSON_AddObjectToObject(j, "ratios");

@@ -7,6 +7,8 @@
  * command line. */
 #include "cli.h"
 
+#include "tuner/refine.h"
+#include "tuner/space.h"
 #include "tuner/wisdom.h"
 
 #include <cjson/cJSON.h>
@@ -274,14 +276,22 @@ static void format_range(const gt_range *r, char *buf, size_t len)
         n += snprintf(buf + n, len - (size_t)n, "%s%zu", d ? "x" : "/", r->local[d]);
 }
 
-/* "settled", or "refining 3 launches, 2 contenders" while launches still compare contenders. */
+/* "settled", or "refining 3 launches, 2 contenders" while launches still compare contenders,
+   and "; resumes group+span" while the next launch resumes the analysis over those axes. */
 static void format_refine(const gt_wisdom_refine *r, char *buf, size_t len)
 {
-    if (r->state == GT_REFINE_SETTLED)
+    if (r->state == GT_REFINE_SETTLED) {
         snprintf(buf, len, "%s", gt_refine_state_name(r->state));
-    else
-        snprintf(buf, len, "%s %u launch%s, %u contender%s", gt_refine_state_name(r->state), r->launches,
-                 r->launches == 1 ? "" : "es", r->ncontenders, r->ncontenders == 1 ? "" : "s");
+        return;
+    }
+    int n = snprintf(buf, len, "%s %u launch%s, %u contender%s", gt_refine_state_name(r->state), r->launches,
+                     r->launches == 1 ? "" : "es", r->ncontenders, r->ncontenders == 1 ? "" : "s");
+    const char *sep = "; resumes ";
+    for (int a = 0; gt_refine_can_resume(r) && a < GT_AXIS_COUNT && n > 0 && (size_t)n < len; a++)
+        if (r->unexplored & (1u << a)) {
+            n += snprintf(buf + n, len - (size_t)n, "%s%s", sep, gt_axis_name((gt_axis)a));
+            sep = "+";
+        }
 }
 
 static void format_row(const gt_wisdom_key *k, const gt_wisdom_entry *e, char cells[NCOLS][CELL_MAX])

@@ -33,11 +33,13 @@ entry() { # KERNEL SCHEDULE GAIN WORKERS [REFINE]
 EOF
 }
 
-# transpose is still refining against two contenders; matmul has no refine part (a file
+# transpose is still refining against two contenders, and its next launch resumes the
+# analysis over the group orders and spans; matmul has no refine part (a file
 # written before refinement), which reads as settled.
 refining='{"state": "refining", "launches": 3, "settled_cost": null, "drifted": 0, "contenders": [
   {"schedule": "group=column,item=column,assign=block", "costs": [1.2, 1.3], "incumbent_costs": [1.1, 1.15]},
-  {"schedule": "group=hilbert,span=4,item=linear,assign=stealing", "costs": [0.9], "incumbent_costs": [1.05]}]}'
+  {"schedule": "group=hilbert,span=4,item=linear,assign=stealing", "costs": [0.9], "incumbent_costs": [1.05]}],
+  "unexplored": ["span", "group"], "resumes": 1}'
 cat >"$tmp/good.json" <<EOF
 {"format": "gridtune-wisdom", "version": 1, "entries": [
 $(entry transpose "item=tiled:4x4,assign=block" 0.31 2 "$refining"),
@@ -73,7 +75,7 @@ expect_in "$out" "2026-11-18T11:06:40Z" "show decided"
 expect_in "$out" "refine" "show header"
 transpose_row=$(printf '%s\n' "$out" | grep '^transpose ')
 matmul_row=$(printf '%s\n' "$out" | grep '^matmul ')
-expect_in "$transpose_row" "refining 3 launches, 2 contenders" "show refine state"
+expect_in "$transpose_row" "refining 3 launches, 2 contenders; resumes group+span" "show refine state"
 expect_in "$matmul_row" "settled" "show an entry without refine"
 [ "$(printf '%s\n' "$out" | wc -l)" = 3 ] || fail "show printed other than a header and 2 rows: $out"
 [ -z "$(ls "$XDG_STATE_HOME/gridtune" | grep -v '^wisdom.json$')" ] || fail "import left files beside the wisdom"

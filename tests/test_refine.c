@@ -204,7 +204,7 @@ static void test_the_span_contender_is_the_row(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const char *both[] = {cases[i].winner, cases[i].other};
         make_result(&m, both, medians, 2);
-        gt_refine_start(&cfg, &m.r, grid, &rf);
+        gt_refine_start(&cfg, &m.r, grid, NULL, &rf);
         assert_int_equal(rf.state, GT_REFINE_REFINING);
         assert_int_equal(rf.ncontenders, 1);
         assert_schedule(&rf.contenders[0].schedule, cases[i].contender);
@@ -212,25 +212,25 @@ static void test_the_span_contender_is_the_row(void **state)
     const char *one_d[] = {"group=linear,span=2,item=linear,assign=block", "group=linear,item=linear,assign=block"};
     static const uint32_t line[3] = {4096, 1, 1};
     make_result(&m, one_d, medians, 2);
-    gt_refine_start(&cfg, &m.r, line, &rf);
+    gt_refine_start(&cfg, &m.r, line, NULL, &rf);
     assert_int_equal(rf.ncontenders, 1);
     assert_schedule(&rf.contenders[0].schedule, "group=linear,span=64,item=linear,assign=block");
     /* no other span measured, the analysis's time out before the span axis: the row still */
     const char *no_span[] = {"group=linear,item=linear,assign=block", "group=linear,item=linear,assign=stealing"};
     make_result(&m, no_span, medians, 2);
-    gt_refine_start(&cfg, &m.r, grid, &rf);
+    gt_refine_start(&cfg, &m.r, grid, NULL, &rf);
     assert_int_equal(rf.ncontenders, 2);
     assert_schedule(&rf.contenders[0].schedule, "group=linear,span=1024,item=linear,assign=block");
     assert_schedule(&rf.contenders[1].schedule, "group=linear,item=linear,assign=stealing");
     /* a kernel that refuses spans (the span axis off for it): no span contender */
     gt_tune_config no_spans = cfg;
     no_spans.space.axes &= ~(1u << GT_AXIS_SPAN);
-    gt_refine_start(&no_spans, &m.r, grid, &rf);
+    gt_refine_start(&no_spans, &m.r, grid, NULL, &rf);
     assert_int_equal(rf.ncontenders, 1);
     assert_schedule(&rf.contenders[0].schedule, "group=linear,item=linear,assign=stealing");
     /* refinement off: settled at once */
     cfg.refine = false;
-    gt_refine_start(&cfg, &m.r, grid, &rf);
+    gt_refine_start(&cfg, &m.r, grid, NULL, &rf);
     assert_int_equal(rf.state, GT_REFINE_SETTLED);
     assert_int_equal(rf.ncontenders, 0);
 }
@@ -249,17 +249,80 @@ static void test_a_hopeless_candidate_is_no_contender(void **state)
     made_result m;
     gt_wisdom_refine rf;
     make_result(&m, schedules, medians, 3);
-    gt_refine_start(&cfg, &m.r, grid, &rf);
+    gt_refine_start(&cfg, &m.r, grid, NULL, &rf);
     assert_int_equal(rf.ncontenders, 1);
     assert_schedule(&rf.contenders[0].schedule, "group=linear,span=1024,item=tiled:4x4,assign=block");
     m.c[2].median = 2.1;
-    gt_refine_start(&cfg, &m.r, grid, &rf);
+    gt_refine_start(&cfg, &m.r, grid, NULL, &rf);
     assert_int_equal(rf.ncontenders, 0);
     assert_int_equal(rf.state, GT_REFINE_SETTLED);
     m.r.winner = m.c[0].schedule = parse("group=linear,span=16,item=linear,assign=block");
-    gt_refine_start(&cfg, &m.r, grid, &rf);
+    gt_refine_start(&cfg, &m.r, grid, NULL, &rf);
     assert_int_equal(rf.ncontenders, 1);
     assert_schedule(&rf.contenders[0].schedule, "group=linear,span=1024,item=linear,assign=block");
+}
+
+/* The entry keeps the axes its analysis never reached and counts resumes: an entry with
+   unexplored axes and no contender still refines (its next launch resumes the analysis), until
+   GT_REFINE_RESUMES resumes. A resumed analysis that kept the winner keeps the contenders and
+   their pairs; one that moved it starts afresh. */
+static void test_a_resumed_analysis_counts_on_and_keeps_the_winners_contenders(void **state)
+{
+    (void)state;
+    gt_tune_config cfg = gt_tune_config_default();
+    const char *schedules[] = {"group=linear,span=1024,item=column,assign=block",
+                               "group=linear,span=1024,item=linear,assign=block"};
+    static const double medians[] = {1.0, 2.5}; /* hopeless: no contender */
+    made_result m;
+    make_result(&m, schedules, medians, 2);
+    m.r.unexplored = 1u << GT_AXIS_GROUP;
+    gt_wisdom_entry e = {.schedule = m.r.winner};
+    gt_refine_start(&cfg, &m.r, grid, NULL, &e.refine);
+    assert_int_equal(e.refine.ncontenders, 0);
+    assert_int_equal(e.refine.state, GT_REFINE_REFINING);
+    assert_int_equal(e.refine.unexplored, 1u << GT_AXIS_GROUP);
+    assert_int_equal(e.refine.resumes, 0);
+    assert_true(gt_refine_resumes(&cfg, &e));
+    assert_false(gt_refine_active(&cfg, &e));
+
+    /* resumed: the winner (candidate 0) stays, a pair-holding contender of before stays too */
+    e.refine.contenders[0] = (gt_refine_contender){.schedule = parse("group=column,span=1024,item=column,assign=block"),
+                                                   .n = 1, .cost = {0.9}, .incumbent = {1.0}};
+    e.refine.ncontenders = 1;
+    m.r.resumed = true;
+    m.c[1].schedule = parse("group=zigzag,span=1024,item=column,assign=block");
+    m.c[1].median = 1.1;
+    gt_wisdom_refine next;
+    gt_refine_start(&cfg, &m.r, grid, &e.refine, &next);
+    assert_int_equal(next.resumes, 1);
+    assert_int_equal(next.ncontenders, 2);
+    assert_schedule(&next.contenders[0].schedule, "group=column,span=1024,item=column,assign=block");
+    assert_int_equal(next.contenders[0].n, 1);
+    assert_schedule(&next.contenders[1].schedule, "group=zigzag,span=1024,item=column,assign=block");
+
+    /* moved: the old contenders were against the old winner */
+    m.r.winner = m.c[1].schedule;
+    m.c[0].median = 1.2;
+    m.c[1].median = 1.0;
+    gt_refine_start(&cfg, &m.r, grid, &e.refine, &next);
+    assert_int_equal(next.ncontenders, 1);
+    assert_schedule(&next.contenders[0].schedule, "group=linear,span=1024,item=column,assign=block");
+
+    /* the last resume: unexplored axes stay on record, but nothing resumes and the entry settles */
+    e.refine.ncontenders = 0;
+    e.refine.resumes = GT_REFINE_RESUMES - 1;
+    m.c[1].median = 3.0;
+    m.r.winner = m.c[0].schedule;
+    gt_refine_start(&cfg, &m.r, grid, &e.refine, &next);
+    assert_int_equal(next.resumes, GT_REFINE_RESUMES);
+    assert_int_equal(next.ncontenders, 0);
+    assert_int_equal(next.state, GT_REFINE_SETTLED);
+    e.refine = next;
+    assert_false(gt_refine_resumes(&cfg, &e));
+    /* refinement off: nothing to resume */
+    cfg.refine = false;
+    gt_refine_start(&cfg, &m.r, grid, NULL, &next);
+    assert_int_equal(next.unexplored, 0);
 }
 
 /* A contender whose three pairs show no gain of the minimum gain (3%) leaves; one that shows it
@@ -293,6 +356,7 @@ int main(void)
         cmocka_unit_test(test_a_contender_without_a_gain_in_sight_leaves_after_three_pairs),
         cmocka_unit_test(test_the_span_contender_is_the_row),
         cmocka_unit_test(test_a_hopeless_candidate_is_no_contender),
+        cmocka_unit_test(test_a_resumed_analysis_counts_on_and_keeps_the_winners_contenders),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

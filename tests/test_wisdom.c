@@ -10,6 +10,7 @@
 
 #include "tests/fixtures/temp_dir.h"
 #include "tuner/machine.h"
+#include "tuner/space.h"
 #include "tuner/wisdom.h"
 
 #include <cjson/cJSON.h>
@@ -118,6 +119,8 @@ static void assert_refines_equal(const gt_wisdom_refine *a, const gt_wisdom_refi
     assert_int_equal(a->launches, b->launches);
     assert_same_double(a->settled_cost, b->settled_cost);
     assert_int_equal(a->drifted, b->drifted);
+    assert_int_equal(a->unexplored, b->unexplored);
+    assert_int_equal(a->resumes, b->resumes);
     assert_int_equal(a->ncontenders, b->ncontenders);
     for (unsigned i = 0; i < a->ncontenders; i++) {
         const gt_refine_contender *x = &a->contenders[i], *y = &b->contenders[i];
@@ -350,6 +353,8 @@ static void saved_refine_has_the_documented_shape(void **state)
     e.refine = refining_of_two();
     e.refine.contenders[0].cost[0] = 1.2;
     e.refine.contenders[0].incumbent[1] = 1.15;
+    e.refine.unexplored = 1u << GT_AXIS_SPAN | 1u << GT_AXIS_ITEM;
+    e.refine.resumes = 1;
     assert_int_equal(gt_wisdom_store(f->w, &k, &e, NULL, 0), 0);
     assert_int_equal(gt_wisdom_save(f->w, f->err, sizeof f->err), 0);
     size_t len;
@@ -358,7 +363,7 @@ static void saved_refine_has_the_documented_shape(void **state)
     assert_non_null(doc);
     cJSON *refine = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "entries"), 0), "refine");
     assert_true(cJSON_IsObject(refine));
-    const char *order[] = {"state", "launches", "settled_cost", "drifted", "contenders"};
+    const char *order[] = {"state", "launches", "settled_cost", "drifted", "contenders", "unexplored", "resumes"};
     const cJSON *x = refine->child;
     for (size_t i = 0; i < sizeof order / sizeof *order; i++, x = x->next)
         assert_string_equal(x->string, order[i]);
@@ -367,6 +372,11 @@ static void saved_refine_has_the_documented_shape(void **state)
     assert_int_equal(cJSON_GetObjectItem(refine, "launches")->valuedouble, 3);
     assert_true(cJSON_IsNull(cJSON_GetObjectItem(refine, "settled_cost")));
     assert_int_equal(cJSON_GetObjectItem(refine, "drifted")->valuedouble, 0);
+    cJSON *unexplored = cJSON_GetObjectItem(refine, "unexplored");
+    assert_int_equal(cJSON_GetArraySize(unexplored), 2);
+    assert_string_equal(cJSON_GetArrayItem(unexplored, 0)->valuestring, "item");
+    assert_string_equal(cJSON_GetArrayItem(unexplored, 1)->valuestring, "span");
+    assert_int_equal(cJSON_GetObjectItem(refine, "resumes")->valuedouble, 1);
     cJSON *contenders = cJSON_GetObjectItem(refine, "contenders");
     assert_int_equal(cJSON_GetArraySize(contenders), 2);
     cJSON *c0 = cJSON_GetArrayItem(contenders, 0);
@@ -416,13 +426,14 @@ static void refine_as_written_by_hand_loads(void **state)
     write_doc(f->path, "decided",
               "1795000000, \"refine\": {\"state\": \"reopened\", \"launches\": 3, \"settled_cost\": 0.75, "
               "\"drifted\": 2, \"contenders\": [{\"schedule\": \"assign=block,item=column,group=column\", "
-              "\"costs\": [1.2, 1.3], \"incumbent_costs\": [1.1, 1.15]}]}");
+              "\"costs\": [1.2, 1.3], \"incumbent_costs\": [1.1, 1.15]}], \"unexplored\": [\"span\", "
+              "\"group\"], \"resumes\": 2}");
     f->w = open_ok(f, f->path);
     assert_string_equal(gt_wisdom_warning(f->w), "");
     gt_wisdom_entry got;
     assert_true(gt_wisdom_get(f->w, 0, NULL, &got));
     gt_wisdom_refine want = {.state = GT_REFINE_REOPENED, .launches = 3, .settled_cost = 0.75, .drifted = 2,
-                             .ncontenders = 1,
+                             .unexplored = 1u << GT_AXIS_GROUP | 1u << GT_AXIS_SPAN, .resumes = 2, .ncontenders = 1,
                              .contenders = {{.n = 2, .cost = {1.2, 1.3}, .incumbent = {1.1, 1.15}}}};
     char err[256];
     assert_int_equal(gt_schedule_parse("group=column,item=column,assign=block", &want.contenders[0].schedule, err,
@@ -459,7 +470,7 @@ static void store_refuses_a_refine_the_file_could_not_hold(void **state)
     struct {
         gt_wisdom_entry e;
         const char *problem;
-    } bad[11];
+    } bad[13];
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
         bad[i].e = ok;
     bad[0].e.refine.state = (gt_refine_state)GT_REFINE_STATES;
@@ -484,6 +495,10 @@ static void store_refuses_a_refine_the_file_could_not_hold(void **state)
     bad[9].problem = "\"refine\": \"launches\": 1000001 is more than 1000000";
     bad[10].e.refine.drifted = GT_REFINE_COUNT_MAX + 1;
     bad[10].problem = "\"refine\": \"drifted\": 1000001 is more than 1000000";
+    bad[11].e.refine.unexplored = 1u << GT_AXIS_COUNT;
+    bad[11].problem = "\"refine\": \"unexplored\" names an axis that does not exist";
+    bad[12].e.refine.resumes = GT_REFINE_RESUMES + 1;
+    bad[12].problem = "\"refine\": \"resumes\": 3 is more than 2";
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         f->err[0] = '\0';
         assert_int_equal(gt_wisdom_store(f->w, &k, &bad[i].e, f->err, sizeof f->err), -EINVAL);
@@ -832,11 +847,36 @@ static void contender_with_an_unknown_field_is_set_aside(void **state)
                             "entry 0: \"refine\": \"contenders\"[0]: unknown field \"weight\"");
 }
 
+static void refine_with_an_unknown_axis_is_set_aside(void **state)
+{
+    assert_refine_set_aside(*state, REFINE_START "\"contenders\": [], \"unexplored\": [\"group\", \"colour\"]}",
+                            "entry 0: \"refine\": \"unexplored\" holds something other than an axis name: assign, "
+                            "item, group or span");
+}
+
+static void refine_with_an_axis_twice_is_set_aside(void **state)
+{
+    assert_refine_set_aside(*state, REFINE_START "\"contenders\": [], \"unexplored\": [\"span\", \"span\"]}",
+                            "entry 0: \"refine\": \"unexplored\" names span twice");
+}
+
+static void refine_with_unexplored_not_a_list_is_set_aside(void **state)
+{
+    assert_refine_set_aside(*state, REFINE_START "\"contenders\": [], \"unexplored\": \"group\"}",
+                            "entry 0: \"refine\": \"unexplored\" must be an array of axis names");
+}
+
+static void refine_with_too_many_resumes_is_set_aside(void **state)
+{
+    assert_refine_set_aside(*state, REFINE_START "\"contenders\": [], \"unexplored\": [], \"resumes\": 3}",
+                            "entry 0: \"refine\": \"resumes\": 3 is more than 2");
+}
+
 static void refine_not_an_object_is_set_aside(void **state)
 {
     assert_refine_set_aside(*state, "[\"refining\", 3]",
                             "entry 0: \"refine\": must be an object with state, launches, settled_cost, drifted and "
-                            "contenders");
+                            "contenders, and optionally unexplored and resumes");
 }
 
 static void directory_in_place_of_the_file_is_set_aside(void **state)
@@ -1236,6 +1276,10 @@ int main(void)
         T(refine_with_a_missing_field_is_set_aside),
         T(refine_with_a_field_twice_is_set_aside),
         T(contender_with_an_unknown_field_is_set_aside),
+        T(refine_with_an_unknown_axis_is_set_aside),
+        T(refine_with_an_axis_twice_is_set_aside),
+        T(refine_with_unexplored_not_a_list_is_set_aside),
+        T(refine_with_too_many_resumes_is_set_aside),
         T(refine_not_an_object_is_set_aside),
         T(directory_in_place_of_the_file_is_set_aside),
         T(second_corruption_in_a_second_keeps_the_first_aside),

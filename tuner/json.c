@@ -1,5 +1,7 @@
-/* json.c: exact number text for cJSON trees. */
+/* json.c: exact number text and axis lists for cJSON trees. */
 #include "json.h"
+
+#include "space.h"
 
 #include <inttypes.h>
 #include <locale.h>
@@ -38,4 +40,18 @@ cJSON *gt_json_uint(uint64_t v)
     char text[24];
     snprintf(text, sizeof text, "%" PRIu64, v);
     return cJSON_CreateRaw(text);
+}
+
+cJSON *gt_json_axes(unsigned axes)
+{
+    cJSON *list = cJSON_CreateArray();
+    for (int a = 0; list && a < GT_AXIS_COUNT; a++) {
+        cJSON *name = axes & (1u << a) ? cJSON_CreateString(gt_axis_name((gt_axis)a)) : NULL;
+        if ((axes & (1u << a)) && !cJSON_AddItemToArray(list, name)) {
+            cJSON_Delete(name);
+            cJSON_Delete(list);
+            return NULL;
+        }
+    }
+    return list;
 }

@@ -84,6 +84,11 @@ static uint32_t widest_span(const uint32_t grid[3])
     return widest < 1 ? 1 : widest < GT_SPAN_MAX ? (uint32_t)widest : GT_SPAN_MAX;
 }
 
+bool gt_refine_can_resume(const gt_wisdom_refine *rf)
+{
+    return rf->unexplored && rf->resumes < GT_REFINE_RESUMES;
+}
+
 /* Samples judge orders least well (a sample cannot show how an order meets the TLB, the
    prefetchers or the other worker over a whole launch), and analysis measures each axis under
    the settings of the axes decided before it. So the contenders are the winner with its item
@@ -95,10 +100,18 @@ static uint32_t widest_span(const uint32_t grid[3])
    with the winner there already, the best other span analysis measured. The widest span is a
    contender too when the kernel takes spans but the analysis's time ran out before the span
    axis (copy_rows then settled on a span of 1, at 49% of memcpy's bandwidth against 76%). */
-void gt_refine_start(const gt_tune_config *cfg, const gt_tune_result *r, const uint32_t grid[3], gt_wisdom_refine *rf)
+void gt_refine_start(const gt_tune_config *cfg, const gt_tune_result *r, const uint32_t grid[3],
+                     const gt_wisdom_refine *before, gt_wisdom_refine *rf)
 {
     memset(rf, 0, sizeof *rf);
     rf->settled_cost = NAN;
+    rf->unexplored = cfg->refine ? r->unexplored : 0;
+    rf->resumes = before ? before->resumes + 1 : 0;
+    /* A resumed analysis that kept the winner keeps its contenders and their pairs: they were
+       measured against the same winner, on axes the resumed analysis may not have looked at. */
+    if (before && r->ncandidates && gt_schedule_equal(&r->winner, &r->candidates[0].schedule))
+        for (unsigned i = 0; i < before->ncontenders; i++)
+            rf->contenders[rf->ncontenders++] = before->contenders[i];
     static const gt_axis axes[] = {GT_AXIS_ITEM, GT_AXIS_GROUP, GT_AXIS_SPAN, GT_AXIS_ASSIGN};
     bool spans = cfg->space.axes & (1u << GT_AXIS_SPAN);
     double winner_cost = winner_median(r);
@@ -113,7 +126,12 @@ void gt_refine_start(const gt_tune_config *cfg, const gt_tune_result *r, const u
             continue;
         add_contender(rf, &s, &r->winner);
     }
-    rf->state = rf->ncontenders ? GT_REFINE_REFINING : GT_REFINE_SETTLED;
+    rf->state = rf->ncontenders || gt_refine_can_resume(rf) ? GT_REFINE_REFINING : GT_REFINE_SETTLED;
+}
+
+bool gt_refine_resumes(const gt_tune_config *cfg, const gt_wisdom_entry *e)
+{
+    return cfg->refine && e->refine.state != GT_REFINE_SETTLED && gt_refine_can_resume(&e->refine);
 }
 
 bool gt_refine_active(const gt_tune_config *cfg, const gt_wisdom_entry *e)

@@ -28,6 +28,12 @@
  * that took over by moving the span or the chunk along its series brings the next step the
  * same way.
  *
+ * Analysis decides on a minority of the first launch, under a time limit; when that ends an
+ * axis before each of its candidates had a sample (a slow default spends it on the first
+ * axes), the entry remembers the unexplored axes, and the next launch's analysis resumes from
+ * the winner over them (GT_REFINE_RESUMES times at most). It samples at the winner's speed,
+ * so the same limit holds more samples. Its winner and contenders replace the entry's.
+ *
  * The entry settles when no contender is left or after the configured limit of refining
  * launches; a settled entry runs the winner alone. When a settled winner's whole-launch cost
  * drifts above its first settled launch's by GT_REFINE_DRIFT for GT_REFINE_DRIFT_LAUNCHES
@@ -71,8 +77,17 @@ typedef enum gt_refine_event {
 const char *gt_refine_event_name(gt_refine_event e);
 
 /* The contenders and the state of a freshly analysed entry, whose launch had this grid of
- * workgroups: refining when refinement is on and there is a contender, else settled. */
-void gt_refine_start(const gt_tune_config *cfg, const gt_tune_result *r, const uint32_t grid[3], gt_wisdom_refine *rf);
+ * workgroups: refining when refinement is on and there is a contender or an analysis to
+ * resume, else settled. before is the entry's refinement when r is a resumed analysis (NULL
+ * otherwise; not rf): its resumes count on, and its contenders stay when the winner did not
+ * change. */
+void gt_refine_start(const gt_tune_config *cfg, const gt_tune_result *r, const uint32_t grid[3],
+                     const gt_wisdom_refine *before, gt_wisdom_refine *rf);
+/* The entry's analysis left axes unexplored, fewer than GT_REFINE_RESUMES resumes ago. */
+bool gt_refine_can_resume(const gt_wisdom_refine *rf);
+/* This launch resumes the entry's analysis over its unexplored axes, starting from the winner:
+ * refinement is on, the entry is not settled and can resume. */
+bool gt_refine_resumes(const gt_tune_config *cfg, const gt_wisdom_entry *e);
 /* The launch runs a contender on a share: refinement is on and the entry has one to run. */
 bool gt_refine_active(const gt_tune_config *cfg, const gt_wisdom_entry *e);
 /* The entry reopened with no contender left: the launch analyses again. */

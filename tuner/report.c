@@ -214,13 +214,10 @@ static bool add_style_names(cJSON *styles, gt_axis axis, uint32_t mask)
  * every axis (also of an axis switched off, so a dashboard can show what was configured). */
 static bool add_space(cJSON *tuning, const gt_space_config *s)
 {
-    cJSON *series = cJSON_AddObjectToObject(tuning, "series"), *axes, *styles;
+    cJSON *series = cJSON_AddObjectToObject(tuning, "series"), *styles;
     if (!series || !add_uint(series, "start", s->series.start) || !add_uint(series, "ratio", s->series.ratio) ||
-        !add_uint(series, "limit", s->series.limit) || !(axes = cJSON_AddArrayToObject(tuning, "axes")))
+        !add_uint(series, "limit", s->series.limit) || !add_item(tuning, "axes", gt_json_axes(s->axes)))
         return false;
-    for (unsigned a = 0; a < GT_AXIS_COUNT; a++)
-        if ((s->axes & (1u << a)) && !add_name(axes, NULL, gt_axis_name((gt_axis)a)))
-            return false;
     return (styles = cJSON_AddObjectToObject(tuning, "styles")) &&
            add_style_names(styles, GT_AXIS_ASSIGN, s->assign_styles) &&
            add_style_names(styles, GT_AXIS_ITEM, s->item_styles) &&
@@ -319,6 +316,7 @@ static bool add_decision(cJSON *root, const gt_tune_result *r)
 {
     cJSON *obj = cJSON_AddObjectToObject(root, "decision");
     return obj && add_schedule(obj, "winner", &r->winner) && add_confirmation(obj, r) && add_refine(obj, r) &&
+           add_bool(obj, "resumed", r->resumed) && add_item(obj, "unexplored", gt_json_axes(r->unexplored)) &&
            add_name(obj, "source", gt_decision_source_name(r->source)) &&
            add_text(obj, "reason", r->reason, sizeof r->reason) &&
            add_text(obj, "wisdom_note", r->wisdom_note, sizeof r->wisdom_note);

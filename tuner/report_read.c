@@ -27,6 +27,7 @@ void gt_report_read(const cJSON *r, gt_report_summary *out)
     const cJSON *faults = field(r, "phases", "page_faults");
     *out = (gt_report_summary){
         .decided = cJSON_IsString(source) && cJSON_IsString(winner),
+        .resumed = cJSON_IsTrue(field(r, "decision", "resumed")),
         .analysis_fraction = number(field(r, "phases", "analysis_fraction"), 0),
         .analysis_ns = number(field(r, "phases", "analysis_ns"), 0),
         .total_ns = number(field(r, "phases", "total_ns"), 0),

@@ -21,6 +21,7 @@ typedef struct gt_report_summary {
     char winner[GT_SCHEDULE_TEXT_MAX]; /* decision.winner; "?" when missing */
     char reason[GT_REPORT_TEXT_MAX];  /* decision.reason; "?" when missing */
     char refine_state[16];            /* decision.refine.state; "?" when missing or null */
+    bool resumed;                     /* decision.resumed; false when missing */
     double analysis_fraction;         /* phases.analysis_fraction; 0 when missing */
     double analysis_ns;               /* phases.analysis_ns; 0 when missing */
     double total_ns;                  /* phases.total_ns; 0 when missing */

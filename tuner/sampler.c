@@ -120,6 +120,25 @@ static void check_steady_contention(gt_sampler *s)
     }
 }
 
+/* A batch's wall time less its fixed cost, which may take at most half of it. */
+static double work_ns(const gt_sampler *s, uint64_t wall_ns)
+{
+    return fmax((double)wall_ns - s->fixed_ns, (double)wall_ns / 2);
+}
+
+/* The sample's metric per work-item. In time, less the batch's fixed cost (at most half its
+   wall time), as the remainder, one long batch, will run the work: samples of different lengths
+   (a look at the default's size, the group axis's longer stretches, a confirmation's) compare
+   on their work alone. Without it a tenant's fixed theft per batch, spread over a longer
+   sample, made a group order that does nothing look faster. The counted metrics are taken as
+   counted: calibration measures the fixed cost in time only. */
+static double sample_cost(const gt_sampler *s, const gt_exec_result *er, uint64_t items)
+{
+    if (s->metric.num >= 0 || items == 0)
+        return gt_metric_cost(&s->metric, er, items);
+    return work_ns(s, er->wall_ns) / (double)items;
+}
+
 static void record(gt_sampler *s, gt_candidate *c, const gt_stretch *st, const gt_exec_result *er, unsigned round,
                    gt_sample_kind kind)
 {
@@ -132,7 +151,7 @@ static void record(gt_sampler *s, gt_candidate *c, const gt_stretch *st, const g
     smp->groups = er->groups;
     smp->items = er->groups * s->r->items_per_group;
     smp->wall_ns = er->wall_ns;
-    smp->cost = gt_metric_cost(&s->metric, er, smp->items);
+    smp->cost = sample_cost(s, er, smp->items);
     smp->probed = er->probed;
     smp->probe = er->probe;
     smp->worst_offcpu_ns = er->worst_offcpu_ns;
@@ -218,17 +237,19 @@ static bool too_small(gt_sampler *s, double ns_per_group, uint64_t min_groups, d
     uint64_t left = s->budget_groups - s->r->groups_analysis;
     if (left >= MIN_SLOTS * min_groups)
         return false;
-    s->r->source = GT_SOURCE_DEFAULT;
+    /* A resumed analysis that does not pay leaves the wisdom's winner to run the launch. */
+    s->r->source = s->r->resumed ? GT_SOURCE_WISDOM : GT_SOURCE_DEFAULT;
+    const char *kept = s->r->resumed ? "the wisdom's winner, the launch being " : "";
     if (isnan(ns_per_group))
         snprintf(s->r->reason, sizeof s->r->reason,
-                 "too small to pay for analysis: a %.0f%% budget of %llu workgroups holds fewer than %d samples "
+                 "%stoo small to pay for analysis: a %.0f%% budget of %llu workgroups holds fewer than %d samples "
                  "of one workgroup per worker",
-                 s->cfg->budget * 100, (unsigned long long)s->r->groups_total, MIN_SLOTS);
+                 kept, s->cfg->budget * 100, (unsigned long long)s->r->groups_total, MIN_SLOTS);
     else
         snprintf(s->r->reason, sizeof s->r->reason,
-                 "too small to pay for analysis: the launch takes about %.3f ms, and a %.0f%% budget holds fewer "
+                 "%stoo small to pay for analysis: the launch takes about %.3f ms, and a %.0f%% budget holds fewer "
                  "than %d samples of %.0f us",
-                 ns_per_group * (double)s->r->groups_total / 1e6, s->cfg->budget * 100, MIN_SLOTS,
+                 kept, ns_per_group * (double)s->r->groups_total / 1e6, s->cfg->budget * 100, MIN_SLOTS,
                  min_sample_ns / 1e3);
     return true;
 }
@@ -306,7 +327,8 @@ int gt_sampler_create(const gt_tune_config *cfg, const gt_tune_launch *launch, c
     s->budget_groups = (uint64_t)(cfg->budget * (double)r->groups_total);
     s->done = calloc((r->groups_total + 7) / 8, 1);
     s->walks = gt_walks_create(s->grid);
-    gt_space_entry def = {.schedule = gt_schedule_default, .style = "default"};
+    gt_space_entry def = {.schedule = r->winner};
+    snprintf(def.style, sizeof def.style, "%s", r->resumed ? "wisdom" : "default");
     size_t def_index;
     if (!s->done || !s->walks || gt_sampler_candidate(s, &def, 0, &def_index) < 0) {
         snprintf(err, errlen, "out of memory starting the analysis");
@@ -374,7 +396,7 @@ static double median_group_ns(const gt_sampler *s, const gt_candidate *c, bool l
         const gt_sample *smp = &c->samples[i];
         double wall = (double)smp->wall_ns;
         if (smp->used && smp->groups)
-            rates[n++] = (less_fixed ? fmax(wall - s->fixed_ns, wall / 2) : wall) / (double)smp->groups;
+            rates[n++] = (less_fixed ? work_ns(s, smp->wall_ns) : wall) / (double)smp->groups;
     }
     double rate = n ? gt_stats_median(rates, n) : NAN;
     free(rates);
@@ -443,17 +465,25 @@ static bool spent(const gt_sampler *s, bool confirm)
 
 /* ---- sampling ---------------------------------------------------------------------------- */
 
+unsigned gt_sample_stretch(unsigned phase)
+{
+    return phase == GT_AXIS_GROUP ? GT_GROUP_SAMPLE_STRETCH : 1;
+}
+
 /* The workgroups the candidate's next sample should hold: a look takes a sample of the
    default's size; after it, the candidate's own time per workgroup (the median over its used
-   samples, less the batch's fixed cost) sizes its samples to take s->sample_ns. */
+   samples, less the batch's fixed cost) sizes its samples to take s->sample_ns. Both are
+   stretched on the group axis. */
 static uint64_t sample_size(const gt_sampler *s, const gt_candidate *c, bool *look)
 {
     double rate = median_group_ns(s, c, true);
+    double stretch = gt_sample_stretch(c->phase);
     *look = !(rate > 0);
     if (*look)
-        return s->sample_groups;
-    double groups = ceil((s->sample_ns - s->fixed_ns) / rate);
-    groups = fmin(fmax(groups, (double)s->sample_groups / SIZE_RANGE), (double)s->sample_groups * SIZE_RANGE);
+        return (uint64_t)(stretch * (double)s->sample_groups);
+    double groups = ceil((stretch * s->sample_ns - s->fixed_ns) / rate);
+    groups = fmin(fmax(groups, (double)s->sample_groups / SIZE_RANGE),
+                  stretch * (double)s->sample_groups * SIZE_RANGE);
     return (uint64_t)groups;
 }
 

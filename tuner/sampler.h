@@ -34,7 +34,8 @@ typedef struct gt_sampler gt_sampler;
 
 /* Checks the launch is large enough, calibrates and sizes the samples. When the launch is too
  * small to pay for analysis, the sampler is not ready and r says why (source default).
- * The default schedule becomes candidate 0 of r. Returns 0, or a negative errno with a
+ * r->winner becomes candidate 0 of r: the default schedule, or the wisdom's winner when the
+ * analysis resumes (r->resumed); calibration runs it and every axis starts from it. Returns 0, or a negative errno with a
  * sentence (an executor failure, -ENOMEM); free the sampler in every case. */
 int gt_sampler_create(const gt_tune_config *cfg, const gt_tune_launch *launch, const gt_executor *exec,
                       const gt_metric_plan *metric, gt_tune_result *r, gt_sampler **out, char *err, size_t errlen);
@@ -59,6 +60,15 @@ void gt_sampler_reserve(gt_sampler *s, double share, unsigned samples);
 const uint32_t *gt_sampler_item_shape(const gt_sampler *s);
 const uint32_t *gt_sampler_grid(const gt_sampler *s);
 uint64_t gt_sampler_sample_groups(const gt_sampler *s);
+/* Samples of a group order's candidates take this many times the asked-for time (looks this
+ * many times the default's size): group orders show their whole-launch behaviour only over
+ * longer stretches. Samples of 250 us judged copy_cols' column order worse than linear in 2 of
+ * 3 analyses, samples of 1 ms better in 3 of 3, as whole launches do
+ * (bench/results/sample-length-group-orders-2026-11-26). */
+#define GT_GROUP_SAMPLE_STRETCH 4
+/* The stretch of a sample of a candidate tried on axis phase (a gt_axis): the above on the
+ * group axis, 1 elsewhere. */
+unsigned gt_sample_stretch(unsigned phase);
 /* The workgroups the next sized sample of candidate index would hold (its own speed; the
  * default's size before its look). */
 uint64_t gt_sampler_groups_of(const gt_sampler *s, size_t index);

@@ -197,6 +197,17 @@ static int nested(axis_run *a)
     return 0;
 }
 
+/* A candidate of the axis other than the incumbent had a sample: the time limit or the
+   budget had not ended the analysis before the axis. One that ends within an axis leaves it
+   explored: its looks went to each style's first setting first (axis_field). */
+static bool reached(const axis_run *a)
+{
+    for (size_t i = 0; i < a->n; i++)
+        if (a->listed[i] != a->incumbent && a->r->candidates[a->listed[i]].nsamples > 0)
+            return true;
+    return false;
+}
+
 /* The candidates of an axis around the incumbent, as indices into r->candidates. */
 static int axis_field(axis_run *a, gt_axis axis)
 {
@@ -258,11 +269,14 @@ static void decide(const gt_tune_config *cfg, gt_tune_result *r, size_t incumben
         snprintf(disturbed, sizeof disturbed, "; %u disturbed by steady contention, counted", r->disturbed_samples);
     else if (r->disturbed_samples)
         snprintf(disturbed, sizeof disturbed, "; %u more disturbed by other tasks", r->disturbed_samples);
+    /* A resumed analysis starts from the wisdom's winner; its gain over the default is tune.c's. */
+    const char *analysis = r->resumed ? "the resumed analysis" : "analysis";
+    const char *start = r->resumed ? "the wisdom's winner" : "the default";
     if (incumbent == 0) {
-        r->source = GT_SOURCE_DEFAULT;
+        r->source = r->resumed ? GT_SOURCE_WISDOM : GT_SOURCE_DEFAULT;
         r->estimated_gain = isnan(def->median) ? NAN : 0.0;
         snprintf(r->reason, sizeof r->reason,
-                 "analysis found no candidate that beats the default by %.0f%% (%zu candidates, %zu samples%s)",
+                 "%s found no candidate that beats %s by %.0f%% (%zu candidates, %zu samples%s)", analysis, start,
                  cfg->min_gain * 100, r->ncandidates, samples, disturbed);
         return;
     }
@@ -271,9 +285,8 @@ static void decide(const gt_tune_config *cfg, gt_tune_result *r, size_t incumben
     /* The comparison that made it win was against the schedule it varied, on one axis; the
        default's median comes from other rounds, so the two can disagree on a noisy machine. */
     snprintf(r->reason, sizeof r->reason,
-             "won the analysis with a median cost of %.3g %s against the default's %.3g (%zu candidates, %zu "
-             "samples%s)",
-             win->median, gt_metric_unit(r->metric), def->median, r->ncandidates, samples, disturbed);
+             "won %s with a median cost of %.3g %s against %s's %.3g (%zu candidates, %zu samples%s)", analysis,
+             win->median, gt_metric_unit(r->metric), start, def->median, r->ncandidates, samples, disturbed);
 }
 
 /* The best candidate other than the incumbent, by median; SIZE_MAX when none was measured. */
@@ -338,14 +351,21 @@ test:;
 /* The axes in the order they are explored, the first one again last: a setting chosen under
    the default's other settings (a chunk size chosen for the linear orders) may lose once the
    other axes moved, e.g. small chunks that were harmless become false sharing between workers
-   on neighbouring workgroups. The second visit happens only when the schedule did move. */
-static size_t plan_passes(const gt_tune_config *cfg, gt_sampler *s, gt_axis passes[], size_t sizes[])
+   on neighbouring workgroups. The second visit happens only when the schedule did move. The
+   span axis comes before the group axis, whose longer samples would otherwise spend the time a
+   row-wide span needs (copy_rows' cold launches 1.6x slower). */
+static size_t plan_passes(const gt_tune_config *cfg, gt_sampler *s, bool resumed, gt_axis passes[], size_t sizes[])
 {
+    /* A resumed analysis starts from a winner whose assignment was chosen already: the orders
+       and spans the first one never reached come first, the assignment (its revisit) last. */
+    static const gt_axis first_order[] = {GT_AXIS_ASSIGN, GT_AXIS_ITEM, GT_AXIS_SPAN, GT_AXIS_GROUP};
+    static const gt_axis resumed_order[] = {GT_AXIS_ITEM, GT_AXIS_SPAN, GT_AXIS_GROUP, GT_AXIS_ASSIGN};
     size_t n = 0;
-    for (int ax = 0; ax < GT_AXIS_COUNT; ax++) {
-        size_t size = cfg->space.axes & (1u << ax) ? axis_size(cfg, s, (gt_axis)ax) : 0;
+    for (int k = 0; k < GT_AXIS_COUNT; k++) {
+        gt_axis ax = resumed ? resumed_order[k] : first_order[k];
+        size_t size = cfg->space.axes & (1u << ax) ? axis_size(cfg, s, ax) : 0;
         if (size > 1) {
-            passes[n] = (gt_axis)ax;
+            passes[n] = ax;
             sizes[n++] = size;
         }
     }
@@ -361,7 +381,7 @@ int gt_strategy_run(const gt_tune_config *cfg, gt_sampler *s, gt_tune_result *r,
 {
     gt_axis passes[GT_AXIS_COUNT + 1];
     size_t sizes[GT_AXIS_COUNT + 1], remaining = 0;
-    size_t npasses = plan_passes(cfg, s, passes, sizes);
+    size_t npasses = plan_passes(cfg, s, r->resumed, passes, sizes);
     for (size_t p = 0; p < npasses; p++)
         remaining += sizes[p];
     gt_sampler_reserve(s, CONFIRM_SHARE, 2 * CONFIRM_PAIRS);
@@ -371,11 +391,15 @@ int gt_strategy_run(const gt_tune_config *cfg, gt_sampler *s, gt_tune_result *r,
         if (p == npasses - 1 && p > 0 && a.incumbent == after_first)
             break; /* nothing moved since the first axis was decided */
         int rc = axis_field(&a, passes[p]);
-        /* Each pass gets the share of the remaining samples its size asks for. */
+        /* Each pass gets the share of the remaining samples its size asks for. The group
+           axis's samples are longer: it takes from the revisit, which a resumed analysis
+           makes up for when it had none. */
         a.slots = remaining ? gt_sampler_slots_left(s) * sizes[p] / remaining : 0;
         remaining -= sizes[p];
         if (rc == 0 && a.n > 1 && a.slots > 0)
             rc = cfg->strategy == GT_STRATEGY_NESTED ? nested(&a) : race(&a);
+        if (rc == 0 && a.n > 1 && !reached(&a))
+            r->unexplored |= 1u << passes[p];
         if (rc == 0 && a.n > 1) {
             double best = median_of(&a, a.field[0]), held = median_of(&a, a.incumbent);
             if (a.field[0] != a.incumbent && best * (1 + cfg->min_gain) < held)

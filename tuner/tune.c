@@ -224,17 +224,20 @@ static void store_entry(gt_wisdom *w, const gt_wisdom_key *key, const gt_wisdom_
         snprintf(r->wisdom_note, sizeof r->wisdom_note, "the decision was not remembered: %s", why);
 }
 
+/* before: the entry whose analysis this launch resumed, NULL for a first analysis. */
 static void record_wisdom(const gt_tune_config *cfg, gt_wisdom *w, const gt_wisdom_key *key,
-                          const gt_tune_launch *launch, gt_tune_result *r)
+                          const gt_tune_launch *launch, const gt_wisdom_entry *before, gt_tune_result *r)
 {
     uint32_t grid[3];
     gt_range_groups(&launch->range, grid);
+    if (before) /* the resumed analysis's gain is over the wisdom's winner, whose gain was over the default */
+        r->estimated_gain = (1 + before->gain) * (1 + r->estimated_gain) - 1;
     gt_wisdom_entry e = {.schedule = r->winner, .cost = NAN, .gain = r->estimated_gain, .decided = (int64_t)time(NULL)};
     snprintf(e.metric, sizeof e.metric, "%s", gt_metric_name(r->metric));
     for (size_t i = 0; i < r->ncandidates; i++)
         if (gt_schedule_equal(&r->candidates[i].schedule, &r->winner))
             e.cost = r->candidates[i].median;
-    gt_refine_start(cfg, r, grid, &e.refine);
+    gt_refine_start(cfg, r, grid, before ? &before->refine : NULL, &e.refine);
     r->refine = (gt_refine_outcome){.ran = cfg->refine, .state = e.refine.state, .p = NAN,
                                     .contender_cost = NAN, .incumbent_cost = NAN};
     r->wisdom_changed = true;
@@ -336,25 +339,49 @@ static void after_settled_launch(const gt_tune_config *cfg, const gt_metric_plan
         store_entry(wisdom, key, e, r);
 }
 
+/* Analysis, then the remainder with its winner. before is the wisdom entry whose analysis this
+   one resumes (r->winner is its winner; only its unexplored axes are analysed), or NULL. */
 static int analyse_and_dispatch(const gt_tune_config *cfg, const gt_tune_launch *launch, const gt_executor *exec,
                                 const gt_metric_plan *metric, gt_wisdom *wisdom, const gt_wisdom_key *key,
-                                gt_tune_result *r, char *err, size_t errlen)
+                                const gt_wisdom_entry *before, gt_tune_result *r, char *err, size_t errlen)
 {
+    gt_tune_config analysed_cfg = *cfg;
+    if (before)
+        analysed_cfg.space.axes &= before->refine.unexplored;
+    r->resumed = before != NULL;
     gt_sampler *sampler = NULL;
-    int rc = gt_sampler_create(cfg, launch, exec, metric, r, &sampler, err, errlen);
+    int rc = gt_sampler_create(&analysed_cfg, launch, exec, metric, r, &sampler, err, errlen);
     bool analysed = rc == 0 && gt_sampler_ready(sampler);
     if (analysed) {
-        rc = gt_strategy_run(cfg, sampler, r, err, errlen);
+        rc = gt_strategy_run(&analysed_cfg, sampler, r, err, errlen);
         r->analysis_limit_ns = gt_sampler_time_limit(sampler, true);
     }
     if (rc == 0)
         rc = run_remainder(exec, &r->winner, gt_sampler_done(sampler), r, err, errlen);
     gt_sampler_destroy(sampler);
     r->total_ns = r->analysis_ns + r->remainder_ns;
-    /* A default kept by analysis is remembered too, so the next launch skips analysis. */
-    if (rc == 0 && analysed && wisdom)
-        record_wisdom(cfg, wisdom, key, launch, r);
+    /* A default kept by analysis is remembered too, so the next launch skips analysis. The
+       full configuration decides the contenders: the widest span whatever the resumed axes. */
+    if (rc == 0 && analysed && wisdom) {
+        record_wisdom(cfg, wisdom, key, launch, before, r);
+    } else if (rc == 0 && before && wisdom) { /* a resumed analysis that did not pay is not tried again */
+        gt_wisdom_entry e = *before;
+        e.refine.unexplored = 0;
+        if (e.refine.ncontenders == 0)
+            e.refine.state = GT_REFINE_SETTLED;
+        r->wisdom_changed = true;
+        store_entry(wisdom, key, &e, r);
+    }
     return rc;
+}
+
+/* The entry's analysis left axes unexplored: this launch's analysis resumes from its winner. */
+static int resume_analysis(const gt_tune_config *cfg, const gt_tune_launch *launch, const gt_executor *exec,
+                           const gt_metric_plan *metric, gt_wisdom *wisdom, const gt_wisdom_key *key,
+                           const gt_wisdom_entry *hit, gt_tune_result *r, char *err, size_t errlen)
+{
+    gt_tune_config full = gt_tune_config_for(cfg, exec);
+    return analyse_and_dispatch(&full, launch, exec, metric, wisdom, key, hit, r, err, errlen);
 }
 
 int gt_tune_run(const gt_tune_config *cfg, const gt_tune_launch *launch, const gt_executor *exec, gt_wisdom *wisdom,
@@ -395,6 +422,8 @@ int gt_tune_run(const gt_tune_config *cfg, const gt_tune_launch *launch, const g
         r->source = GT_SOURCE_WISDOM;
         r->winner = hit.schedule;
         r->estimated_gain = hit.gain;
+        if (gt_refine_resumes(cfg, &hit))
+            return resume_analysis(cfg, launch, exec, &metric, wisdom, &key, &hit, r, err, errlen);
         if (gt_refine_active(cfg, &hit))
             return refine_launch(cfg, launch, exec, &metric, wisdom, &key, &hit, r, err, errlen);
         set_reason(r, "the wisdom has this kernel, range and worker count on this machine");
@@ -405,7 +434,8 @@ int gt_tune_run(const gt_tune_config *cfg, const gt_tune_launch *launch, const g
         return rc;
     } else {
         gt_tune_config analysed = gt_tune_config_for(cfg, exec);
-        return analyse_and_dispatch(&analysed, launch, exec, &metric, keyed ? wisdom : NULL, &key, r, err, errlen);
+        return analyse_and_dispatch(&analysed, launch, exec, &metric, keyed ? wisdom : NULL, &key, NULL, r, err,
+                                    errlen);
     }
     rc = run_remainder(exec, &r->winner, NULL, r, err, errlen);
     r->total_ns = r->analysis_ns + r->remainder_ns;

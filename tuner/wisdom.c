@@ -153,6 +153,11 @@ static int refine_check(const gt_wisdom_refine *r, char *err, size_t errlen)
     if (r->drifted > GT_REFINE_COUNT_MAX)
         return gt_sentence_fail(err, errlen, -EINVAL, "\"refine\": \"drifted\": %u is more than %d", r->drifted,
                               GT_REFINE_COUNT_MAX);
+    if (r->unexplored >> GT_AXIS_COUNT)
+        return gt_sentence_fail(err, errlen, -EINVAL, "\"refine\": \"unexplored\" names an axis that does not exist");
+    if (r->resumes > GT_REFINE_RESUMES)
+        return gt_sentence_fail(err, errlen, -EINVAL, "\"refine\": \"resumes\": %u is more than %d", r->resumes,
+                              GT_REFINE_RESUMES);
     return 0;
 }
 

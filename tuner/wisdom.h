@@ -33,6 +33,9 @@ typedef struct gt_wisdom_key {
 #define GT_REFINE_OBSERVATIONS 8
 /* The most launches, and drifted launches, an entry counts; the wisdom refuses more. */
 #define GT_REFINE_COUNT_MAX 1000000
+/* An analysis that left axes unexplored resumes from its winner in a later launch, at most
+   this many times after the first decision. */
+#define GT_REFINE_RESUMES 2
 
 typedef enum gt_refine_state {
     GT_REFINE_SETTLED,  /* the winner runs the whole launch */
@@ -57,6 +60,10 @@ typedef struct gt_wisdom_refine {
     gt_refine_contender contenders[GT_REFINE_CONTENDERS];
     double settled_cost; /* the winner's whole-launch cost per work-item once settled; NaN before */
     unsigned drifted;    /* settled launches in a row whose cost drifted beyond the threshold */
+    /* The axes (bit 1 << gt_axis) the entry's last analysis left unexplored: the next launch's
+       analysis resumes from the winner over them, while resumes < GT_REFINE_RESUMES. */
+    unsigned unexplored;
+    unsigned resumes; /* analyses resumed since the first decision */
 } gt_wisdom_refine;
 
 typedef struct gt_wisdom_entry {
@@ -108,8 +115,9 @@ bool gt_wisdom_key_equal(const gt_wisdom_key *a, const gt_wisdom_key *b);
  * time outside 0..2^53-1; and in refine: an unknown state, more than GT_REFINE_CONTENDERS
  * contenders or GT_REFINE_OBSERVATIONS paired costs, a contender's schedule that would be
  * refused as the entry's, a negative or non-finite cost among a contender's first n, a
- * settled_cost other than NaN or a finite cost of at least 0, or launches or drifted above
- * GT_REFINE_COUNT_MAX. */
+ * settled_cost other than NaN or a finite cost of at least 0, launches or drifted above
+ * GT_REFINE_COUNT_MAX, an unexplored axis that does not exist, or resumes above
+ * GT_REFINE_RESUMES. */
 int gt_wisdom_store(gt_wisdom *w, const gt_wisdom_key *key, const gt_wisdom_entry *entry, char *err, size_t errlen);
 size_t gt_wisdom_count(const gt_wisdom *w);
 /* Copies the index-th entry and its key (either may be NULL), for listing: entries keep the

@@ -6,6 +6,7 @@
 
 #include "grid.h"
 #include "json.h"
+#include "space.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -57,7 +58,10 @@ static int read_sizes(const cJSON *v, const char *name, size_t out[3], char *err
 
 /* Finds an object's fields by name, into f[k] for names[k]: an unknown, repeated or missing
  * field is an error. */
-static int read_fields(const cJSON *v, const char *const *names, int n, const cJSON **f, char *err, size_t errlen)
+/* The fields of object v by name, into f (NULL for an absent one): the first `required` names
+   must be there, the others may be; any other name is refused. */
+static int read_fields(const cJSON *v, const char *const *names, int n, int required, const cJSON **f, char *err,
+                       size_t errlen)
 {
     for (int k = 0; k < n; k++)
         f[k] = NULL;
@@ -71,7 +75,7 @@ static int read_fields(const cJSON *v, const char *const *names, int n, const cJ
             return gt_sentence_fail(err, errlen, -EINVAL, "\"%s\" appears twice", names[k]);
         f[k] = x;
     }
-    for (int k = 0; k < n; k++)
+    for (int k = 0; k < required; k++)
         if (!f[k])
             return gt_sentence_fail(err, errlen, -EINVAL, "missing \"%s\"", names[k]);
     return 0;
@@ -83,7 +87,7 @@ static int read_range(const cJSON *v, gt_range *out, char *err, size_t errlen)
         return gt_sentence_fail(err, errlen, -EINVAL, "must be an object with dims, global and local");
     static const char *const names[] = {"dims", "global", "local"};
     const cJSON *f[3];
-    int rc = read_fields(v, names, 3, f, err, errlen);
+    int rc = read_fields(v, names, 3, 3, f, err, errlen);
     if (rc)
         return rc;
     double dims;
@@ -106,6 +110,27 @@ static int read_count(const cJSON *v, const char *name, unsigned *out, char *err
     if (!read_integer(v, 0, UINT_MAX, &x))
         return gt_sentence_fail(err, errlen, -EINVAL, "\"%s\" must be a whole number from 0 to %u", name, UINT_MAX);
     *out = (unsigned)x;
+    return 0;
+}
+
+/* An array of distinct axis names, as bits 1 << gt_axis. */
+static int read_axes(const cJSON *v, const char *name, unsigned *out, char *err, size_t errlen)
+{
+    if (!cJSON_IsArray(v))
+        return gt_sentence_fail(err, errlen, -EINVAL, "\"%s\" must be an array of axis names", name);
+    unsigned axes = 0;
+    for (const cJSON *x = v->child; x; x = x->next) {
+        int a = 0;
+        while (a < GT_AXIS_COUNT && !(cJSON_IsString(x) && strcmp(x->valuestring, gt_axis_name((gt_axis)a)) == 0))
+            a++;
+        if (a == GT_AXIS_COUNT)
+            return gt_sentence_fail(err, errlen, -EINVAL,
+                                  "\"%s\" holds something other than an axis name: assign, item, group or span", name);
+        if (axes & (1u << a))
+            return gt_sentence_fail(err, errlen, -EINVAL, "\"%s\" names %s twice", name, gt_axis_name((gt_axis)a));
+        axes |= 1u << a;
+    }
+    *out = axes;
     return 0;
 }
 
@@ -134,7 +159,7 @@ static int read_contender(const cJSON *v, gt_refine_contender *out, char *err, s
         return gt_sentence_fail(err, errlen, -EINVAL, "must be an object with schedule, costs and incumbent_costs");
     static const char *const names[] = {"schedule", "costs", "incumbent_costs"};
     const cJSON *f[3];
-    int rc = read_fields(v, names, 3, f, err, errlen);
+    int rc = read_fields(v, names, 3, 3, f, err, errlen);
     if (rc)
         return rc;
     gt_refine_contender c = {0};
@@ -181,10 +206,13 @@ static int read_refine(const cJSON *v, gt_wisdom_refine *out, char *err, size_t 
 {
     if (!cJSON_IsObject(v))
         return gt_sentence_fail(err, errlen, -EINVAL,
-                              "must be an object with state, launches, settled_cost, drifted and contenders");
-    static const char *const names[] = {"state", "launches", "settled_cost", "drifted", "contenders"};
-    const cJSON *f[5];
-    int rc = read_fields(v, names, 5, f, err, errlen);
+                              "must be an object with state, launches, settled_cost, drifted and contenders, "
+                              "and optionally unexplored and resumes");
+    /* unexplored and resumes came later: an entry without them has nothing to resume */
+    static const char *const names[] = {"state",      "launches",   "settled_cost", "drifted",
+                                        "contenders", "unexplored", "resumes"};
+    const cJSON *f[7];
+    int rc = read_fields(v, names, 7, 5, f, err, errlen);
     if (rc)
         return rc;
     gt_wisdom_refine r = {0};
@@ -202,6 +230,10 @@ static int read_refine(const cJSON *v, gt_wisdom_refine *out, char *err, size_t 
         rc = read_count(f[3], "drifted", &r.drifted, err, errlen);
     if (rc == 0)
         rc = read_contenders(f[4], &r, err, errlen);
+    if (rc == 0 && f[5])
+        rc = read_axes(f[5], "unexplored", &r.unexplored, err, errlen);
+    if (rc == 0 && f[6])
+        rc = read_count(f[6], "resumes", &r.resumes, err, errlen);
     if (rc == 0)
         *out = r;
     return rc;
@@ -449,7 +481,8 @@ static cJSON *refine_node(const gt_wisdom_refine *r)
     cJSON *o = cJSON_CreateObject();
     bool ok = o && add(o, "state", cJSON_CreateString(gt_refine_state_name(r->state))) &&
               add(o, "launches", gt_json_uint(r->launches)) && add(o, "settled_cost", gt_json_real(r->settled_cost)) &&
-              add(o, "drifted", gt_json_uint(r->drifted)) && add(o, "contenders", contenders_node(r));
+              add(o, "drifted", gt_json_uint(r->drifted)) && add(o, "contenders", contenders_node(r)) &&
+              add(o, "unexplored", gt_json_axes(r->unexplored)) && add(o, "resumes", gt_json_uint(r->resumes));
     if (!ok) {
         cJSON_Delete(o);
         return NULL;

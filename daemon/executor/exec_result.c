@@ -80,6 +80,7 @@ static int check_result(gt_tune_result *r)
     fix_bool(&r->wisdom_changed);
     fix_bool(&r->steady_contention);
     fix_bool(&r->remainder_probed);
+    fix_bool(&r->resumed);
     fix_bool(&r->confirmation.ran);
     fix_bool(&r->confirmation.replaced);
     fix_bool(&r->confirmation.test.exact);
@@ -89,7 +90,8 @@ static int check_result(gt_tune_result *r)
     terminate(r->reason, sizeof r->reason);
     terminate(r->metric_note, sizeof r->metric_note);
     terminate(r->wisdom_note, sizeof r->wisdom_note);
-    if ((unsigned)r->source > GT_SOURCE_DEFAULT || (unsigned)r->metric > GT_METRIC_ENERGY || !schedule_ok(&r->winner))
+    if ((unsigned)r->source > GT_SOURCE_DEFAULT || (unsigned)r->metric > GT_METRIC_ENERGY || !schedule_ok(&r->winner) ||
+        r->unexplored >> GT_AXIS_COUNT)
         return -1;
     if (r->confirmation.ran &&
         (r->confirmation.incumbent >= r->ncandidates || r->confirmation.challenger >= r->ncandidates))

@@ -21,7 +21,7 @@ static const struct {
     bool reads;
 } seeds[SEEDS] = {{"analysis-0.bin", true}, {"bad-source-0.bin", false}, {"wisdom-0.bin", true}};
 
-/* An analysis with two candidates and their samples, its confirmation and refinement. */
+/* A resumed analysis with two candidates and their samples, its confirmation and refinement. */
 static void analysis(gt_tune_result *r, gt_candidate c[2], gt_sample s[2])
 {
     char err[256];
@@ -31,15 +31,16 @@ static void analysis(gt_tune_result *r, gt_candidate c[2], gt_sample s[2])
                        .wall_ns = 240000, .cost = 29.3, .used = true};
     c[0] = (gt_candidate){.schedule = gt_schedule_default, .nsamples = 1, .samples = &s[0], .median = 30.5,
                           .min = 30.5, .max = 30.5};
-    snprintf(c[0].style, sizeof c[0].style, "default");
+    snprintf(c[0].style, sizeof c[0].style, "wisdom");
     c[1] = (gt_candidate){.phase = 2, .nsamples = 2, .samples = s, .median = 29.9, .min = 29.3, .max = 30.5};
     gt_schedule_parse("group=column,span=4,item=tiled:4x4,assign=dynamic:2", &c[1].schedule, err, sizeof err);
     snprintf(c[1].style, sizeof c[1].style, "group=column");
     *r = (gt_tune_result){.source = GT_SOURCE_ANALYSIS, .winner = c[1].schedule, .candidates = c, .ncandidates = 2,
                           .groups_total = 4096, .groups_analysis = 64, .groups_remainder = 4032,
-                          .items_per_group = 256, .wisdom_changed = true, .analysis_ns = 1000000, .remainder_ns = 9000000,
+                          .items_per_group = 256, .resumed = true, .unexplored = 1u << GT_AXIS_SPAN,
+                          .wisdom_changed = true, .analysis_ns = 1000000, .remainder_ns = 9000000,
                           .total_ns = 10000000, .estimated_gain = 0.25};
-    snprintf(r->reason, sizeof r->reason, "won the analysis");
+    snprintf(r->reason, sizeof r->reason, "won the resumed analysis");
     r->confirmation = (gt_confirmation){.ran = true, .incumbent = 0, .challenger = 1, .replaced = true};
     r->refine = (gt_refine_outcome){.ran = true, .state = 1, .p = 0.5};
 }
