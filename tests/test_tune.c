@@ -917,15 +917,22 @@ static void close_runner_up(fixture *fx)
     fake_executor_factor(&fx->fake, "item=tiled:8x8", 0.55, 0);
 }
 
-/* One more launch of the same kernel, on a fresh fake (the wisdom carries over), in which
-   schedules with part `changed` cost `factor` times the model's (none when NULL). Every launch
-   runs every workgroup once. Returns the wisdom entry after it. */
-static gt_wisdom_entry launch_again(fixture *fx, gt_wisdom *w, const char *changed, double factor)
+/* The fixture anew on the square grid, its configuration kept: the next launch of the same
+   kernel, on a fresh fake. */
+static void refresh(fixture *fx)
 {
     gt_tune_config cfg = fx->cfg;
     fixture_fini(fx);
     fixture_init(fx, &square);
     fx->cfg = cfg;
+}
+
+/* One more launch of the same kernel, on a fresh fake (the wisdom carries over), in which
+   schedules with part `changed` cost `factor` times the model's (none when NULL). Every launch
+   runs every workgroup once. Returns the wisdom entry after it. */
+static gt_wisdom_entry launch_again(fixture *fx, gt_wisdom *w, const char *changed, double factor)
+{
+    refresh(fx);
     close_runner_up(fx);
     if (changed)
         fake_executor_factor(&fx->fake, changed, factor, 0);
@@ -988,10 +995,7 @@ static void test_a_refining_launch_runs_the_share_last(void **state)
     refine_rig *rig = *state;
     fixture *fx = &rig->fx;
     launch_again(fx, rig->w, NULL, 1);
-    gt_tune_config cfg = fx->cfg;
-    fixture_fini(fx);
-    fixture_init(fx, &square);
-    fx->cfg = cfg;
+    refresh(fx);
     close_runner_up(fx);
     fake_executor_factor_from(&fx->fake, "item=tiled:8x8", 0.49 / 0.55, 2);
     assert_int_equal(tune(fx, rig->w), 0);
@@ -1141,10 +1145,7 @@ static void test_a_drifting_winner_reopens_the_entry(void **state)
    fifth more: one more launch on a fresh fake, the wisdom carried over. */
 static gt_wisdom_entry launch_slow_default(fixture *fx, gt_wisdom *w)
 {
-    gt_tune_config cfg = fx->cfg;
-    fixture_fini(fx);
-    fixture_init(fx, &square);
-    fx->cfg = cfg;
+    refresh(fx);
     fake_executor_factor(&fx->fake, "item=column", 0.1, 0);
     fake_executor_factor(&fx->fake, "group=zigzag", 0.8, 0);
     assert_int_equal(tune(fx, w), 0);
@@ -1174,10 +1175,7 @@ static void test_assignment_is_revisited_after_the_orders_move(void **state)
         gt_wisdom_clear(rig->w);
         fx->cfg.strategy = (gt_strategy)strategy;
         for (int launch = 0; launch < 2; launch++) {
-            gt_tune_config cfg = fx->cfg;
-            fixture_fini(fx);
-            fixture_init(fx, &square);
-            fx->cfg = cfg;
+            refresh(fx);
             fake_executor_factor(&fx->fake, "item=column", 0.5, 0);
             fake_executor_factor(&fx->fake, "item=column,assign=block", 0.6, 0);
             assert_int_equal(tune(fx, rig->w), 0);
