@@ -7,8 +7,12 @@ one after the other), then the median and the range of those ratios over the rep
   cold     the first launch of each series (analysis included), mean over the series
   total    the sum of each series' launches, mean over the series
   steady   the median of launches 6 to N of each series, mean over the series (N >= 6)
-Below 1: after is faster. Exit status 0, 2 for bad usage or a directory without pairs."""
+Below 1: after is faster. Each cell ends with k/n, the reps in which after was faster, and a
+footnote says which k a two-sided sign test calls a difference at p < 0.05 for that many
+reps: a median below 1 with k/n short of that is not shown to be a gain. Exit status 0, 2 for
+bad usage or a directory without pairs."""
 import json
+import math
 import pathlib
 import re
 import statistics
@@ -29,6 +33,12 @@ def figures(path):
     return statistics.mean(cold), statistics.mean(total), statistics.mean(steady) if steady else None
 
 
+def sign_test_p(k, n):
+    """Two-sided exact sign test: the chance of k or fewer, or n-k or more, of n fair coins."""
+    tail = sum(math.comb(n, i) for i in range(min(k, n - k) + 1)) / 2**n
+    return min(1.0, 2 * tail)
+
+
 def main():
     if len(sys.argv) != 2 or sys.argv[1] in ("-h", "--help"):
         print(__doc__.strip(), file=sys.stderr if len(sys.argv) != 2 else sys.stdout)
@@ -45,7 +55,8 @@ def main():
         print(f"abab_compare: no before/after pairs in {out}", file=sys.stderr)
         return 2
     print(f"after/before per rep (below 1: after is faster), {out}")
-    print(f"{'benchmark':<14} {'reps':>4}  {'cold':<24} {'total':<24} {'steady (launches 6-N)':<24}")
+    print(f"{'benchmark':<14} {'reps':>4}  {'cold':<29} {'total':<29} {'steady (launches 6-N)':<29}")
+    counts = set()
     for bench in sorted(pairs):
         ratios = [[], [], []]
         for pair in pairs[bench]:
@@ -55,8 +66,15 @@ def main():
                     ratios[k].append(a[k] / b[k])
         cells = []
         for r in ratios:
-            cells.append(f"{statistics.median(r):.2f} ({min(r):.2f}-{max(r):.2f})" if r else "-")
-        print(f"{bench:<14} {len(pairs[bench]):>4}  {cells[0]:<24} {cells[1]:<24} {cells[2]:<24}")
+            faster = sum(x < 1 for x in r)
+            counts.add(len(r))
+            cells.append(f"{statistics.median(r):.2f} ({min(r):.2f}-{max(r):.2f}) {faster}/{len(r)}" if r else "-")
+        print(f"{bench:<14} {len(pairs[bench]):>4}  {cells[0]:<29} {cells[1]:<29} {cells[2]:<29}")
+    for n in sorted(c for c in counts if c):
+        shown = [k for k in range(n + 1) if sign_test_p(k, n) < 0.05]
+        print(f"k/n: reps in which after was faster; of {n}, "
+              + (f"k <= {max(k for k in shown if k < n / 2)} or k >= {min(k for k in shown if k > n / 2)}"
+                 if shown else "no k") + " is a difference at p < 0.05 (two-sided sign test)")
     return 0
 
 
