@@ -27,6 +27,14 @@ const char *gt_axis_name(gt_axis a)
     return (unsigned)a < GT_AXIS_COUNT ? axis_names[a] : NULL;
 }
 
+int gt_axis_parse(const char *name, size_t len)
+{
+    for (int a = 0; a < GT_AXIS_COUNT; a++)
+        if (strlen(axis_names[a]) == len && memcmp(name, axis_names[a], len) == 0)
+            return a;
+    return -1;
+}
+
 #define BIT(k) (1u << (unsigned)(k))
 
 /* The tallest band grouped:G is tried with. Triton's tuned matmuls group 8 rows of tiles (its
@@ -145,10 +153,7 @@ int gt_space_styles_parse(const char *text, gt_space_config *c, char *err, size_
         const char *comma = strchr(field, ',');
         size_t len = comma ? (size_t)(comma - field) : strlen(field);
         const char *eq = memchr(field, '=', len);
-        int axis = -1;
-        for (int a = 0; eq && a < GT_AXIS_COUNT; a++)
-            if (strlen(axis_names[a]) == (size_t)(eq - field) && memcmp(field, axis_names[a], (size_t)(eq - field)) == 0)
-                axis = a;
+        int axis = eq ? gt_axis_parse(field, (size_t)(eq - field)) : -1;
         if (axis < 0) {
             snprintf(err, errlen,
                      "styles \"%.*s\": expected AXIS=STYLE+STYLE..., with AXIS group, item, assign or span", (int)len,

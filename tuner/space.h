@@ -25,6 +25,8 @@ typedef enum gt_axis {
     GT_AXIS_COUNT,
 } gt_axis;
 const char *gt_axis_name(gt_axis a);
+/* The axis named by the len characters at name ("group"); -1 when none is. */
+int gt_axis_parse(const char *name, size_t len);
 
 typedef struct gt_series {
     uint32_t start; /* first value, at least 1 */

@@ -375,15 +375,6 @@ static int analyse_and_dispatch(const gt_tune_config *cfg, const gt_tune_launch 
     return rc;
 }
 
-/* The entry's analysis left axes unexplored: this launch's analysis resumes from its winner. */
-static int resume_analysis(const gt_tune_config *cfg, const gt_tune_launch *launch, const gt_executor *exec,
-                           const gt_metric_plan *metric, gt_wisdom *wisdom, const gt_wisdom_key *key,
-                           const gt_wisdom_entry *hit, gt_tune_result *r, char *err, size_t errlen)
-{
-    gt_tune_config full = gt_tune_config_for(cfg, exec);
-    return analyse_and_dispatch(&full, launch, exec, metric, wisdom, key, hit, r, err, errlen);
-}
-
 int gt_tune_run(const gt_tune_config *cfg, const gt_tune_launch *launch, const gt_executor *exec, gt_wisdom *wisdom,
                 gt_tune_result *r, char *err, size_t errlen)
 {
@@ -422,8 +413,10 @@ int gt_tune_run(const gt_tune_config *cfg, const gt_tune_launch *launch, const g
         r->source = GT_SOURCE_WISDOM;
         r->winner = hit.schedule;
         r->estimated_gain = hit.gain;
-        if (gt_refine_resumes(cfg, &hit))
-            return resume_analysis(cfg, launch, exec, &metric, wisdom, &key, &hit, r, err, errlen);
+        if (gt_refine_resumes(cfg, &hit)) { /* the entry's analysis left axes unexplored */
+            gt_tune_config full = gt_tune_config_for(cfg, exec);
+            return analyse_and_dispatch(&full, launch, exec, &metric, wisdom, &key, &hit, r, err, errlen);
+        }
         if (gt_refine_active(cfg, &hit))
             return refine_launch(cfg, launch, exec, &metric, wisdom, &key, &hit, r, err, errlen);
         set_reason(r, "the wisdom has this kernel, range and worker count on this machine");

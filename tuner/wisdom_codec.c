@@ -56,10 +56,8 @@ static int read_sizes(const cJSON *v, const char *name, size_t out[3], char *err
     return 0;
 }
 
-/* Finds an object's fields by name, into f[k] for names[k]: an unknown, repeated or missing
- * field is an error. */
 /* The fields of object v by name, into f (NULL for an absent one): the first `required` names
-   must be there, the others may be; any other name is refused. */
+   must be there, the others may be; an unknown or repeated name is refused. */
 static int read_fields(const cJSON *v, const char *const *names, int n, int required, const cJSON **f, char *err,
                        size_t errlen)
 {
@@ -120,10 +118,8 @@ static int read_axes(const cJSON *v, const char *name, unsigned *out, char *err,
         return gt_sentence_fail(err, errlen, -EINVAL, "\"%s\" must be an array of axis names", name);
     unsigned axes = 0;
     for (const cJSON *x = v->child; x; x = x->next) {
-        int a = 0;
-        while (a < GT_AXIS_COUNT && !(cJSON_IsString(x) && strcmp(x->valuestring, gt_axis_name((gt_axis)a)) == 0))
-            a++;
-        if (a == GT_AXIS_COUNT)
+        int a = cJSON_IsString(x) ? gt_axis_parse(x->valuestring, strlen(x->valuestring)) : -1;
+        if (a < 0)
             return gt_sentence_fail(err, errlen, -EINVAL,
                                   "\"%s\" holds something other than an axis name: assign, item, group or span", name);
         if (axes & (1u << a))
