@@ -20,6 +20,11 @@
  * - Every launch, tuned or forced, is timed whole around gt_tune_run (planning, analysis and
  *   remainder), and its output is poisoned before and checked against the reference after,
  *   outside its time: analysis plus remainder must run every workgroup exactly once.
+ * - The reference (unless --no-reference): right after each launch of a series, the series' cold
+ *   pick (launch 1's winner) is forced on the whole launch, outside the series' decisions (a
+ *   forced launch neither reads nor writes the wisdom). This VM runs the same schedule on the
+ *   same buffers 1.5-3x slower for seconds at a time (its phases), and the oracle is timed
+ *   minutes after the series: the reference is the series' own measure of the phase.
  * - The oracle (oracle.c): the default schedule, every schedule a launch of any series picked,
  *   and every candidate the cold launches' analyses considered. Beyond --oracle-max M
  *   schedules the candidates with the highest analysis medians are left out (a candidate's
@@ -33,6 +38,13 @@
  *   oracle best; analysis: the median over the series of launch 1's workgroups analysed over
  *   its total. default/tuned is the default's oracle median over a tuned launch's average, the
  *   total's median over N.
+ * - Phase-adjusted figures, beside the plain ones: launch k's time over its reference's, times
+ *   the reference's oracle median over the oracle best, which reads launch k against the
+ *   oracle best as if both had run in the same phase; cold, launch k and total take the same
+ *   medians as above. A launch's phase is its reference's time over that schedule's oracle
+ *   median (1: the oracle's phase; 1.5: 50% slower). The targets are printed for both; the
+ *   plain figures are the measurement, the adjusted ones say how much of a miss the phase
+ *   explains.
  * - Same pick: how alike the K cold picks are, judged by the oracle. Cold pick i has m_i, the
  *   oracle median of its schedule. The group of pick a is every cold pick j with
  *   m_a <= m_j <= 1.03 m_a, and same pick is the size of the largest group: the most cold
@@ -104,6 +116,7 @@ typedef struct options {
     const char *wisdom;   /* NULL: a temporary file */
     const char *reports;  /* NULL: no reports */
     bool no_probes;
+    bool no_reference;
     gt_tune_config cfg;
     unsigned launches;   /* per series */
     unsigned series;     /* per benchmark */
@@ -129,6 +142,7 @@ enum long_only {
     OPT_SERIES,
     OPT_ORACLE_MAX,
     OPT_NO_PROBES,
+    OPT_NO_REFERENCE,
 };
 
 static void usage(FILE *out)
@@ -138,12 +152,14 @@ static void usage(FILE *out)
             "usage: " PROG " [OPTIONS]\n"
             "Measures the tuner over repeated launches of each seed benchmark against the oracle, all\n"
             "in one run. A series clears the wisdom and launches the benchmark N times in a row (mode\n"
-            "auto, with the wisdom), so its first launch is cold. The oracle then times the default,\n"
-            "every schedule a launch picked and the best-analysed candidates of the cold launches, each\n"
-            "forced on the whole launch. Every launch's output is checked. Prints each benchmark's\n"
-            "figures over the oracle best, with the targets cold <= %.2fx, launch %u <= %.2fx, the N\n"
-            "launches' total <= %.2fx, analysis <= %.0f%% of the workgroups, and the same pick (within\n"
-            "%.0f%% in the oracle) in at least %u in %u cold launches; then a summary of all of them.\n"
+            "auto, with the wisdom), so its first launch is cold; after each launch the series' cold\n"
+            "pick runs again, forced, as the reference for the machine's phase. The oracle then times\n"
+            "the default, every schedule a launch picked and the best-analysed candidates of the cold\n"
+            "launches, each forced on the whole launch. Every launch's output is checked. Prints each\n"
+            "benchmark's figures over the oracle best, plain and phase-adjusted (each launch over its\n"
+            "reference, times the reference's oracle median), with the targets cold <= %.2fx, launch\n"
+            "%u <= %.2fx, the N launches' total <= %.2fx, analysis <= %.0f%% of the workgroups, and the\n"
+            "same pick (within %.0f%% in the oracle) in at least %u in %u cold launches; then a summary.\n"
             "\n",
             TARGET_COLD, TARGET_LAUNCH, TARGET_LAUNCH_AT, TARGET_TOTAL, TARGET_ANALYSIS * 100,
             SAME_PICK_WITHIN * 100, TARGET_SAME_OF, TARGET_SAME_IN);
@@ -179,6 +195,8 @@ static void usage(FILE *out)
             "                        DIR/<bench>-<series>-<launch>.json, both counted from 1\n"
             "      --no-probes       leave out the eBPF probes that tell the tuner which samples other\n"
             "                        tasks disturbed (on by default where permitted, as in gridtuned)\n"
+            "      --no-reference    leave out the reference run after each launch (the series' cold\n"
+            "                        pick, forced), and with it the phase-adjusted figures\n"
             "  -l, --list            list the benchmarks and exit\n"
             "  -h, --help            this text\n"
             "Progress goes to stderr. Exit status: 0 done, 1 a failure (printed), 2 bad usage.\n");
@@ -277,6 +295,9 @@ static int parse_flag(int c, const char *arg, void *ctx)
     case OPT_NO_PROBES:
         o->no_probes = true;
         return 0;
+    case OPT_NO_REFERENCE:
+        o->no_reference = true;
+        return 0;
     default:
         say("option %d has no handler", c);
         return -1;
@@ -298,6 +319,7 @@ static const struct option own_options[] = {
     {"wisdom", required_argument, 0, OPT_WISDOM},
     {"reports", required_argument, 0, OPT_REPORTS},
     {"no-probes", no_argument, 0, OPT_NO_PROBES},
+    {"no-reference", no_argument, 0, OPT_NO_REFERENCE},
     {0, 0, 0, 0},
 };
 
@@ -599,6 +621,7 @@ static int write_report(launch *l, const gt_tune_result *r, unsigned series, uns
 /* One launch of a series and its decision. */
 typedef struct launch_record {
     uint64_t ns;
+    uint64_t reference_ns; /* the series' cold pick forced right after; 0 with --no-reference */
     gt_decision_source source;
     gt_schedule winner;
     uint64_t groups_analysis, groups_total;
@@ -613,14 +636,20 @@ static const char *const target_key[NTARGETS] = {"cold", "launch", "total", "ana
 /* met[] of a target: */
 enum { MISSED, MET, NOT_MEASURED };
 
+/* The figures a launch's time makes over the oracle best, plain or phase-adjusted. */
+typedef struct launch_figures {
+    double cold, early, at_target, last, total; /* launch 1, LAUNCH_EARLY, TARGET_LAUNCH, N; NaN past N */
+} launch_figures;
+
 /* A benchmark's figures; ratios are over the oracle best's median. */
 typedef struct figures {
     uint64_t best_ns, default_ns;
-    double cold, early, at_target, last, total; /* launch 1, LAUNCH_EARLY, TARGET_LAUNCH, N; NaN past N */
+    launch_figures plain, adjusted; /* adjusted: all NaN without references */
+    double phase_min, phase_median, phase_max; /* the references over their oracle medians */
     double tuned_ns;       /* a launch of a series on average: the median over the series of total / N */
     double analysis;       /* launch 1's workgroups analysed over its total, median over the series */
     unsigned same_pick;    /* of the series' cold picks */
-    int met[NTARGETS];
+    int met[NTARGETS], met_adjusted[NTARGETS]; /* analysis and same pick are the same in both */
 } figures;
 
 typedef struct bench_result {
@@ -629,6 +658,7 @@ typedef struct bench_result {
     uint64_t work_items;
     uint64_t groups_total;
     unsigned nseries, nlaunches;
+    bool referenced;         /* every launch has its reference run */
     launch_record *launches; /* series after series, nlaunches each */
     gt_bench_oracle oracle;
     size_t def;              /* the default schedule, in the oracle */
@@ -680,7 +710,15 @@ static int series_launch(launch *l, bench_result *br, unsigned series, unsigned 
     return rc;
 }
 
-/* A series: the wisdom cleared, then --launches launches in a row. */
+/* The series' cold pick forced on the whole launch right after launch k: the phase's measure. */
+static int reference_launch(launch *l, bench_result *br, unsigned series, unsigned k)
+{
+    char what[64];
+    snprintf(what, sizeof what, "series %u, the reference after launch %u", series, k);
+    return launch_forced(l, &record_at(br, series, 1)->winner, what, &record_at(br, series, k)->reference_ns);
+}
+
+/* A series: the wisdom cleared, then --launches launches in a row, each with its reference. */
 static int run_series(launch *l, bench_result *br, unsigned series)
 {
     gt_wisdom_clear(l->s->wisdom);
@@ -689,6 +727,8 @@ static int run_series(launch *l, bench_result *br, unsigned series)
         if (stop_signal)
             progress_break(l->s);
         if (stopped() || series_launch(l, br, series, k))
+            return -1;
+        if (br->referenced && (stopped() || reference_launch(l, br, series, k)))
             return -1;
     }
     return 0;
@@ -726,22 +766,46 @@ static double over(double a, double b)
     return b > 0 ? a / b : NAN;
 }
 
-/* The median over the series of launch k's time; NaN past the last launch. */
-static double launch_median_ns(const bench_result *br, unsigned k)
-{
-    double v[MAX_SERIES];
-    if (k < 1 || k > br->nlaunches)
-        return NAN;
-    for (unsigned s = 1; s <= br->nseries; s++)
-        v[s - 1] = (double)record_at(br, s, k)->ns;
-    return gt_stats_median(v, br->nseries);
-}
-
 /* The oracle median of schedule s; NaN when the oracle did not time it. */
 static double oracle_median_ns(const bench_result *br, const gt_schedule *s)
 {
     long i = gt_bench_oracle_find(&br->oracle, s);
     return i < 0 ? NAN : (double)br->oracle.entries[i].times.median_ns;
+}
+
+/* Launch k's phase in series s: its reference's time over the reference schedule's oracle
+ * median (1.5: the machine ran it 50% slower than in the oracle); NaN without references. */
+static double phase(const bench_result *br, unsigned s, unsigned k)
+{
+    const launch_record *r = record_at(br, s, k);
+    if (!br->referenced)
+        return NAN;
+    return (double)r->reference_ns / oracle_median_ns(br, &record_at(br, s, 1)->winner);
+}
+
+/* Launch k of series s over the oracle best; adjusted, over its phase too. */
+static double launch_over_best(const bench_result *br, unsigned s, unsigned k, bool adjusted)
+{
+    double v = over((double)record_at(br, s, k)->ns, (double)br->f.best_ns);
+    return adjusted ? v / phase(br, s, k) : v;
+}
+
+/* The median over the series of launch k over the oracle best; NaN past the last launch, and
+ * adjusted without references. */
+static double launch_median(const bench_result *br, unsigned k, bool adjusted)
+{
+    double v[MAX_SERIES];
+    if (k < 1 || k > br->nlaunches || (adjusted && !br->referenced))
+        return NAN;
+    for (unsigned s = 1; s <= br->nseries; s++)
+        v[s - 1] = launch_over_best(br, s, k, adjusted);
+    return gt_stats_median(v, br->nseries);
+}
+
+/* The same in milliseconds (plain). */
+static double launch_median_ms(const bench_result *br, unsigned k)
+{
+    return launch_median(br, k, false) * gt_bench_ms(br->f.best_ns);
 }
 
 /* The largest group of cold picks whose oracle medians are within SAME_PICK_WITHIN of the
@@ -772,35 +836,73 @@ static int at_most(double value, double limit)
     return isnan(value) ? NOT_MEASURED : value <= limit ? MET : MISSED;
 }
 
+/* The median over the series of the N launches' mean over the oracle best. */
+static double total_median(const bench_result *br, bool adjusted)
+{
+    double mean[MAX_SERIES];
+    if (adjusted && !br->referenced)
+        return NAN;
+    for (unsigned s = 1; s <= br->nseries; s++) {
+        double sum = 0;
+        for (unsigned k = 1; k <= br->nlaunches; k++)
+            sum += launch_over_best(br, s, k, adjusted);
+        mean[s - 1] = sum / br->nlaunches;
+    }
+    return gt_stats_median(mean, br->nseries);
+}
+
+/* The launch figures, plain or adjusted, and their targets' marks in met[]. */
+static void launch_figures_of(const bench_result *br, bool adjusted, launch_figures *lf, int *met)
+{
+    lf->cold = launch_median(br, 1, adjusted);
+    lf->early = launch_median(br, LAUNCH_EARLY, adjusted);
+    lf->at_target = launch_median(br, TARGET_LAUNCH, adjusted);
+    lf->last = launch_median(br, br->nlaunches, adjusted);
+    lf->total = total_median(br, adjusted);
+    met[T_COLD] = at_most(lf->cold, TARGET_COLD);
+    met[T_LAUNCH] = at_most(lf->at_target, TARGET_LAUNCH_AT);
+    met[T_TOTAL] = at_most(lf->total, TARGET_TOTAL);
+}
+
+/* The lowest, median and highest phase over every launch of every series. */
+static void phase_range(const bench_result *br, figures *f)
+{
+    size_t n = (size_t)br->nseries * br->nlaunches;
+    double *v = br->referenced ? malloc(n * sizeof *v) : NULL;
+    f->phase_min = f->phase_median = f->phase_max = NAN;
+    if (!v)
+        return;
+    for (unsigned s = 1; s <= br->nseries; s++)
+        for (unsigned k = 1; k <= br->nlaunches; k++)
+            v[(size_t)(s - 1) * br->nlaunches + (k - 1)] = phase(br, s, k);
+    f->phase_median = gt_stats_median(v, n);
+    f->phase_min = f->phase_max = v[0];
+    for (size_t i = 1; i < n; i++) {
+        f->phase_min = fmin(f->phase_min, v[i]);
+        f->phase_max = fmax(f->phase_max, v[i]);
+    }
+    free(v);
+}
+
 static void summarise(bench_result *br)
 {
     figures *f = &br->f;
     const gt_bench_oracle *o = &br->oracle;
-    double mean[MAX_SERIES], analysis[MAX_SERIES];
+    double analysis[MAX_SERIES];
     for (unsigned s = 1; s <= br->nseries; s++) {
-        double sum = 0;
-        for (unsigned k = 1; k <= br->nlaunches; k++)
-            sum += (double)record_at(br, s, k)->ns;
-        mean[s - 1] = sum / br->nlaunches;
         const launch_record *cold = record_at(br, s, 1);
         analysis[s - 1] = cold->groups_total ? (double)cold->groups_analysis / (double)cold->groups_total : 0;
     }
     f->best_ns = o->entries[o->best].times.median_ns;
     f->default_ns = o->entries[br->def].times.median_ns;
-    double best = (double)f->best_ns;
-    f->cold = over(launch_median_ns(br, 1), best);
-    f->early = over(launch_median_ns(br, LAUNCH_EARLY), best);
-    f->at_target = over(launch_median_ns(br, TARGET_LAUNCH), best);
-    f->last = over(launch_median_ns(br, br->nlaunches), best);
-    f->tuned_ns = gt_stats_median(mean, br->nseries);
-    f->total = over(f->tuned_ns, best);
+    launch_figures_of(br, false, &f->plain, f->met);
+    launch_figures_of(br, true, &f->adjusted, f->met_adjusted);
+    phase_range(br, f);
+    f->tuned_ns = f->plain.total * (double)f->best_ns;
     f->analysis = gt_stats_median(analysis, br->nseries);
     f->same_pick = same_pick(br);
-    f->met[T_COLD] = at_most(f->cold, TARGET_COLD);
-    f->met[T_LAUNCH] = at_most(f->at_target, TARGET_LAUNCH_AT);
-    f->met[T_TOTAL] = at_most(f->total, TARGET_TOTAL);
-    f->met[T_ANALYSIS] = at_most(f->analysis, TARGET_ANALYSIS);
-    f->met[T_SAME_PICK] = f->same_pick >= same_pick_needed(br->nseries) ? MET : MISSED;
+    f->met[T_ANALYSIS] = f->met_adjusted[T_ANALYSIS] = at_most(f->analysis, TARGET_ANALYSIS);
+    f->met[T_SAME_PICK] = f->met_adjusted[T_SAME_PICK] = f->same_pick >= same_pick_needed(br->nseries) ? MET : MISSED;
 }
 
 /* Puts every benchmark's decision back into the wisdom (each series cleared it) and saves it,
@@ -830,7 +932,7 @@ static int run_bench(session *s, const gt_seed_bench *b, bench_result *br)
     const options *o = s->o;
     launch l;
     uint64_t ns;
-    *br = (bench_result){.bench = b, .nseries = o->series, .nlaunches = o->launches};
+    *br = (bench_result){.bench = b, .nseries = o->series, .nlaunches = o->launches, .referenced = !o->no_reference};
     if (launch_open(s, b, &l))
         return -1;
     br->n = l.bc.seed->n;
@@ -920,15 +1022,30 @@ static void print_figure(const char *label, const char *value, const char *targe
 }
 
 /* The figure of launch k, unless k is past the last launch or printed already. */
-static void print_launch_figure(const bench_result *br, unsigned k, double v, bool target)
+static void print_launch_figure(const bench_result *br, unsigned k, double v, int met)
 {
     char label[32], value[16], limit[16];
     if (k <= 1 || k > br->nlaunches)
         return;
     snprintf(label, sizeof label, "launch %u", k);
     snprintf(limit, sizeof limit, "<= %.2fx", TARGET_LAUNCH_AT);
-    print_figure(label, ratio_text(v, value, sizeof value), target ? limit : NULL, br->f.met[T_LAUNCH],
+    print_figure(label, ratio_text(v, value, sizeof value), k == TARGET_LAUNCH ? limit : NULL, met,
                  "median over the series");
+}
+
+/* Cold, launch 5, 10 and N, and the total, plain or adjusted; notes[0] for cold, [1] the total. */
+static void print_launch_figures(const bench_result *br, const launch_figures *lf, const int *met,
+                                 const char *const notes[2])
+{
+    char value[16], limit[16];
+    snprintf(limit, sizeof limit, "<= %.2fx", TARGET_COLD);
+    print_figure("cold", ratio_text(lf->cold, value, sizeof value), limit, met[T_COLD], notes[0]);
+    print_launch_figure(br, LAUNCH_EARLY, lf->early, met[T_LAUNCH]);
+    print_launch_figure(br, TARGET_LAUNCH, lf->at_target, met[T_LAUNCH]);
+    if (br->nlaunches != LAUNCH_EARLY && br->nlaunches != TARGET_LAUNCH)
+        print_launch_figure(br, br->nlaunches, lf->last, met[T_LAUNCH]);
+    snprintf(limit, sizeof limit, "<= %.2fx", TARGET_TOTAL);
+    print_figure("total", ratio_text(lf->total, value, sizeof value), limit, met[T_TOTAL], notes[1]);
 }
 
 /* Each distinct cold pick once: how many series picked it, its oracle median over the best. */
@@ -951,18 +1068,20 @@ static void print_cold_picks(const bench_result *br)
     }
 }
 
-/* The decisions of series 1, a line per launch; a schedule like the one before is not repeated. */
+/* The decisions of series 1, a line per launch; a schedule like the one before is not repeated.
+ * With references, each launch's phase and its adjusted figure too. */
 static void print_history(const bench_result *br)
 {
-    printf("  %-12s %6s %10s %8s  %-9s %8s  %s\n", "series 1", "launch", "ms", "vs best", "source", "analysed",
-           "schedule");
+    printf("  %-12s %6s %10s %8s %7s %8s  %-9s %8s  %s\n", "series 1", "launch", "ms", "vs best", "phase", "adjusted",
+           "source", "analysed", "schedule");
     for (unsigned k = 1; k <= br->nlaunches; k++) {
         const launch_record *r = record_at(br, 1, k);
-        char text[GT_SCHEDULE_TEXT_MAX] = "(same)", v[16];
+        char text[GT_SCHEDULE_TEXT_MAX] = "(same)", v[16], ph[16], adj[16];
         if (k == 1 || !gt_schedule_equal(&r->winner, &record_at(br, 1, k - 1)->winner))
             gt_schedule_format(&r->winner, text, sizeof text);
-        printf("  %-12s %6u %10.2f %8s  %-9s %7.1f%%  %s\n", "", k, gt_bench_ms(r->ns),
-               ratio_text(over((double)r->ns, (double)br->f.best_ns), v, sizeof v), gt_decision_source_name(r->source),
+        printf("  %-12s %6u %10.2f %8s %7s %8s  %-9s %7.1f%%  %s\n", "", k, gt_bench_ms(r->ns),
+               ratio_text(launch_over_best(br, 1, k, false), v, sizeof v), ratio_text(phase(br, 1, k), ph, sizeof ph),
+               ratio_text(launch_over_best(br, 1, k, true), adj, sizeof adj), gt_decision_source_name(r->source),
                r->groups_total ? 100.0 * (double)r->groups_analysis / (double)r->groups_total : 0.0, text);
     }
 }
@@ -985,20 +1104,23 @@ static void print_bench(const bench_result *br)
            ratio_text(over((double)o->entries[o->worst].times.median_ns, (double)f->best_ns), r1, sizeof r1));
     printf("  %-12s %8.2f ms  %s the oracle best; default/cold %s, default/tuned %s\n", "default",
            gt_bench_ms(f->default_ns), ratio_text(over((double)f->default_ns, (double)f->best_ns), r1, sizeof r1),
-           ratio_text(over((double)f->default_ns, launch_median_ns(br, 1)), r2, sizeof r2),
+           ratio_text(over(gt_bench_ms(f->default_ns), launch_median_ms(br, 1)), r2, sizeof r2),
            ratio_text(over((double)f->default_ns, f->tuned_ns), r3, sizeof r3));
-    snprintf(limit, sizeof limit, "<= %.2fx", TARGET_COLD);
-    snprintf(note, sizeof note, "launch 1, median over %u series: %.2f ms", br->nseries,
-             gt_bench_ms((uint64_t)launch_median_ns(br, 1)));
-    print_figure("cold", ratio_text(f->cold, value, sizeof value), limit, f->met[T_COLD], note);
-    print_launch_figure(br, LAUNCH_EARLY, f->early, false);
-    print_launch_figure(br, TARGET_LAUNCH, f->at_target, true);
-    if (br->nlaunches != LAUNCH_EARLY && br->nlaunches != TARGET_LAUNCH)
-        print_launch_figure(br, br->nlaunches, f->last, false);
-    snprintf(limit, sizeof limit, "<= %.2fx", TARGET_TOTAL);
-    snprintf(note, sizeof note, "the %u launches over %u x the oracle best; a launch %.2f ms on average",
+    char cold_note[128], total_note[128];
+    snprintf(cold_note, sizeof cold_note, "launch 1, median over %u series: %.2f ms", br->nseries,
+             launch_median_ms(br, 1));
+    snprintf(total_note, sizeof total_note, "the %u launches over %u x the oracle best; a launch %.2f ms on average",
              br->nlaunches, br->nlaunches, gt_bench_ms((uint64_t)f->tuned_ns));
-    print_figure("total", ratio_text(f->total, value, sizeof value), limit, f->met[T_TOTAL], note);
+    print_launch_figures(br, &f->plain, f->met, (const char *const[2]){cold_note, total_note});
+    if (br->referenced) {
+        printf("  phase-adjusted: each launch over its reference (the series' cold pick, forced right after it),\n"
+               "  times the reference's oracle median; the references ran at %.2f-%.2fx their oracle medians\n"
+               "  (median %.2fx)\n",
+               f->phase_min, f->phase_max, f->phase_median);
+        print_launch_figures(br, &f->adjusted, f->met_adjusted,
+                             (const char *const[2]){"launch 1, adjusted, median over the series",
+                                                    "the launches' adjusted mean, median over the series"});
+    }
     snprintf(value, sizeof value, "%.1f%%", f->analysis * 100);
     snprintf(limit, sizeof limit, "<= %.0f%%", TARGET_ANALYSIS * 100);
     print_figure("analysis", value, limit, f->met[T_ANALYSIS], "of launch 1's workgroups, median over the series");
@@ -1012,38 +1134,51 @@ static void print_bench(const bench_result *br)
     print_history(br);
 }
 
-static void print_summary(const session *s, const bench_result *r, unsigned n)
+/* The summary's table, plain or adjusted, and the count of benchmarks meeting each target. */
+static void print_summary_table(const bench_result *r, unsigned n, bool adjusted, const char *at)
 {
-    const options *o = s->o;
     unsigned met[NTARGETS] = {0};
-    char at[16], v[NTARGETS][16];
-    snprintf(at, sizeof at, "launch %u", TARGET_LAUNCH);
-    printf("\nsummary: %u series of %u launch%s per benchmark, the oracle's medians of %u forced run%s, %u workers\n",
-           o->series, o->launches, o->launches == 1 ? "" : "es", o->flags.reps, o->flags.reps == 1 ? "" : "s",
-           s->workers);
+    char v[NTARGETS][16];
     printf("  %-14s %10s %10s %9s %12s %12s %12s %11s %11s\n", "benchmark", "best ms", "default ms", "def/best", "cold",
            at, "total", "analysis", "same pick");
     for (unsigned i = 0; i < n; i++) {
         const figures *f = &r[i].f;
+        const launch_figures *lf = adjusted ? &f->adjusted : &f->plain;
+        const int *m = adjusted ? f->met_adjusted : f->met;
         for (int t = 0; t < NTARGETS; t++)
-            met[t] += f->met[t] == MET;
-        ratio_text(f->cold, v[T_COLD], sizeof v[T_COLD]);
-        ratio_text(f->at_target, v[T_LAUNCH], sizeof v[T_LAUNCH]);
-        ratio_text(f->total, v[T_TOTAL], sizeof v[T_TOTAL]);
+            met[t] += m[t] == MET;
+        ratio_text(lf->cold, v[T_COLD], sizeof v[T_COLD]);
+        ratio_text(lf->at_target, v[T_LAUNCH], sizeof v[T_LAUNCH]);
+        ratio_text(lf->total, v[T_TOTAL], sizeof v[T_TOTAL]);
         snprintf(v[T_ANALYSIS], sizeof v[T_ANALYSIS], "%.1f%%", f->analysis * 100);
         snprintf(v[T_SAME_PICK], sizeof v[T_SAME_PICK], "%u/%u", f->same_pick, r[i].nseries);
         printf("  %-14s %10.2f %10.2f %8.2fx", r[i].bench->name, gt_bench_ms(f->best_ns), gt_bench_ms(f->default_ns),
                over((double)f->default_ns, (double)f->best_ns));
         for (int t = 0; t < NTARGETS; t++)
-            printf(" %*s %-4s", t == T_ANALYSIS || t == T_SAME_PICK ? 6 : 7, v[t], short_mark(f->met[t]));
+            printf(" %*s %-4s", t == T_ANALYSIS || t == T_SAME_PICK ? 6 : 7, v[t], short_mark(m[t]));
         printf("\n");
     }
-    printf("  targets met:");
+    printf("  targets met%s:", adjusted ? " (phase-adjusted)" : "");
     for (int t = 0; t < NTARGETS; t++)
         printf("%s %s %u/%u", t ? "," : "", t == T_LAUNCH ? at : target_label[t], met[t], n);
-    if (o->launches < TARGET_LAUNCH)
-        printf(" (%s needs --launches %u or more)", at, TARGET_LAUNCH);
     printf("\n");
+}
+
+static void print_summary(const session *s, const bench_result *r, unsigned n)
+{
+    const options *o = s->o;
+    char at[16];
+    snprintf(at, sizeof at, "launch %u", TARGET_LAUNCH);
+    printf("\nsummary: %u series of %u launch%s per benchmark, the oracle's medians of %u forced run%s, %u workers\n",
+           o->series, o->launches, o->launches == 1 ? "" : "es", o->flags.reps, o->flags.reps == 1 ? "" : "s",
+           s->workers);
+    print_summary_table(r, n, false, at);
+    if (o->launches < TARGET_LAUNCH)
+        printf("  (%s needs --launches %u or more)\n", at, TARGET_LAUNCH);
+    if (!o->no_reference) {
+        printf("phase-adjusted (each launch over its reference, times the reference's oracle median):\n");
+        print_summary_table(r, n, true, at);
+    }
 }
 
 /* ---- JSON ---------------------------------------------------------------------------------- */
@@ -1068,6 +1203,8 @@ static cJSON *series_json(const bench_result *br, unsigned s)
         cJSON *j = cJSON_CreateObject();
         cJSON_AddNumberToObject(j, "launch", k);
         cJSON_AddNumberToObject(j, "ns", (double)r->ns);
+        add_number(j, "reference_ns", br->referenced ? (double)r->reference_ns : NAN);
+        add_number(j, "phase", phase(br, s, k));
         cJSON_AddStringToObject(j, "source", gt_decision_source_name(r->source));
         add_schedule(j, "schedule", &r->winner);
         cJSON_AddStringToObject(j, "reason", r->reason);
@@ -1099,25 +1236,48 @@ static cJSON *oracle_json(const bench_result *br)
     return j;
 }
 
+/* Cold, every launch and the total over the oracle best, plain or adjusted, into j. */
+static void launch_figures_json(cJSON *j, const bench_result *br, const launch_figures *lf, bool adjusted)
+{
+    add_number(j, "cold_over_oracle_best", lf->cold);
+    cJSON *curve = cJSON_AddArrayToObject(j, "launch_over_oracle_best"); /* [k - 1]: launch k */
+    for (unsigned k = 1; k <= br->nlaunches; k++) {
+        double v = launch_median(br, k, adjusted);
+        cJSON_AddItemToArray(curve, isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull());
+    }
+    add_number(j, "total_over_oracle_best", lf->total);
+}
+
 static cJSON *figures_json(const bench_result *br)
 {
     const figures *f = &br->f;
     double best = (double)f->best_ns;
     cJSON *j = cJSON_CreateObject();
-    add_number(j, "cold_over_oracle_best", f->cold);
-    cJSON *curve = cJSON_AddArrayToObject(j, "launch_over_oracle_best"); /* [k - 1]: launch k */
-    for (unsigned k = 1; k <= br->nlaunches; k++)
-        cJSON_AddItemToArray(curve, cJSON_CreateNumber(over(launch_median_ns(br, k), best)));
-    add_number(j, "total_over_oracle_best", f->total);
+    launch_figures_json(j, br, &f->plain, false);
+    if (br->referenced) {
+        cJSON *adj = cJSON_AddObjectToObject(j, "phase_adjusted");
+        launch_figures_json(adj, br, &f->adjusted, true);
+        cJSON *ph = cJSON_AddObjectToObject(adj, "phase");
+        add_number(ph, "min", f->phase_min);
+        add_number(ph, "median", f->phase_median);
+        add_number(ph, "max", f->phase_max);
+    }
     add_number(j, "tuned_mean_ns", f->tuned_ns);
     add_number(j, "analysis_fraction", f->analysis);
     cJSON_AddNumberToObject(j, "same_pick", f->same_pick);
     add_number(j, "default_over_oracle_best", over((double)f->default_ns, best));
-    add_number(j, "default_over_cold", over((double)f->default_ns, launch_median_ns(br, 1)));
+    add_number(j, "default_over_cold", over(gt_bench_ms(f->default_ns), launch_median_ms(br, 1)));
     add_number(j, "default_over_tuned", over((double)f->default_ns, f->tuned_ns));
     add_number(j, "oracle_worst_over_best",
                over((double)br->oracle.entries[br->oracle.worst].times.median_ns, best));
     return j;
+}
+
+static void targets_json(cJSON *parent, const char *key, const int *met)
+{
+    cJSON *j = cJSON_AddObjectToObject(parent, key);
+    for (int t = 0; t < NTARGETS; t++)
+        cJSON_AddItemToObject(j, target_key[t], met[t] == NOT_MEASURED ? cJSON_CreateNull() : cJSON_CreateBool(met[t] == MET));
 }
 
 static cJSON *bench_json(const bench_result *br)
@@ -1133,10 +1293,9 @@ static cJSON *bench_json(const bench_result *br)
         cJSON_AddItemToArray(series, series_json(br, s));
     cJSON_AddItemToObject(j, "oracle", oracle_json(br));
     cJSON_AddItemToObject(j, "figures", figures_json(br));
-    cJSON *met = cJSON_AddObjectToObject(j, "targets_met");
-    for (int t = 0; t < NTARGETS; t++)
-        cJSON_AddItemToObject(met, target_key[t],
-                              br->f.met[t] == NOT_MEASURED ? cJSON_CreateNull() : cJSON_CreateBool(br->f.met[t] == MET));
+    targets_json(j, "targets_met", br->f.met);
+    if (br->referenced)
+        targets_json(j, "targets_met_phase_adjusted", br->f.met_adjusted);
     return j;
 }
 
@@ -1151,6 +1310,7 @@ static cJSON *setup_json(const session *s)
     cJSON_AddNumberToObject(root, "series", o->series);
     cJSON_AddNumberToObject(root, "reps", o->flags.reps);
     cJSON_AddNumberToObject(root, "oracle_max", o->oracle_max);
+    cJSON_AddBoolToObject(root, "reference", !o->no_reference);
     cJSON *m = cJSON_AddObjectToObject(root, "machine");
     cJSON_AddStringToObject(m, "signature", s->machine);
     cJSON_AddStringToObject(m, "description", s->machine_desc);

@@ -14,7 +14,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 run 0 --help
 for opt in --module --workers --reps --size --json --bench --launches --series --oracle-max --budget \
-  --strategy --metric --sample-us --styles --param-series --events --wisdom --reports --no-probes --list --help; do
+  --strategy --metric --sample-us --styles --param-series --events --wisdom --reports --no-probes --no-reference --list --help; do
   expect_in "$out" "$opt " "--help documents $opt"
 done
 
