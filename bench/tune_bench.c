@@ -44,7 +44,11 @@
  *   medians as above. A launch's phase is its reference's time over that schedule's oracle
  *   median (1: the oracle's phase; 1.5: 50% slower). The targets are printed for both; the
  *   plain figures are the measurement, the adjusted ones say how much of a miss the phase
- *   explains.
+ *   explains. Same schedule: every launch that ran its series' cold pick alone (from the
+ *   wisdom, nothing analysed, no contender's share) over its reference, which ran that very
+ *   schedule right after it; their median and 10th and 90th percentiles (nearest rank: the
+ *   sorted ratios' element round(p (n - 1))) say how far two runs of one schedule, back to
+ *   back, differ on this machine, the resolution a single launch's figure has.
  * - Same pick: how alike the K cold picks are, judged by the oracle. Cold pick i has m_i, the
  *   oracle median of its schedule. The group of pick a is every cold pick j with
  *   m_a <= m_j <= 1.03 m_a, and same pick is the size of the largest group: the most cold
@@ -641,11 +645,19 @@ typedef struct launch_figures {
     double cold, early, at_target, last, total; /* launch 1, LAUNCH_EARLY, TARGET_LAUNCH, N; NaN past N */
 } launch_figures;
 
+/* A launch over its reference where both ran one schedule and nothing else: how far two runs
+   of the same schedule, back to back, differ on this machine. */
+typedef struct spread {
+    size_t pairs;
+    double median, p10, p90; /* NaN without pairs; the percentiles by nearest rank */
+} spread;
+
 /* A benchmark's figures; ratios are over the oracle best's median. */
 typedef struct figures {
     uint64_t best_ns, default_ns;
     launch_figures plain, adjusted; /* adjusted: all NaN without references */
     double phase_min, phase_median, phase_max; /* the references over their oracle medians */
+    spread same;                               /* launch over reference, the same schedule */
     double tuned_ns;       /* a launch of a series on average: the median over the series of total / N */
     double analysis;       /* launch 1's workgroups analysed over its total, median over the series */
     unsigned same_pick;    /* of the series' cold picks */
@@ -884,6 +896,36 @@ static void phase_range(const bench_result *br, figures *f)
     free(v);
 }
 
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The launches that ran their series' cold pick alone (from the wisdom, nothing analysed and
+   no contender's share), each over its reference, which ran the same schedule right after. */
+static void same_schedule_spread(const bench_result *br, spread *out)
+{
+    size_t n = 0;
+    double *v = br->referenced ? malloc((size_t)br->nseries * br->nlaunches * sizeof *v) : NULL;
+    *out = (spread){.median = NAN, .p10 = NAN, .p90 = NAN};
+    for (unsigned s = 1; v && s <= br->nseries; s++)
+        for (unsigned k = 2; k <= br->nlaunches; k++) {
+            const launch_record *r = record_at(br, s, k);
+            if (r->source == GT_SOURCE_WISDOM && r->groups_analysis == 0 && r->reference_ns &&
+                gt_schedule_equal(&r->winner, &record_at(br, s, 1)->winner))
+                v[n++] = (double)r->ns / (double)r->reference_ns;
+        }
+    if (n) {
+        qsort(v, n, sizeof *v, by_value);
+        *out = (spread){.pairs = n,
+                        .median = gt_stats_median(v, n),
+                        .p10 = v[(size_t)(0.1 * (double)(n - 1) + 0.5)],
+                        .p90 = v[(size_t)(0.9 * (double)(n - 1) + 0.5)]};
+    }
+    free(v);
+}
+
 static void summarise(bench_result *br)
 {
     figures *f = &br->f;
@@ -898,6 +940,7 @@ static void summarise(bench_result *br)
     launch_figures_of(br, false, &f->plain, f->met);
     launch_figures_of(br, true, &f->adjusted, f->met_adjusted);
     phase_range(br, f);
+    same_schedule_spread(br, &f->same);
     f->tuned_ns = f->plain.total * (double)f->best_ns;
     f->analysis = gt_stats_median(analysis, br->nseries);
     f->same_pick = same_pick(br);
@@ -1120,6 +1163,10 @@ static void print_bench(const bench_result *br)
         print_launch_figures(br, &f->adjusted, f->met_adjusted,
                              (const char *const[2]){"launch 1, adjusted, median over the series",
                                                     "the launches' adjusted mean, median over the series"});
+        if (f->same.pairs)
+            printf("  same schedule: a launch that ran the cold pick alone over its reference, median %.2fx,\n"
+                   "  10-90%% %.2f-%.2fx (%zu pairs): two runs of one schedule back to back differ this much\n",
+                   f->same.median, f->same.p10, f->same.p90, f->same.pairs);
     }
     snprintf(value, sizeof value, "%.1f%%", f->analysis * 100);
     snprintf(limit, sizeof limit, "<= %.0f%%", TARGET_ANALYSIS * 100);
@@ -1261,6 +1308,11 @@ static cJSON *figures_json(const bench_result *br)
         add_number(ph, "min", f->phase_min);
         add_number(ph, "median", f->phase_median);
         add_number(ph, "max", f->phase_max);
+        cJSON *same = cJSON_AddObjectToObject(adj, "same_schedule");
+        cJSON_AddNumberToObject(same, "pairs", (double)f->same.pairs);
+        add_number(same, "median", f->same.median);
+        add_number(same, "p10", f->same.p10);
+        add_number(same, "p90", f->same.p90);
     }
     add_number(j, "tuned_mean_ns", f->tuned_ns);
     add_number(j, "analysis_fraction", f->analysis);
