@@ -9,8 +9,13 @@ one after the other), then the median and the range of those ratios over the rep
   steady   the median of launches 6 to N of each series, mean over the series (N >= 6)
 Below 1: after is faster. Each cell ends with k/n, the reps in which after was faster, and a
 footnote says which k a two-sided sign test calls a difference at p < 0.05 for that many
-reps: a median below 1 with k/n short of that is not shown to be a gain. Exit status 0, 2 for
-bad usage or a directory without pairs."""
+reps: a median below 1 with k/n short of that is not shown to be a gain.
+
+A second table pools each side's cold launches over the reps (every series' first launch, the
+reps that have both sides): their number, mean, median, 90th percentile (nearest rank: the
+sorted times' element round(0.9 (n - 1))) and maximum in ms, and after over before for the mean
+and the 90th percentile. A bad pick is a rare, costly cold launch: the per-rep medians hide it,
+the tail shows it. Exit status 0, 2 for bad usage or a directory without pairs."""
 import json
 import math
 import pathlib
@@ -31,6 +36,34 @@ def figures(path):
         if len(ms) >= 6:
             steady.append(statistics.median(ms[5:]))
     return statistics.mean(cold), statistics.mean(total), statistics.mean(steady) if steady else None
+
+
+def colds(path):
+    """Every series' first launch of one run, in ms."""
+    with open(path) as f:
+        bench = json.load(f)["benchmarks"][0]
+    return [series[0]["ns"] / 1e6 for series in bench["series"]]
+
+
+def pooled(ms):
+    """n, mean, median, 90th percentile (nearest rank) and maximum of the times."""
+    v = sorted(ms)
+    return len(v), statistics.mean(v), statistics.median(v), v[int(0.9 * (len(v) - 1) + 0.5)], v[-1]
+
+
+def print_pooled(pairs):
+    print("cold launches pooled over the reps, ms (p90: nearest rank)")
+    print(f"{'benchmark':<14} {'side':<6} {'n':>4} {'mean':>9} {'median':>9} {'p90':>9} {'max':>9}  after/before")
+    for bench in sorted(pairs):
+        stats = {}
+        for side in ("before", "after"):
+            stats[side] = pooled([ms for pair in pairs[bench] for ms in colds(pair[side])])
+            n, mean, median, p90, top = stats[side]
+            ratio = ""
+            if side == "after":
+                b = stats["before"]
+                ratio = f"mean {mean / b[1]:.2f}, p90 {p90 / b[3]:.2f}"
+            print(f"{bench:<14} {side:<6} {n:>4} {mean:>9.1f} {median:>9.1f} {p90:>9.1f} {top:>9.1f}  {ratio}")
 
 
 def sign_test_p(k, n):
@@ -75,6 +108,8 @@ def main():
         print(f"k/n: reps in which after was faster; of {n}, "
               + (f"k <= {max(k for k in shown if k < n / 2)} or k >= {min(k for k in shown if k > n / 2)}"
                  if shown else "no k") + " is a difference at p < 0.05 (two-sided sign test)")
+    print()
+    print_pooled(pairs)
     return 0
 
 

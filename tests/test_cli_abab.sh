@@ -58,4 +58,24 @@ rm "$tmp/runs/2-after-copy_rows.json"
 python3 "$compare" "$tmp/runs" >"$tmp/out" || fail "abab_compare.py with one pair left failed"
 expect_in "$(cat "$tmp/out")" "copy_rows         1" "a rep without its after run is left out"
 
+# the pooled cold launches, from runs made up so that every figure is known: before's colds
+# are 10, 20, 30 and 40 ms, after's 5, 5, 5 and 20
+mkdir "$tmp/made"
+made() { # made REP SIDE MS MS: a run of two series of one launch each
+  printf '{"benchmarks": [{"series": [[{"ns": %d}], [{"ns": %d}]]}]}\n' "$(($3 * 1000000))" "$(($4 * 1000000))" \
+    >"$tmp/made/$1-$2-copy_rows.json"
+}
+made 1 before 10 20
+made 1 after 5 5
+made 2 before 30 40
+made 2 after 5 20
+python3 "$compare" "$tmp/made" >"$tmp/out" || fail "abab_compare.py on made-up runs failed"
+expect_in "$(cat "$tmp/out")" "cold launches pooled over the reps" "the pooled table's title"
+row=$(grep -E '^copy_rows +before' "$tmp/out" || true)
+[[ $row =~ ^copy_rows\ +before\ +4\ +25\.0\ +25\.0\ +40\.0\ +40\.0\ *$ ]] ||
+  fail "before's pooled colds are not n 4, mean 25, median 25, p90 40, max 40: $row"
+row=$(grep -E '^copy_rows +after' "$tmp/out" || true)
+[[ $row =~ ^copy_rows\ +after\ +4\ +8\.8\ +5\.0\ +20\.0\ +20\.0\ +mean\ 0\.35,\ p90\ 0\.50$ ]] ||
+  fail "after's pooled colds are not n 4, mean 8.75, median 5, p90 20, max 20, ratios 0.35 and 0.50: $row"
+
 finish "bench/abab command line"
