@@ -30,7 +30,8 @@ typedef struct axis_run {
     size_t *field;  /* the same indices, best first after ranking; racing's survivors lead */
     size_t n;
     size_t incumbent;
-    size_t slots; /* samples this axis may spend */
+    size_t slots; /* samples this axis may spend, as the limits stood when it began */
+    double share; /* its share of the samples left when it began (its size over the axes') */
     char *err;
     size_t errlen;
 } axis_run;
@@ -110,6 +111,19 @@ static void drop_if_hopeless(axis_run *a, size_t c)
     cand->eliminated = cost > GT_TUNE_HOPELESS * best_median(a->r); /* NaN compares false */
 }
 
+/* The axis has had its samples: the slots it began with, or its share of what it spent and
+   what is left now (rounded up), whichever is fewer. The time limit falls as faster candidates
+   turn up (it is the budget's share of the launch at the best speed seen), so slots counted
+   when only the slow default's speed was known outlast the limit: copy_rows' assignment axis,
+   counted before block's look at a quarter of the default's cost, left the span axis after it
+   no sample in 3 of 6 of gridtuned's cold launches, and 16 of 120 in-process ones picked no
+   span; none of 120 with the share counted again (bench/results/axis-share-2026-11-26/). */
+static bool axis_spent(const axis_run *a, size_t spent)
+{
+    size_t now = (size_t)ceil(a->share * (double)(spent + gt_sampler_slots_left(a->s)));
+    return spent >= a->slots || spent >= now;
+}
+
 /* One round: a sample of each of the first n candidates of list still in the race, starting at
    an offset that rotates with the round when asked, so that no candidate always runs first.
    Returns -ENOSPC when the budget ran out. */
@@ -120,7 +134,7 @@ static int run_round(axis_run *a, const size_t *list, size_t n, bool rotate, siz
         size_t c = list[rotate ? (j + round) % n : j];
         if (a->r->candidates[c].eliminated)
             continue;
-        if (*spent >= a->slots)
+        if (axis_spent(a, *spent))
             return -ENOSPC;
         int rc = gt_sampler_run(a->s, c, round, false, a->err, a->errlen);
         if (rc < 0)
@@ -394,6 +408,7 @@ int gt_strategy_run(const gt_tune_config *cfg, gt_sampler *s, gt_tune_result *r,
         /* Each pass gets the share of the remaining samples its size asks for. The group
            axis's samples are longer: it takes from the revisit, which a resumed analysis
            makes up for when it had none. */
+        a.share = remaining ? (double)sizes[p] / (double)remaining : 0;
         a.slots = remaining ? gt_sampler_slots_left(s) * sizes[p] / remaining : 0;
         remaining -= sizes[p];
         if (rc == 0 && a.n > 1 && a.slots > 0)
