@@ -24,25 +24,23 @@ import statistics
 import sys
 
 
-def figures(path):
-    """cold, total and steady of one run, in ms; steady is None with fewer than 6 launches."""
+def launches(path):
+    """Every launch of one run in ms, a list per series."""
     with open(path) as f:
         bench = json.load(f)["benchmarks"][0]
+    return [[launch["ns"] / 1e6 for launch in series] for series in bench["series"]]
+
+
+def figures(run):
+    """cold, total and steady of one run (launches()), in ms; steady is None with fewer than 6
+    launches."""
     cold, total, steady = [], [], []
-    for series in bench["series"]:
-        ms = [launch["ns"] / 1e6 for launch in series]
+    for ms in run:
         cold.append(ms[0])
         total.append(sum(ms))
         if len(ms) >= 6:
             steady.append(statistics.median(ms[5:]))
     return statistics.mean(cold), statistics.mean(total), statistics.mean(steady) if steady else None
-
-
-def colds(path):
-    """Every series' first launch of one run, in ms."""
-    with open(path) as f:
-        bench = json.load(f)["benchmarks"][0]
-    return [series[0]["ns"] / 1e6 for series in bench["series"]]
 
 
 def pooled(ms):
@@ -57,12 +55,12 @@ def print_pooled(pairs):
     for bench in sorted(pairs):
         stats = {}
         for side in ("before", "after"):
-            stats[side] = pooled([ms for pair in pairs[bench] for ms in colds(pair[side])])
+            stats[side] = pooled([series[0] for pair in pairs[bench] for series in pair[side]])
             n, mean, median, p90, top = stats[side]
             ratio = ""
             if side == "after":
-                b = stats["before"]
-                ratio = f"mean {mean / b[1]:.2f}, p90 {p90 / b[3]:.2f}"
+                _, b_mean, _, b_p90, _ = stats["before"]
+                ratio = f"mean {mean / b_mean:.2f}, p90 {p90 / b_p90:.2f}"
             print(f"{bench:<14} {side:<6} {n:>4} {mean:>9.1f} {median:>9.1f} {p90:>9.1f} {top:>9.1f}  {ratio}")
 
 
@@ -81,7 +79,7 @@ def main():
     for path in out.glob("*-*-*.json"):
         m = re.fullmatch(r"(\d+)-(before|after)-([a-z0-9_]+)\.json", path.name)
         if m:
-            runs.setdefault(m.group(3), {}).setdefault(int(m.group(1)), {})[m.group(2)] = path
+            runs.setdefault(m.group(3), {}).setdefault(int(m.group(1)), {})[m.group(2)] = launches(path)
     pairs = {b: [reps[r] for r in sorted(reps) if len(reps[r]) == 2] for b, reps in runs.items()}
     pairs = {b: p for b, p in pairs.items() if p}
     if not pairs:

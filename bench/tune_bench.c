@@ -881,25 +881,16 @@ static void phase_range(const bench_result *br, figures *f)
 {
     size_t n = (size_t)br->nseries * br->nlaunches;
     double *v = br->referenced ? malloc(n * sizeof *v) : NULL;
-    f->phase_min = f->phase_median = f->phase_max = NAN;
-    if (!v)
-        return;
-    for (unsigned s = 1; s <= br->nseries; s++)
+    gt_stats st = {.median = NAN, .min = NAN, .max = NAN};
+    for (unsigned s = 1; v && s <= br->nseries; s++)
         for (unsigned k = 1; k <= br->nlaunches; k++)
             v[(size_t)(s - 1) * br->nlaunches + (k - 1)] = phase(br, s, k);
-    f->phase_median = gt_stats_median(v, n);
-    f->phase_min = f->phase_max = v[0];
-    for (size_t i = 1; i < n; i++) {
-        f->phase_min = fmin(f->phase_min, v[i]);
-        f->phase_max = fmax(f->phase_max, v[i]);
-    }
+    if (v)
+        gt_stats_compute(v, n, &st);
+    f->phase_min = st.min;
+    f->phase_median = st.median;
+    f->phase_max = st.max;
     free(v);
-}
-
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 /* The launches that ran their series' cold pick alone (from the wisdom, nothing analysed and
@@ -916,13 +907,11 @@ static void same_schedule_spread(const bench_result *br, spread *out)
                 gt_schedule_equal(&r->winner, &record_at(br, s, 1)->winner))
                 v[n++] = (double)r->ns / (double)r->reference_ns;
         }
-    if (n) {
-        qsort(v, n, sizeof *v, by_value);
+    if (n)
         *out = (spread){.pairs = n,
                         .median = gt_stats_median(v, n),
-                        .p10 = v[(size_t)(0.1 * (double)(n - 1) + 0.5)],
-                        .p90 = v[(size_t)(0.9 * (double)(n - 1) + 0.5)]};
-    }
+                        .p10 = gt_stats_quantile(v, n, 0.1),
+                        .p90 = gt_stats_quantile(v, n, 0.9)};
     free(v);
 }
 

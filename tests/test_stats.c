@@ -96,6 +96,25 @@ static void test_stats_of_nothing_are_nan(void **state)
     assert_true(isnan(gt_stats_median(nans, ARRAY_LEN(nans))));
 }
 
+/* Nearest rank over the finite values: of k sorted values, element round(p (k - 1)). */
+static void test_stats_quantile_is_the_nearest_rank(void **state)
+{
+    (void)state;
+    double v[] = {40, NAN, 10, 30, INFINITY, 20}; /* finite and sorted: 10 20 30 40 */
+    assert_true(gt_stats_quantile(v, ARRAY_LEN(v), 0) == 10);
+    assert_true(gt_stats_quantile(v, ARRAY_LEN(v), 0.1) == 10); /* 0.3 rounds to 0 */
+    assert_true(gt_stats_quantile(v, ARRAY_LEN(v), 0.5) == 30); /* 1.5 rounds to 2 */
+    assert_true(gt_stats_quantile(v, ARRAY_LEN(v), 0.9) == 40); /* 2.7 rounds to 3 */
+    assert_true(gt_stats_quantile(v, ARRAY_LEN(v), 1) == 40);
+    const double before[] = {40, NAN, 10, 30, INFINITY, 20};
+    assert_true(v[0] == before[0] && isnan(v[1]) && v[2] == before[2] && v[5] == before[5]);
+    assert_true(isnan(gt_stats_quantile(v, ARRAY_LEN(v), 1.5)));
+    assert_true(isnan(gt_stats_quantile(v, ARRAY_LEN(v), -0.1)));
+    const double nans[] = {NAN, INFINITY};
+    assert_true(isnan(gt_stats_quantile(nans, ARRAY_LEN(nans), 0.5)));
+    assert_true(isnan(gt_stats_quantile(nans, 0, 0.5)));
+}
+
 /* ---- the rank test: exact p-values ------------------------------------------------------ */
 
 static void test_rank_3_vs_3_separated_is_one_in_20(void **state)
@@ -530,6 +549,7 @@ int main(void)
         cmocka_unit_test(test_stats_leave_out_nans_and_infinities),
         cmocka_unit_test(test_stats_median_of_an_odd_count_is_the_middle_value),
         cmocka_unit_test(test_stats_of_nothing_are_nan),
+        cmocka_unit_test(test_stats_quantile_is_the_nearest_rank),
         cmocka_unit_test(test_rank_3_vs_3_separated_is_one_in_20),
         cmocka_unit_test(test_rank_4_vs_4_separated_is_one_in_70),
         cmocka_unit_test(test_rank_mixed_orders_match_hand_counts),

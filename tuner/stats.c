@@ -14,25 +14,36 @@ static int compare_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* The finite values of v[0..n), sorted, in a new array of *k; NULL when there are none or
+   out of memory. */
+static double *sorted_finite(const double *v, size_t n, size_t *k)
+{
+    double *kept = n ? malloc(n * sizeof *kept) : NULL;
+    *k = 0;
+    for (size_t i = 0; kept && i < n; i++)
+        if (isfinite(v[i]))
+            kept[(*k)++] = v[i];
+    if (*k == 0) {
+        free(kept);
+        return NULL;
+    }
+    qsort(kept, *k, sizeof *kept, compare_double);
+    return kept;
+}
+
 void gt_stats_compute(const double *v, size_t n, gt_stats *out)
 {
+    size_t k;
+    double *kept = sorted_finite(v, n, &k);
     out->n = 0;
     out->median = out->min = out->max = NAN;
-    double *kept = n ? malloc(n * sizeof *kept) : NULL;
     if (!kept)
         return;
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        if (isfinite(v[i]))
-            kept[k++] = v[i];
-    if (k > 0) {
-        qsort(kept, k, sizeof *kept, compare_double);
-        size_t m = k / 2;
-        out->n = k;
-        out->median = k % 2 ? kept[m] : (kept[m - 1] + kept[m]) / 2;
-        out->min = kept[0];
-        out->max = kept[k - 1];
-    }
+    size_t m = k / 2;
+    out->n = k;
+    out->median = k % 2 ? kept[m] : (kept[m - 1] + kept[m]) / 2;
+    out->min = kept[0];
+    out->max = kept[k - 1];
     free(kept);
 }
 
@@ -41,6 +52,15 @@ double gt_stats_median(const double *v, size_t n)
     gt_stats s;
     gt_stats_compute(v, n, &s);
     return s.median;
+}
+
+double gt_stats_quantile(const double *v, size_t n, double p)
+{
+    size_t k;
+    double *kept = p >= 0 && p <= 1 ? sorted_finite(v, n, &k) : NULL;
+    double q = kept ? kept[(size_t)(p * (double)(k - 1) + 0.5)] : NAN;
+    free(kept);
+    return q;
 }
 
 /* ---- the rank test ------------------------------------------------------------------- */

@@ -19,6 +19,10 @@ void gt_stats_compute(const double *v, size_t n, gt_stats *out);
 /* The median of the finite values of v[0..n) (the mean of the middle two for an even count);
  * NaN when there are none. v is left as it is. */
 double gt_stats_median(const double *v, size_t n);
+/* The p-quantile (0 <= p <= 1) of the finite values of v[0..n) by nearest rank: the sorted
+ * values' element round(p (k - 1)) of k. NaN when there are none or p is out of range. v is
+ * left as it is. */
+double gt_stats_quantile(const double *v, size_t n, double p);
 
 /* The significance level at which a rank test's p-value shows a difference: p < 0.05. */
 #define GT_RANK_TEST_ALPHA 0.05
