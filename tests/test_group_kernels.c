@@ -37,41 +37,57 @@ static size_t linear_id(size_t x, size_t y, size_t z, size_t gx, size_t gy)
     return (z * gy + y) * gx + x;
 }
 
-/* Region 0: each item keeps its own id (private) and writes it into its slot of local memory.
+/* Region 0: each item keeps its own id (private) and writes it into its slot of local memory,
+ * and takes the workgroup's next sequence number (order: the item order, as the region ran it).
  * Region 1: each item checks that every slot holds its owner's id (all of region 0 is done),
  * then counts. Region 2: each item checks its private value is still its own. Every region
  * counts its runs of each item. */
-GT_KERNEL_GROUP(barrier_check, (uint32_t slot[MAX_GROUP_ITEMS]; uint32_t pad;), uint32_t *, hits, uint32_t *, bad,
-                group_seen *, seen)
-{
-    GT_PRIVATE(uint32_t, mine);
-    const size_t gx = gt_global_size(0), gy = gt_global_size(1);
-    const size_t lx = gt_local_size(0), ly = gt_local_size(1);
-    const size_t n = lx * ly * gt_local_size(2);
-    GT_ITEMS {
-        size_t id = linear_id(gt_global_id(0), gt_global_id(1), gt_global_id(2), gx, gy);
-        size_t l = linear_id(gt_local_id(0), gt_local_id(1), gt_local_id(2), lx, ly);
-        GT_P(mine) = (uint32_t)id;
-        GT_L(slot)[l] = (uint32_t)id;
-        hits[REGIONS * id]++;
-    }
-    GT_ITEMS {
-        size_t id = linear_id(gt_global_id(0), gt_global_id(1), gt_global_id(2), gx, gy);
-        for (size_t l = 0; l < n; l++) {
-            size_t lz = l / (lx * ly), r = l % (lx * ly);
-            size_t owner = linear_id(gt_group_id(0) * lx + r % lx, gt_group_id(1) * ly + r / lx,
-                                     gt_group_id(2) * gt_local_size(2) + lz, gx, gy);
-            bad[id] += GT_L(slot)[l] != owner;
-        }
-        hits[REGIONS * id + 1]++;
-    }
-    GT_ITEMS {
-        size_t id = linear_id(gt_global_id(0), gt_global_id(1), gt_global_id(2), gx, gy);
-        bad[id] += GT_P(mine) != id;
-        hits[REGIONS * id + 2]++;
-    }
-    size_t g = linear_id(gt_group_id(0), gt_group_id(1), gt_group_id(2), gt_num_groups(0), gt_num_groups(1));
+#define BARRIER_CHECK_BODY                                                                               \
+    GT_PRIVATE(uint32_t, mine);                                                                          \
+    const size_t gx = gt_global_size(0), gy = gt_global_size(1);                                         \
+    const size_t lx = gt_local_size(0), ly = gt_local_size(1);                                           \
+    const size_t n = lx * ly * gt_local_size(2);                                                         \
+    GT_L(next) = 0;                                                                                      \
+    GT_ITEMS {                                                                                           \
+        size_t id = linear_id(gt_global_id(0), gt_global_id(1), gt_global_id(2), gx, gy);                \
+        size_t l = linear_id(gt_local_id(0), gt_local_id(1), gt_local_id(2), lx, ly);                    \
+        GT_P(mine) = (uint32_t)id;                                                                       \
+        GT_L(slot)[l] = (uint32_t)id;                                                                    \
+        order[id] = GT_L(next)++;                                                                        \
+        hits[REGIONS * id]++;                                                                            \
+    }                                                                                                    \
+    GT_ITEMS {                                                                                           \
+        size_t id = linear_id(gt_global_id(0), gt_global_id(1), gt_global_id(2), gx, gy);                \
+        for (size_t l = 0; l < n; l++) {                                                                 \
+            size_t lz = l / (lx * ly), r = l % (lx * ly);                                                \
+            size_t owner = linear_id(gt_group_id(0) * lx + r % lx, gt_group_id(1) * ly + r / lx,         \
+                                     gt_group_id(2) * gt_local_size(2) + lz, gx, gy);                    \
+            bad[id] += GT_L(slot)[l] != owner;                                                           \
+        }                                                                                                \
+        hits[REGIONS * id + 1]++;                                                                        \
+    }                                                                                                    \
+    GT_ITEMS {                                                                                           \
+        size_t id = linear_id(gt_global_id(0), gt_global_id(1), gt_global_id(2), gx, gy);                \
+        bad[id] += GT_P(mine) != id;                                                                     \
+        hits[REGIONS * id + 2]++;                                                                        \
+    }                                                                                                    \
+    size_t g = linear_id(gt_group_id(0), gt_group_id(1), gt_group_id(2), gt_num_groups(0), gt_num_groups(1)); \
     seen[g] = (group_seen){(uintptr_t)GT_L(slot), gettid()};
+
+GT_KERNEL_GROUP(barrier_check, (uint32_t slot[MAX_GROUP_ITEMS]; uint32_t next;), uint32_t *, hits, uint32_t *, bad,
+                group_seen *, seen, uint32_t *, order)
+{
+    BARRIER_CHECK_BODY
+}
+
+/* The same, compiled for 7 x 4 workgroups as well: a linear walk of that shape runs its own copy
+ * of the body, every other walk and shape the general one. */
+#define SIZED_X 7
+#define SIZED_Y 4
+GT_KERNEL_GROUP_SIZED(barrier_check_sized, (SIZED_X, SIZED_Y, 1), (uint32_t slot[MAX_GROUP_ITEMS]; uint32_t next;),
+                      uint32_t *, hits, uint32_t *, bad, group_seen *, seen, uint32_t *, order)
+{
+    BARRIER_CHECK_BODY
 }
 
 static gt_schedule schedule(const char *text)
@@ -84,7 +100,7 @@ static gt_schedule schedule(const char *text)
 }
 
 typedef struct check_buffers {
-    uint32_t *hits, *bad;
+    uint32_t *hits, *bad, *order;
     group_seen *seen;
     size_t items, groups;
 } check_buffers;
@@ -95,7 +111,8 @@ static check_buffers buffers_for(const gt_range *r)
     cb.hits = malloc(REGIONS * cb.items * sizeof *cb.hits);
     cb.bad = malloc(cb.items * sizeof *cb.bad);
     cb.seen = malloc(cb.groups * sizeof *cb.seen);
-    assert_true(cb.hits && cb.bad && cb.seen);
+    cb.order = malloc(cb.items * sizeof *cb.order);
+    assert_true(cb.hits && cb.bad && cb.seen && cb.order);
     return cb;
 }
 
@@ -104,25 +121,27 @@ static void buffers_free(check_buffers *cb)
     free(cb->hits);
     free(cb->bad);
     free(cb->seen);
+    free(cb->order);
 }
 
-/* Runs barrier_check over r under schedule text, on the pool's workers or (here) on the calling
- * thread alone, and checks every item, region and workgroup. */
-static void run_and_check(gt_pool *pool, bool here, const gt_range *r, const char *text, check_buffers *cb)
+/* Runs kernel k (barrier_check or its sized copy) over r under schedule text, on the pool's
+ * workers or (here) on the calling thread alone, and checks every item, region and workgroup. */
+static void run_kernel_and_check(gt_pool *pool, const gt_kernel_desc *k, bool here, const gt_range *r,
+                                 const char *text, check_buffers *cb)
 {
     memset(cb->hits, 0, REGIONS * cb->items * sizeof *cb->hits);
     memset(cb->bad, 0, cb->items * sizeof *cb->bad);
     memset(cb->seen, 0, cb->groups * sizeof *cb->seen);
-    void *args[] = {&cb->hits, &cb->bad, &cb->seen};
-    gt_batch b = {.run = gt_kernel_desc_barrier_check.run, .no_spans = true, .args = args, .range = *r,
+    void *args[] = {&cb->hits, &cb->bad, &cb->seen, &cb->order};
+    gt_batch b = {.run = k->run, .no_spans = true, .args = args, .range = *r,
                   .schedule = schedule(text)};
     char err[256];
     if ((here ? gt_pool_run_here : gt_pool_run)(pool, &b, NULL, err, sizeof err) != 0)
         fail_msg("%s: %s", text, err);
     for (size_t i = 0; i < cb->items; i++) {
-        for (unsigned k = 0; k < REGIONS; k++)
-            if (cb->hits[REGIONS * i + k] != 1)
-                fail_msg("%s: item %zu ran %u times in region %u", text, i, cb->hits[REGIONS * i + k], k);
+        for (unsigned region = 0; region < REGIONS; region++)
+            if (cb->hits[REGIONS * i + region] != 1)
+                fail_msg("%s: item %zu ran %u times in region %u", text, i, cb->hits[REGIONS * i + region], region);
         if (cb->bad[i])
             fail_msg("%s: item %zu found %u things wrong (a region overlapped the one before, or its private "
                      "value was lost)", text, i, cb->bad[i]);
@@ -131,6 +150,11 @@ static void run_and_check(gt_pool *pool, bool here, const gt_range *r, const cha
         for (size_t h = 0; h < g; h++)
             if (cb->seen[g].tid != cb->seen[h].tid && cb->seen[g].local == cb->seen[h].local)
                 fail_msg("%s: workgroups %zu and %zu ran on different threads with the same local memory", text, h, g);
+}
+
+static void run_and_check(gt_pool *pool, bool here, const gt_range *r, const char *text, check_buffers *cb)
+{
+    run_kernel_and_check(pool, &gt_kernel_desc_barrier_check, here, r, text, cb);
 }
 
 static void every_item_runs_once_per_region_under_every_schedule(void **state)
@@ -180,6 +204,54 @@ static void runs_on_the_calling_thread(void **state)
     buffers_free(&cb);
 }
 
+/* A kernel compiled for one workgroup shape (GT_KERNEL_GROUP_SIZED) runs right at that shape and
+ * at any other, under every item order, and walks each workgroup's items in the same order as
+ * the general kernel: the linear walk at its shape row-major, as the schedule says. */
+static void a_sized_kernel_runs_every_shape_in_the_schedules_order(void **state)
+{
+    (void)state;
+    gt_pool *pool;
+    char err[256];
+    assert_int_equal(gt_pool_create(&(gt_pool_config){.workers = 2}, &pool, err, sizeof err), 0);
+    const gt_range ranges[] = {
+        {.dims = 2, .global = {35, 12, 1}, .local = {SIZED_X, SIZED_Y, 1}}, /* its shape */
+        {.dims = 2, .global = {28, 14, 1}, .local = {SIZED_Y, SIZED_X, 1}}, /* transposed */
+        {.dims = 1, .global = {320, 1, 1}, .local = {64, 1, 1}},
+        {.dims = 3, .global = {14, 8, 2}, .local = {SIZED_X, SIZED_Y, 2}}, /* its rows, stacked */
+    };
+    const char *items[] = {"linear", "column", "tiled:2x2", "tiled:3x1", "hilbert", "strided:2/1"};
+    const char *assigns[] = {"block", "dynamic:1", "stealing"};
+    for (size_t ri = 0; ri < sizeof ranges / sizeof ranges[0]; ri++) {
+        const gt_range *r = &ranges[ri];
+        check_buffers general = buffers_for(r), sized = buffers_for(r);
+        for (size_t i = 0; i < sizeof items / sizeof items[0]; i++)
+            for (size_t a = 0; a < sizeof assigns / sizeof assigns[0]; a++) {
+                char text[GT_SCHEDULE_TEXT_MAX];
+                snprintf(text, sizeof text, "item=%s,assign=%s", items[i], assigns[a]);
+                run_kernel_and_check(pool, &gt_kernel_desc_barrier_check, false, r, text, &general);
+                run_kernel_and_check(pool, &gt_kernel_desc_barrier_check_sized, false, r, text, &sized);
+                for (size_t id = 0; id < general.items; id++)
+                    if (sized.order[id] != general.order[id])
+                        fail_msg("range %zu, %s: item %zu came at position %u in its workgroup, at %u in the general "
+                                 "kernel's", ri, text, id, sized.order[id], general.order[id]);
+            }
+        /* the linear walk: row-major within the workgroup */
+        run_kernel_and_check(pool, &gt_kernel_desc_barrier_check_sized, true, r, "item=linear", &sized);
+        for (size_t z = 0; z < r->global[2]; z++)
+            for (size_t y = 0; y < r->global[1]; y++)
+                for (size_t x = 0; x < r->global[0]; x++) {
+                    size_t id = linear_id(x, y, z, r->global[0], r->global[1]);
+                    size_t l = linear_id(x % r->local[0], y % r->local[1], z % r->local[2], r->local[0], r->local[1]);
+                    if (sized.order[id] != l)
+                        fail_msg("range %zu: item (%zu, %zu, %zu) came at position %u, not %zu", ri, x, y, z,
+                                 sized.order[id], l);
+                }
+        buffers_free(&general);
+        buffers_free(&sized);
+    }
+    gt_pool_destroy(pool);
+}
+
 /* The record says what the loader and the tuner need; a span is refused. */
 static void record_refuses_spans(void **state)
 {
@@ -202,6 +274,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_item_runs_once_per_region_under_every_schedule),
         cmocka_unit_test(runs_on_the_calling_thread),
+        cmocka_unit_test(a_sized_kernel_runs_every_shape_in_the_schedules_order),
         cmocka_unit_test(record_refuses_spans),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

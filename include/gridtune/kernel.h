@@ -338,7 +338,15 @@ const gt_precondition *const *gt_module_preconditions(size_t *count);
  * Inside a region, `continue` ends the item (as `return` ends a GT_KERNEL body); never `break`,
  * `return` or jump out of it, and never nest regions. A linear item order runs each row of the
  * workgroup as one plain loop the compiler vectorises; a tiled order runs each row of a tile as
- * one; column, list and space-filling orders run an item at a time. The kernel refuses spans. */
+ * one; column, list and space-filling orders run an item at a time. The kernel refuses spans.
+ *
+ * GT_KERNEL_GROUP_SIZED(name, (x, y, z), (locals), type1, arg1, ...) is the same kernel compiled
+ * once more for workgroups of x by y by z items, the shape it is written for (as OpenCL's
+ * work_group_size_hint): under the linear item order, a workgroup of that shape runs a copy of
+ * the body in which the sizes are constants, so that each region's loops have known trip counts
+ * and the compiler unrolls and vectorises them whole (1.9x on the 16 x 16 tiled matmul here).
+ * Any other shape or order runs the general copy, so the shape is a promise about speed, not a
+ * limit; state a limit with GT_REQUIRE. */
 typedef struct gt__rows {
     int more;
     size_t x0, x1, y, z;  /* the current run: items x0..x1-1 of row (y, z), global coordinates */
@@ -470,11 +478,29 @@ static inline void gt__rows_next(const gt_group_ctx *c, gt__rows *r)
 #define GT__SHORT_LOOPS
 #endif
 
-#define GT_KERNEL_GROUP(name, locals, ...) \
-    GT__KERNEL_GROUP(GT__CAT(GT__MAP, GT__NARGS(name, __VA_ARGS__)), name, locals, name, __VA_ARGS__)
-#define GT__KERNEL_GROUP(MAP, name, locals, ...) GT__KERNEL_GROUP_(MAP, name, locals, __VA_ARGS__)
+/* Whether a linear walk of workgroups of c's shape may run the copy of the body compiled for
+ * the kernel's declared shape lx x ly x lz (all 0: none declared). */
+static inline int gt__group_shaped(const gt_group_ctx *c, size_t lx, size_t ly, size_t lz)
+{
+    return lx && c->walk == GT_WALK_LINEAR && c->local_size[0] == lx && c->local_size[1] == ly &&
+           c->local_size[2] == lz;
+}
+
+#define GT__SIZE_X(x, y, z) (x)
+#define GT__SIZE_Y(x, y, z) (y)
+#define GT__SIZE_Z(x, y, z) (z)
+
+#define GT_KERNEL_GROUP(name, locals, ...) GT_KERNEL_GROUP_SIZED(name, (0, 0, 0), locals, __VA_ARGS__)
+#define GT_KERNEL_GROUP_SIZED(name, size, locals, ...) \
+    GT__KERNEL_GROUP(GT__CAT(GT__MAP, GT__NARGS(name, __VA_ARGS__)), name, size, locals, name, __VA_ARGS__)
+#define GT__KERNEL_GROUP(MAP, name, size, locals, ...) GT__KERNEL_GROUP_(MAP, name, size, locals, __VA_ARGS__)
 #define GT__CALL_GROUP_BODY(fn, pass) fn(&gt__local, gt__local.group_id[0], &gt__lm GT__UNPAREN pass)
-#define GT__KERNEL_GROUP_(MAP, name, locals, ...)                                                       \
+/* The body is inlined once per case below. In the second and third, what gt__local holds is a
+ * constant to the compiler: the walk (so that each region is a plain loop nest, without the
+ * other walks' bookkeeping) and, in the third, the workgroup's shape (so that each region's
+ * loops have known trip counts, which the compiler unrolls and vectorises as a whole). The
+ * stores sit right before each call, where the compiler forwards them into the body. */
+#define GT__KERNEL_GROUP_(MAP, name, size, locals, ...)                                                 \
     typedef struct gt__locals_##name {                                                                  \
         GT__UNPAREN locals char gt__end;                                                                \
     } gt__locals_##name;                                                                                \
@@ -486,10 +512,23 @@ static inline void gt__rows_next(const gt_group_ctx *c, gt__rows *r)
         MAP(GT__PARAM_UNPACK, 0, __VA_ARGS__)                                                           \
         gt_group_ctx gt__local = *gt__ctx;                                                              \
         gt__locals_##name gt__lm __attribute__((aligned(64)));                                          \
+        const int gt__shaped = gt__group_shaped(gt__ctx, GT__SIZE_X size, GT__SIZE_Y size, GT__SIZE_Z size); \
         gt__local.span = 1; /* the record refuses spans; a runtime that passes one still gets each */  \
         for (uint32_t gt__s = 0; gt__s < gt__ctx->span; gt__s++) {                                      \
             gt__local.group_id[0] = gt__ctx->group_id[0] + gt__s;                                       \
-            GT__CALL_GROUP_BODY(gt__gbody_##name, GT__PASS(MAP, __VA_ARGS__));                          \
+            if (gt__ctx->walk != GT_WALK_LINEAR) {                                                      \
+                GT__CALL_GROUP_BODY(gt__gbody_##name, GT__PASS(MAP, __VA_ARGS__));                      \
+            } else if (!gt__shaped) {                                                                   \
+                gt__local.walk = GT_WALK_LINEAR;                                                        \
+                GT__CALL_GROUP_BODY(gt__gbody_##name, GT__PASS(MAP, __VA_ARGS__));                      \
+            } else {                                                                                    \
+                gt__local.walk = GT_WALK_LINEAR;                                                        \
+                gt__local.local_size[0] = GT__SIZE_X size;                                              \
+                gt__local.local_size[1] = GT__SIZE_Y size;                                              \
+                gt__local.local_size[2] = GT__SIZE_Z size;                                              \
+                gt__local.nitems = (size_t)(GT__SIZE_X size) * (GT__SIZE_Y size) * (GT__SIZE_Z size);   \
+                GT__CALL_GROUP_BODY(gt__gbody_##name, GT__PASS(MAP, __VA_ARGS__));                      \
+            }                                                                                           \
         }                                                                                               \
     }                                                                                                   \
     GT__RECORD(MAP, name, gt__group_##name, GT_KERNEL_WORKGROUP | GT_KERNEL_NO_SPANS,                   \
