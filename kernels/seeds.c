@@ -121,14 +121,16 @@ GT_REQUIRE(transpose, gt_param(n) > 0 && gt_global_size(0) == (size_t)gt_param(n
 GT_REQUIRE(transpose, (uint64_t)gt_param(n) * gt_param(n) <= gt_buffer_bytes(dst) / sizeof(float));
 GT_REQUIRE(transpose, (uint64_t)gt_param(n) * gt_param(n) <= gt_buffer_bytes(src) / sizeof(float));
 
-/* ---- workgroup kernels (GT_KERNEL_GROUP): barriers and local memory ---------------------- */
+/* ---- workgroup kernels (GT_KERNEL_GROUP): barriers and local memory ----------------------
+ * Each is compiled for the workgroup shape its benchmark launches (GT_KERNEL_GROUP_SIZED), so
+ * that a linear walk's region loops have known trip counts. */
 
 /* C = A B in 16 x 16 tiles: each workgroup stages a tile of A and one of B in local memory,
  * then every item sums its 16 products from there, k in order, as the naive matmul does. The
  * product loop is unrolled so that the item loop around it is the innermost one and
  * vectorises. */
-GT_KERNEL_GROUP(matmul_tiled, (float ta[16 * 16]; float tb[16 * 16];), float *, c, const float *, a, const float *,
-                b, int32_t, n)
+GT_KERNEL_GROUP_SIZED(matmul_tiled, (16, 16, 1), (float ta[16 * 16]; float tb[16 * 16];), float *, c,
+                      const float *, a, const float *, b, int32_t, n)
 {
     GT_PRIVATE(float, acc);
     const size_t w = (size_t)n;
@@ -161,7 +163,7 @@ GT_REQUIRE(matmul_tiled, (uint64_t)gt_param(n) * gt_param(n) <= gt_buffer_bytes(
  * value per workgroup of 256 items: item l adds elements l, l + 256, l + 512, ... of its
  * workgroup's stretch, so that each region reads 256 consecutive floats; then a tree in local
  * memory adds the 256 partial sums, halving at each barrier. */
-GT_KERNEL_GROUP(reduce, (float part[256];), float *, sums, const float *, src, int32_t, n)
+GT_KERNEL_GROUP_SIZED(reduce, (256, 1, 1), (float part[256];), float *, sums, const float *, src, int32_t, n)
 {
     GT_PRIVATE(float, acc);
     const size_t stretch = 16 * (size_t)n, base = gt_group_id(0) * stretch;
@@ -187,10 +189,12 @@ GT_REQUIRE(reduce, (uint64_t)gt_param(n) * gt_param(n) <= gt_buffer_bytes(src) /
 /* out = 0.5 centre + 0.125 (north + south + west + east) over an input padded to (n + 2) x
  * (n + 2): each workgroup stages its tile with a one-element halo in local memory, the halo by
  * the workgroup's own code and the tile by its items, and then reads all five values from there.
- * Any workgroup shape of at most 1024 items: a wide one (256 x 4, the benchmark's) keeps the
- * rows long, which a 16 x 16 one does not (half the time on one core here). */
+ * Any workgroup shape of at most 1024 items: a wide one (256 x 4, the benchmark's, and the one
+ * it is compiled for) keeps the rows long, which a 16 x 16 one does not (half the time on one
+ * core here). */
 #define STENCIL_TILE_MAX (3 * (1024 + 2)) /* (w + 2) x (h + 2) for w x h <= 1024 is at most this */
-GT_KERNEL_GROUP(stencil5, (float tile[STENCIL_TILE_MAX];), float *, out, const float *, in, int32_t, n)
+GT_KERNEL_GROUP_SIZED(stencil5, (256, 4, 1), (float tile[STENCIL_TILE_MAX];), float *, out, const float *, in,
+                      int32_t, n)
 {
     const size_t w = (size_t)n + 2, lw = gt_local_size(0), lh = gt_local_size(1), tw = lw + 2;
     const size_t x0 = gt_group_id(0) * lw, y0 = gt_group_id(1) * lh;
