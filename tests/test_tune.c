@@ -795,6 +795,45 @@ static void test_spans_reach_a_row_at_the_incumbents_speed(void **state)
     fixture_fini(&fx);
 }
 
+/* Candidates the samples cannot tell apart (within the minimum gain) tie, and the first listed
+ * of them is the axis's pick: item=column, before the tiled orders that the model makes 1-2%
+ * faster. One clearly faster (test_best_candidate_wins) still wins. */
+static void test_a_tie_goes_to_the_first_listed(void **state)
+{
+    (void)state;
+    fixture fx;
+    fixture_init(&fx, &square);
+    fx.cfg.space.axes = 1u << GT_AXIS_ITEM;
+    fake_executor_factor(&fx.fake, "item=column", 0.5, 0);
+    fake_executor_factor(&fx.fake, "item=tiled:4x4", 0.49, 0);
+    fake_executor_factor(&fx.fake, "item=tiled:8x8", 0.495, 0);
+    assert_int_equal(tune(&fx, NULL), 0);
+    assert_winner(&fx.result, "group=linear,item=column,assign=dynamic:1");
+    assert_true(candidate_of(&fx.result, "group=linear,item=tiled:4x4,assign=dynamic:1")->nsamples > 0);
+    assert_launch_complete(&fx);
+    fixture_fini(&fx);
+}
+
+/* The span axis keeps its best-looking span even among ties: the first listed span is the
+ * widest a sample holds (72 workgroups here), which ties with short spans in samples far more
+ * often than on the whole launch. */
+static void test_spans_do_not_tie(void **state)
+{
+    (void)state;
+    fixture fx;
+    fixture_init(&fx, &square);
+    fx.cfg.space.axes = 1u << GT_AXIS_SPAN;
+    fx.cfg.strategy = GT_STRATEGY_NESTED; /* no halving: both stay in the field to the end */
+    fx.cfg.budget = 0.45;
+    fake_executor_factor(&fx.fake, "span=72", 0.8, 0);
+    fake_executor_factor(&fx.fake, "span=8", 0.785, 0);
+    assert_int_equal(tune(&fx, NULL), 0);
+    assert_true(candidate_of(&fx.result, "group=linear,span=72,item=linear,assign=dynamic:1")->nsamples > 0);
+    assert_winner(&fx.result, "group=linear,span=8,item=linear,assign=dynamic:1");
+    assert_launch_complete(&fx);
+    fixture_fini(&fx);
+}
+
 /* A candidate whose look costs more than twice the best so far is dropped after it. */
 static void test_a_hopeless_look_leaves_the_race(void **state)
 {
@@ -1280,6 +1319,8 @@ int main(void)
         cmocka_unit_test(test_sized_samples_take_the_asked_time),
         cmocka_unit_test(test_a_slow_first_batch_does_not_stretch_the_samples),
         cmocka_unit_test(test_a_slow_default_does_not_spend_the_launchs_time),
+        cmocka_unit_test(test_a_tie_goes_to_the_first_listed),
+        cmocka_unit_test(test_spans_do_not_tie),
         cmocka_unit_test(test_a_hopeless_look_leaves_the_race),
         cmocka_unit_test(test_spans_reach_a_row_at_the_incumbents_speed),
         cmocka_unit_test(test_the_confirmation_keeps_the_incumbent_without_a_shown_gain),
