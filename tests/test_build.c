@@ -50,6 +50,11 @@ static const char broken_source[] = "#include <gridtune/kernel.h>\n"
                                     "GT_KERNEL(broken, float *, dst)\n"
                                     "{ dst[0] = ; }\n";
 
+/* A workgroup kernel compiled for a shape with a zero in it: refused at compile time. */
+static const char zero_shape_source[] = "#include <gridtune/kernel.h>\n"
+                                        "GT_KERNEL_GROUP_SIZED(flat, (16, 0, 1), (), float *, dst)\n"
+                                        "{ GT_ITEMS { dst[gt_global_id(0)] = 1.0f; } }\n";
+
 /* The builder's question of what -march=native resolves to (cc -march=native -dM -E ...). */
 #define IS_NATIVE_PROBE "[ \"$1 $2\" = \"-march=native -dM\" ]"
 /* Fake compilers answer --version and the native probe like a real one (both runs of
@@ -349,6 +354,18 @@ static void syntax_error_gives_diagnostics(void **state)
     assert_non_null(strstr(r.diagnostics, "error"));
     assert_non_null(strstr(f->err, "did not compile"));
     assert_non_null(strstr(f->err, "exited with status 1"));
+    build_free(&r);
+}
+
+static void a_sized_kernel_with_a_zero_size_does_not_compile(void **state)
+{
+    fixture *f = *state;
+    make_builder(f, NULL, 0);
+    build r = do_build(f, zero_shape_source, NULL);
+    assert_int_equal(r.rc, -ENOEXEC);
+    assert_null(r.path);
+    assert_non_null(r.diagnostics);
+    assert_non_null(strstr(r.diagnostics, "GT_KERNEL_GROUP_SIZED(flat): each size at least 1"));
     build_free(&r);
 }
 
@@ -898,6 +915,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(different_options_give_different_modules, setup, teardown),
         cmocka_unit_test_setup_teardown(same_options_spaced_differently_share_a_module, setup, teardown),
         cmocka_unit_test_setup_teardown(syntax_error_gives_diagnostics, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_sized_kernel_with_a_zero_size_does_not_compile, setup, teardown),
         cmocka_unit_test_setup_teardown(long_output_is_cut_with_a_note, setup, teardown),
         cmocka_unit_test_setup_teardown(slow_compiler_is_killed, setup, teardown),
         cmocka_unit_test_setup_teardown(refuses_options_outside_the_list, setup, teardown),

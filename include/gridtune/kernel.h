@@ -478,20 +478,24 @@ static inline void gt__rows_next(const gt_group_ctx *c, gt__rows *r)
 #define GT__SHORT_LOOPS
 #endif
 
-/* Whether a linear walk of workgroups of c's shape may run the copy of the body compiled for
- * the kernel's declared shape lx x ly x lz (all 0: none declared). */
-static inline int gt__group_shaped(const gt_group_ctx *c, size_t lx, size_t ly, size_t lz)
+/* Whether c's workgroups have the shape lx x ly x lz the kernel was compiled for (all 0: none
+ * declared). */
+static inline int gt__group_has_shape(const gt_group_ctx *c, size_t lx, size_t ly, size_t lz)
 {
-    return lx && c->walk == GT_WALK_LINEAR && c->local_size[0] == lx && c->local_size[1] == ly &&
-           c->local_size[2] == lz;
+    return lx && c->local_size[0] == lx && c->local_size[1] == ly && c->local_size[2] == lz;
 }
 
 #define GT__SIZE_X(x, y, z) (x)
 #define GT__SIZE_Y(x, y, z) (y)
 #define GT__SIZE_Z(x, y, z) (z)
 
-#define GT_KERNEL_GROUP(name, locals, ...) GT_KERNEL_GROUP_SIZED(name, (0, 0, 0), locals, __VA_ARGS__)
-#define GT_KERNEL_GROUP_SIZED(name, size, locals, ...) \
+#define GT_KERNEL_GROUP(name, locals, ...) \
+    GT__KERNEL_GROUP(GT__CAT(GT__MAP, GT__NARGS(name, __VA_ARGS__)), name, (0, 0, 0), locals, name, __VA_ARGS__)
+#define GT_KERNEL_GROUP_SIZED(name, size, locals, ...)                                                     \
+    _Static_assert(GT__SIZE_X size >= 1 && GT__SIZE_Y size >= 1 && GT__SIZE_Z size >= 1 &&                 \
+                       (unsigned long long)(GT__SIZE_X size) * (GT__SIZE_Y size) * (GT__SIZE_Z size) <=    \
+                           GT_MAX_GROUP_ITEMS,                                                           \
+                   "GT_KERNEL_GROUP_SIZED(" #name "): each size at least 1, at most GT_MAX_GROUP_ITEMS items"); \
     GT__KERNEL_GROUP(GT__CAT(GT__MAP, GT__NARGS(name, __VA_ARGS__)), name, size, locals, name, __VA_ARGS__)
 #define GT__KERNEL_GROUP(MAP, name, size, locals, ...) GT__KERNEL_GROUP_(MAP, name, size, locals, __VA_ARGS__)
 #define GT__CALL_GROUP_BODY(fn, pass) fn(&gt__local, gt__local.group_id[0], &gt__lm GT__UNPAREN pass)
@@ -512,7 +516,7 @@ static inline int gt__group_shaped(const gt_group_ctx *c, size_t lx, size_t ly, 
         MAP(GT__PARAM_UNPACK, 0, __VA_ARGS__)                                                           \
         gt_group_ctx gt__local = *gt__ctx;                                                              \
         gt__locals_##name gt__lm __attribute__((aligned(64)));                                          \
-        const int gt__shaped = gt__group_shaped(gt__ctx, GT__SIZE_X size, GT__SIZE_Y size, GT__SIZE_Z size); \
+        const int gt__shaped = gt__group_has_shape(gt__ctx, GT__SIZE_X size, GT__SIZE_Y size, GT__SIZE_Z size); \
         gt__local.span = 1; /* the record refuses spans; a runtime that passes one still gets each */  \
         for (uint32_t gt__s = 0; gt__s < gt__ctx->span; gt__s++) {                                      \
             gt__local.group_id[0] = gt__ctx->group_id[0] + gt__s;                                       \
