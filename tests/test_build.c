@@ -214,6 +214,16 @@ static build must_build(fixture *f, const char *source, const char *options)
     return r;
 }
 
+/* A source the compiler refuses: no module, and its diagnostics kept. */
+static build must_not_build(fixture *f, const char *source)
+{
+    build r = do_build(f, source, NULL);
+    assert_int_equal(r.rc, -ENOEXEC);
+    assert_null(r.path);
+    assert_non_null(r.diagnostics);
+    return r;
+}
+
 /* Runs a two-parameter-buffer kernel over 8 items in two workgroups of 4. */
 static void run_kernel(const gt_kernel_desc *k, float *dst, const float *src, void *extra)
 {
@@ -346,10 +356,7 @@ static void syntax_error_gives_diagnostics(void **state)
 {
     fixture *f = *state;
     make_builder(f, NULL, 0);
-    build r = do_build(f, broken_source, NULL);
-    assert_int_equal(r.rc, -ENOEXEC);
-    assert_null(r.path);
-    assert_non_null(r.diagnostics);
+    build r = must_not_build(f, broken_source);
     assert_non_null(strstr(r.diagnostics, "<stdin>:3"));
     assert_non_null(strstr(r.diagnostics, "error"));
     assert_non_null(strstr(f->err, "did not compile"));
@@ -361,10 +368,7 @@ static void a_sized_kernel_with_a_zero_size_does_not_compile(void **state)
 {
     fixture *f = *state;
     make_builder(f, NULL, 0);
-    build r = do_build(f, zero_shape_source, NULL);
-    assert_int_equal(r.rc, -ENOEXEC);
-    assert_null(r.path);
-    assert_non_null(r.diagnostics);
+    build r = must_not_build(f, zero_shape_source);
     assert_non_null(strstr(r.diagnostics, "GT_KERNEL_GROUP_SIZED(flat): each size at least 1"));
     build_free(&r);
 }

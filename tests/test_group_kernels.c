@@ -126,8 +126,8 @@ static void buffers_free(check_buffers *cb)
 
 /* Runs kernel k (barrier_check or its sized copy) over r under schedule text, on the pool's
  * workers or (here) on the calling thread alone, and checks every item, region and workgroup. */
-static void run_kernel_and_check(gt_pool *pool, const gt_kernel_desc *k, bool here, const gt_range *r,
-                                 const char *text, check_buffers *cb)
+static void run_and_check(gt_pool *pool, const gt_kernel_desc *k, bool here, const gt_range *r, const char *text,
+                          check_buffers *cb)
 {
     memset(cb->hits, 0, REGIONS * cb->items * sizeof *cb->hits);
     memset(cb->bad, 0, cb->items * sizeof *cb->bad);
@@ -150,11 +150,6 @@ static void run_kernel_and_check(gt_pool *pool, const gt_kernel_desc *k, bool he
         for (size_t h = 0; h < g; h++)
             if (cb->seen[g].tid != cb->seen[h].tid && cb->seen[g].local == cb->seen[h].local)
                 fail_msg("%s: workgroups %zu and %zu ran on different threads with the same local memory", text, h, g);
-}
-
-static void run_and_check(gt_pool *pool, bool here, const gt_range *r, const char *text, check_buffers *cb)
-{
-    run_kernel_and_check(pool, &gt_kernel_desc_barrier_check, here, r, text, cb);
 }
 
 static void every_item_runs_once_per_region_under_every_schedule(void **state)
@@ -180,7 +175,7 @@ static void every_item_runs_once_per_region_under_every_schedule(void **state)
                 for (size_t a = 0; a < sizeof assigns / sizeof assigns[0]; a++) {
                     char text[GT_SCHEDULE_TEXT_MAX];
                     snprintf(text, sizeof text, "group=%s,item=%s,assign=%s", groups[g], items[i], assigns[a]);
-                    run_and_check(pool, false, r, text, &cb);
+                    run_and_check(pool, &gt_kernel_desc_barrier_check, false, r, text, &cb);
                 }
         buffers_free(&cb);
     }
@@ -197,7 +192,7 @@ static void runs_on_the_calling_thread(void **state)
     char err[256];
     gt_pool *pool;
     assert_int_equal(gt_pool_create(&(gt_pool_config){.workers = 1}, &pool, err, sizeof err), 0);
-    run_and_check(pool, true, &r, "item=tiled:3x2", &cb);
+    run_and_check(pool, &gt_kernel_desc_barrier_check, true, &r, "item=tiled:3x2", &cb);
     gt_pool_destroy(pool);
     for (size_t g = 1; g < cb.groups; g++) /* one thread: one place, reused */
         assert_int_equal(cb.seen[g].local, cb.seen[0].local);
@@ -228,15 +223,15 @@ static void a_sized_kernel_runs_every_shape_in_the_schedules_order(void **state)
             for (size_t a = 0; a < sizeof assigns / sizeof assigns[0]; a++) {
                 char text[GT_SCHEDULE_TEXT_MAX];
                 snprintf(text, sizeof text, "item=%s,assign=%s", items[i], assigns[a]);
-                run_kernel_and_check(pool, &gt_kernel_desc_barrier_check, false, r, text, &general);
-                run_kernel_and_check(pool, &gt_kernel_desc_barrier_check_sized, false, r, text, &sized);
+                run_and_check(pool, &gt_kernel_desc_barrier_check, false, r, text, &general);
+                run_and_check(pool, &gt_kernel_desc_barrier_check_sized, false, r, text, &sized);
                 for (size_t id = 0; id < general.items; id++)
                     if (sized.order[id] != general.order[id])
                         fail_msg("range %zu, %s: item %zu came at position %u in its workgroup, at %u in the general "
                                  "kernel's", ri, text, id, sized.order[id], general.order[id]);
             }
         /* the linear walk: row-major within the workgroup */
-        run_kernel_and_check(pool, &gt_kernel_desc_barrier_check_sized, true, r, "item=linear", &sized);
+        run_and_check(pool, &gt_kernel_desc_barrier_check_sized, true, r, "item=linear", &sized);
         for (size_t z = 0; z < r->global[2]; z++)
             for (size_t y = 0; y < r->global[1]; y++)
                 for (size_t x = 0; x < r->global[0]; x++) {
