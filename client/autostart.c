@@ -107,15 +107,28 @@ static const char *find_daemon(char *buf, size_t len)
     return beside ? beside : GT_DAEMON_INSTALL_PATH; /* the error then names the configured path */
 }
 
-/* Starts prog --socket path with a clean signal state: the daemon must not inherit the
- * application's blocked or ignored signals. Returns 0 or a negative errno. */
+/* Starts prog --socket path with a clean signal state and only stdin, stdout and stderr open:
+ * the daemon must not inherit the application's blocked or ignored signals, nor keep its
+ * other files (a lock it holds, a pipe whose reader waits for end of file) open for as long
+ * as the daemon lives. Returns 0 or a negative errno. */
 static int spawn_daemon(const char *prog, const char *path, pid_t *pid)
 {
     char *argv[] = {(char *)prog, "--socket", (char *)path, NULL};
-    posix_spawnattr_t attr;
-    int rc = posix_spawnattr_init(&attr);
+    posix_spawn_file_actions_t files;
+    int rc = posix_spawn_file_actions_init(&files);
     if (rc)
         return -rc;
+    rc = posix_spawn_file_actions_addclosefrom_np(&files, STDERR_FILENO + 1);
+    if (rc) {
+        posix_spawn_file_actions_destroy(&files);
+        return -rc;
+    }
+    posix_spawnattr_t attr;
+    rc = posix_spawnattr_init(&attr);
+    if (rc) {
+        posix_spawn_file_actions_destroy(&files);
+        return -rc;
+    }
     sigset_t none, all;
     sigemptyset(&none);
     sigfillset(&all);
@@ -125,8 +138,9 @@ static int spawn_daemon(const char *prog, const char *path, pid_t *pid)
     if (!rc)
         rc = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
     if (!rc)
-        rc = posix_spawnp(pid, prog, NULL, &attr, argv, environ); /* a bare name is looked up in $PATH */
+        rc = posix_spawnp(pid, prog, &files, &attr, argv, environ); /* a bare name is looked up in $PATH */
     posix_spawnattr_destroy(&attr);
+    posix_spawn_file_actions_destroy(&files);
     return -rc;
 }
 

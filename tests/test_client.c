@@ -539,6 +539,37 @@ static void test_autostart_failure_is_reported(void **state)
     assert_string_equal(got, want);
 }
 
+/* The started daemon holds none of the application's files but stdin, stdout and stderr: a
+ * pipe left open to it (without O_CLOEXEC, as many programs leave theirs) would never see end
+ * of file while the daemon lives. */
+static void test_autostart_leaves_the_applications_files(void **state)
+{
+    fake *f = *state;
+    int p[2];
+    assert_int_equal(pipe(p), 0); /* inheritable */
+    char check[PATH_MAX], script[PATH_MAX], missing[sizeof f->path], got[PATH_MAX];
+    snprintf(check, sizeof check,
+             "for fd in %d %d; do if [ -e /proc/$$/fd/$fd ]; then echo held; else echo closed; fi; done > '%s/fds'",
+             p[0], p[1], f->dir);
+    write_daemon_script(f, check, 1, script, sizeof script);
+    snprintf(missing, sizeof missing, "%s/missing.sock", f->dir);
+    setenv("GRIDTUNE_SOCKET", missing, 1);
+    setenv("GRIDTUNE_DAEMON", script, 1);
+    unsetenv("GRIDTUNE_NO_AUTOSTART");
+    gt_client *c = NULL;
+    assert_true(gt_connect(NULL, &c) < 0); /* the script exits 1 */
+    gt_disconnect(c);
+    close(p[0]);
+    close(p[1]);
+    snprintf(check, sizeof check, "%s/fds", f->dir);
+    FILE *fds = fopen(check, "r");
+    assert_non_null(fds);
+    size_t n = fread(got, 1, sizeof got - 1, fds);
+    got[n] = '\0';
+    fclose(fds);
+    assert_string_equal(got, "closed\nclosed\n");
+}
+
 static void test_autostart_off_runs_nothing(void **state)
 {
     fake *f = *state;
@@ -1513,6 +1544,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_connect_uses_socket_variable, setup, teardown),
         cmocka_unit_test_setup_teardown(test_connect_missing_socket, setup, teardown),
         cmocka_unit_test_setup_teardown(test_autostart_failure_is_reported, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_autostart_leaves_the_applications_files, setup, teardown),
         cmocka_unit_test_setup_teardown(test_autostart_off_runs_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_named_socket_never_autostarts, setup, teardown),
         cmocka_unit_test_setup_teardown(test_autostart_listening, setup, teardown),
