@@ -151,9 +151,9 @@ static int open_log(daemon_main *m, char *err, size_t errlen)
     if (cfg->log_path || cfg->foreground)
         return gt_log_open(cfg->log_path, cfg->log_level, err, errlen);
     /* Detached: beside the wisdom, in the state directory. */
-    char dir[GT_PATH_MAX], path[GT_PATH_MAX + 16];
-    snprintf(dir, sizeof dir, "%s", cfg->wisdom);
-    snprintf(dir, sizeof dir, "%s", dirname(dir));
+    char wisdom[GT_PATH_MAX], dir[GT_PATH_MAX], path[GT_PATH_MAX + 16];
+    snprintf(wisdom, sizeof wisdom, "%s", cfg->wisdom);
+    snprintf(dir, sizeof dir, "%s", dirname(wisdom)); /* dirname may return its argument: not dir */
     gt_file_make_dirs(dir, STATE_DIR_MODE, NULL, 0); /* if it fails, opening the log says so */
     snprintf(path, sizeof path, "%s/gridtuned.log", dir);
     return gt_log_open(path, cfg->log_level, err, errlen);

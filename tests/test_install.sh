@@ -2,7 +2,8 @@
 # test_install.sh BUILD_DIR: installs the build under a temporary prefix (not the one it was
 # configured for) and runs what was installed with no LD_LIBRARY_PATH, no PATH entry for it and
 # no GRIDTUNE_DAEMON: `gridtune --help`, then `gridtune status`, whose autostart must find the
-# installed gridtuned relative to libgridtune. The daemon it starts is stopped at the end.
+# installed gridtuned relative to libgridtune, and which, detached, logs to its state directory.
+# The daemon it starts is stopped at the end.
 set -euo pipefail
 build=$1
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_install-XXXXXX")
@@ -38,4 +39,6 @@ run "$gridtune" status --json >"$tmp/status.json" 2>"$tmp/status.err" ||
 daemon_pid=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["pid"])' "$tmp/status.json")
 exe=$(readlink "/proc/$daemon_pid/exe")
 [ "$exe" = "$prefix/bin/gridtuned" ] || fail "the daemon started is $exe, not the installed $prefix/bin/gridtuned"
+log=$tmp/state/gridtune/gridtuned.log # detached, it logs beside the wisdom
+grep -q "gridtuned\[$daemon_pid\]" "$log" 2>/dev/null || fail "the detached daemon did not log to $log"
 echo "test_install: the install under $prefix runs gridtune --help and status (daemon $exe, pid $daemon_pid)"
