@@ -561,6 +561,69 @@ static const char *env_path(const char *name)
     return v && v[0] == '/' ? v : NULL;
 }
 
+/* path as an absolute one in out: as it is when it starts with '/', else after the working
+ * directory. */
+static int absolute(const char *what, const char *path, char *out, size_t len, char *err, size_t errlen)
+{
+    char cwd[GT_PATH_MAX];
+    int n;
+    if (path[0] == '/')
+        n = snprintf(out, len, "%s", path);
+    else if (getcwd(cwd, sizeof cwd))
+        n = snprintf(out, len, "%s/%s", strcmp(cwd, "/") == 0 ? "" : cwd, path);
+    else {
+        int e = errno;
+        snprintf(err, errlen, "%s \"%s\": a relative path, and the working directory cannot be read: %s", what, path,
+                 strerror(e));
+        return -e;
+    }
+    if (n < 0 || (size_t)n >= len) {
+        snprintf(err, errlen, "%s \"%s\": its absolute path is longer than %zu bytes", what, path, len - 1);
+        return -ENAMETOOLONG;
+    }
+    return 0;
+}
+
+/* The same for a path held in buf itself. */
+static int absolute_in_place(const char *what, char *buf, size_t len, char *err, size_t errlen)
+{
+    char copy[GT_PATH_MAX];
+    snprintf(copy, sizeof copy, "%s", buf);
+    return absolute(what, copy, buf, len, err, errlen);
+}
+
+/* A detached gridtuned works in "/", so every path given relative (on the command line or in
+ * GRIDTUNE_SOCKET and GRIDTUNE_WISDOM, which autostart passes on from the application) is made
+ * absolute against the directory it was started in, before it detaches. A compiler given as a
+ * bare name stays one, looked up in PATH. */
+static int absolute_paths(gt_daemon_config *cfg, char *err, size_t errlen)
+{
+    struct {
+        const char *what;
+        const char **path;
+        char *buf;
+    } given[] = {
+        {"--log", &cfg->log_path, cfg->log_abs},
+        {"--trace", &cfg->trace, cfg->trace_abs},
+        {"--include-dir", &cfg->include_dir, cfg->include_abs},
+        {"--cc", &cfg->cc, cfg->cc_abs},
+    };
+    int rc = absolute_in_place("--socket", cfg->socket, sizeof cfg->socket, err, errlen);
+    if (!rc)
+        rc = absolute_in_place("--wisdom", cfg->wisdom, sizeof cfg->wisdom, err, errlen);
+    if (!rc)
+        rc = absolute_in_place("--cache-dir", cfg->cache_dir, sizeof cfg->cache_dir, err, errlen);
+    for (size_t i = 0; !rc && i < sizeof given / sizeof given[0]; i++) {
+        const char *p = *given[i].path;
+        if (!p || p[0] == '/' || (given[i].path == &cfg->cc && !strchr(p, '/')))
+            continue;
+        rc = absolute(given[i].what, p, given[i].buf, GT_PATH_MAX, err, errlen);
+        if (!rc)
+            *given[i].path = given[i].buf;
+    }
+    return rc;
+}
+
 static int resolve_paths(gt_daemon_config *cfg, char *err, size_t errlen)
 {
     int rc = 0;
@@ -605,7 +668,7 @@ static int resolve_paths(gt_daemon_config *cfg, char *err, size_t errlen)
         const char *cc = getenv("CC");
         cfg->cc = cc && cc[0] ? cc : "cc";
     }
-    return 0;
+    return absolute_paths(cfg, err, errlen);
 }
 
 int gt_daemon_config_parse(int argc, char **argv, gt_daemon_config *cfg)

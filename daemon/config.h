@@ -84,9 +84,13 @@ typedef struct gt_daemon_config {
     unsigned stop_grace_s; /* SIGTERM: how long the running launch may go on */
     gt_limits limits;
     gt_tune_config tune; /* the defaults a launch's options override */
+    /* log_path, trace, include_dir and a cc given as a relative path, made absolute: a
+       detached daemon works in "/" */
+    char log_abs[GT_PATH_MAX], trace_abs[GT_PATH_MAX], include_abs[GT_PATH_MAX], cc_abs[GT_PATH_MAX];
 } gt_daemon_config;
 
-/* Parses argv and the environment into cfg, resolving default paths. Returns 0 to run, 1
+/* Parses argv and the environment into cfg, resolving default paths and making relative ones
+ * absolute against the working directory. Returns 0 to run, 1
  * when --help or --version was printed (exit 0), 2 for a bad command line (a sentence went
  * to stderr). cfg owns the strings in events; free them with gt_daemon_config_free. */
 int gt_daemon_config_parse(int argc, char **argv, gt_daemon_config *cfg);

@@ -107,6 +107,16 @@ static int detach(daemon_main *m)
     setsid();
     if (chdir("/") != 0)
         return -1;
+    /* Off the terminal and the starter's pipes from here on: whatever gridtuned starts (its
+       executors come before it is ready) must not keep them open either. Start-up errors go
+       through the ready pipe, the rest to the log. */
+    int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (null < 0)
+        return -1;
+    dup2(null, STDIN_FILENO);
+    dup2(null, STDOUT_FILENO);
+    dup2(null, STDERR_FILENO);
+    close(null);
     m->ready_fd = p[1];
     return 0;
 }
@@ -134,13 +144,6 @@ static void announce_ready(daemon_main *m)
         gt_log_warn("cannot tell the starting process that gridtuned is ready");
     close(m->ready_fd);
     m->ready_fd = -1;
-    int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-    if (null >= 0) {
-        dup2(null, STDIN_FILENO);
-        dup2(null, STDOUT_FILENO);
-        dup2(null, STDERR_FILENO);
-        close(null);
-    }
 }
 
 /* ---- start-up ------------------------------------------------------------------------- */
@@ -568,9 +571,26 @@ static int run(daemon_main *m)
     return 0;
 }
 
+/* Descriptors 0, 1 and 2 open (on /dev/null where they were closed), so that no file gridtuned
+ * opens takes their place, to be written over by the standard streams or passed on as one. */
+static bool hold_standard_descriptors(void)
+{
+    for (;;) {
+        int fd = open("/dev/null", O_RDWR);
+        if (fd < 0)
+            return false;
+        if (fd > STDERR_FILENO) {
+            close(fd);
+            return true;
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     static daemon_main m;
+    if (!hold_standard_descriptors())
+        return EXIT_FAILED;
     m.ready_fd = -1;
     m.d.cfg = &m.cfg;
     int rc = gt_daemon_config_parse(argc, argv, &m.cfg);

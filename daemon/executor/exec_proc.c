@@ -253,9 +253,10 @@ static int spawn(gt_exec_proc *p, int mem, int sock, char *err, size_t errlen)
     sigfillset(&all);
     posix_spawn_file_actions_init(&fa);
     posix_spawnattr_init(&attr);
-    /* Its own descriptors only, every signal at its default and unblocked (gridtuned's
-       threads block them all), and a process group of its own, out of reach of the
-       terminal's signals. */
+    /* Its own descriptors and gridtuned's standard streams only (the terminal in the
+       foreground, /dev/null once detached), every signal at its default and unblocked
+       (gridtuned's threads block them all), and a process group of its own, out of reach of
+       the terminal's signals. */
     posix_spawn_file_actions_adddup2(&fa, mem, 3);
     posix_spawn_file_actions_adddup2(&fa, sock, 4);
     posix_spawn_file_actions_addclosefrom_np(&fa, 5);
