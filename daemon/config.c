@@ -403,7 +403,7 @@ static const flag flags[] = {
      "tmpfs (default): clients make buffers on a tmpfs of gridtuned's own, one per user and mounted nowhere, "
      "which gives them huge pages whatever transparent_hugepage/shmem_enabled says; memfd: as sealed memfds, "
      "which get huge pages only where shmem_enabled allows. With --isolation none buffers are always memfds"},
-    {"log", "FILE", set_log, "log to FILE (default: stderr in the foreground, else the state directory)"},
+    {"log", "FILE", set_log, "log to FILE (default: stderr in the foreground, else gridtuned.log beside the wisdom)"},
     {"log-level", "LEVEL", set_log_level, "error, warn, info (default) or debug"},
     {"wisdom", "PATH", set_wisdom, "the wisdom file (default: see GRIDTUNE_WISDOM below)"},
     {"cache-dir", "DIR", set_cache_dir, "where built kernels are cached (default: see XDG_CACHE_HOME below)"},
@@ -467,7 +467,7 @@ static const struct {
     {"GRIDTUNE_WISDOM", "the wisdom file, when --wisdom is not given; else $XDG_STATE_HOME/gridtune/wisdom.json, "
                         "else ~/.local/state/gridtune/wisdom.json"},
     {"XDG_CACHE_HOME", "built kernels go to $XDG_CACHE_HOME/gridtune/kernels, else ~/.cache/gridtune/kernels"},
-    {"XDG_STATE_HOME", "the wisdom and, when detached, the log gridtuned.log live in $XDG_STATE_HOME/gridtune"},
+    {"XDG_STATE_HOME", "the wisdom lives in $XDG_STATE_HOME/gridtune, and, when detached, the log gridtuned.log beside it"},
     {"STATE_DIRECTORY", "system mode: the wisdom's directory (systemd sets it; default " SYSTEM_STATE_DIR ")"},
     {"CACHE_DIRECTORY", "system mode: the build cache's parent (systemd sets it; default " SYSTEM_CACHE_DIR ")"},
     {"CC", "the C compiler, when --cc is not given"},
