@@ -15,6 +15,7 @@
 #include "server.h"
 #include "session.h"
 #include "usage.h"
+#include "wisdom_lock.h"
 
 #include "daemon/build/build.h"
 #include "daemon/executor/executors.h"
@@ -57,6 +58,7 @@ typedef struct daemon_main {
     gt_http *http;
     struct event *sig_term, *sig_int, *sig_hup, *drain;
     int ready_fd; /* the detached start-up's pipe to the waiting first process, or -1 */
+    int wisdom_lock_fd; /* wisdom_lock.h; held until the process ends */
     int64_t stop_deadline;  /* when the running launch's grace period ends */
     int64_t flush_deadline;
     bool abandoned;         /* stopping without a launch that outlived its grace period */
@@ -523,6 +525,8 @@ static void shut_down(daemon_main *m)
     gt_buffer_stores_free(d->stores);
     gt_builder_destroy(d->builder);
     gt_wisdom_close(d->wisdom);
+    if (m->wisdom_lock_fd >= 0)
+        close(m->wisdom_lock_fd); /* after the last save */
     if (d->pool)
         gt_pool_destroy(d->pool);
     if (d->counters)
@@ -551,6 +555,11 @@ static int run(daemon_main *m)
     rc = gt_server_start(d, &m->server, err, sizeof err);
     if (rc)
         return startup_failed(m, rc == -EADDRINUSE ? EXIT_RUNNING : EXIT_FAILED, err);
+    /* after the socket's lock, so that two daemons started on one socket at once still tell
+       the loser that the other serves it */
+    rc = gt_wisdom_lock_take(m->cfg.wisdom, m->cfg.socket, &m->wisdom_lock_fd, err, sizeof err);
+    if (rc)
+        return startup_failed(m, EXIT_FAILED, err);
     if (start_engine(m, err, sizeof err) != 0)
         return startup_failed(m, EXIT_FAILED, err);
     m->sig_term = evsignal_new(d->base, SIGTERM, on_stop, m);
@@ -592,6 +601,7 @@ int main(int argc, char **argv)
     if (!hold_standard_descriptors())
         return EXIT_FAILED;
     m.ready_fd = -1;
+    m.wisdom_lock_fd = -1;
     m.d.cfg = &m.cfg;
     int rc = gt_daemon_config_parse(argc, argv, &m.cfg);
     if (rc)

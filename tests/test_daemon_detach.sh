@@ -5,7 +5,8 @@
 #     exited, though the daemon and its executor go on (neither keeps the starter's streams);
 #   - relative paths: --socket, --wisdom, --cache-dir and --log resolve against the directory it
 #     was started in, not "/" where the detached daemon works;
-#   - descriptors 0, 1 and 2 closed: it still serves, and logs.
+#   - descriptors 0, 1 and 2 closed: it still serves, and logs;
+#   - another daemon of the user holding the same wisdom on another socket: it refuses to start.
 # Each daemon is asked for its pid with `gridtune status --json` and stopped with SIGTERM.
 # usage: test_daemon_detach.sh GRIDTUNED GRIDTUNE
 set -euo pipefail
@@ -67,6 +68,22 @@ daemon_env "$gridtuned" --socket "$tmp/closed.sock" --wisdom "$tmp/closed/wisdom
 if started "$tmp/closed.sock" "descriptors 0-2 closed"; then
   grep -q "listening on $tmp/closed.sock" "$tmp/closed/gridtuned.log" 2>/dev/null ||
     fail "descriptors 0-2 closed: $tmp/closed/gridtuned.log does not say it listens"
+fi
+
+# 4. A second daemon on another socket but the same wisdom refuses to start, naming the first.
+daemon_env "$gridtuned" --socket "$tmp/first.sock" --wisdom "$tmp/shared/wisdom.json" --workers 1 ||
+  fail "the first daemon of a shared wisdom did not start"
+if started "$tmp/first.sock" "shared wisdom, first"; then
+  rc=0
+  daemon_env "$gridtuned" --socket "$tmp/second.sock" --wisdom "$tmp/shared/wisdom.json" --workers 1 \
+    2>"$tmp/second.err" || rc=$?
+  if [ "$rc" -eq 0 ]; then
+    fail "a second daemon started on the wisdom the first holds"
+    started "$tmp/second.sock" "shared wisdom, second" || true
+  fi
+  grep -q "in use by another gridtuned (pid ${pids[-1]}, socket $tmp/first.sock)" "$tmp/second.err" ||
+    fail "the second daemon's refusal does not name the first: $(cat "$tmp/second.err")"
+  [ ! -e "$tmp/second.sock" ] || fail "the refused daemon left its socket $tmp/second.sock"
 fi
 
 if [ "$failures" -ne 0 ]; then
