@@ -14,6 +14,8 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
+#include <sched.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -107,9 +109,23 @@ static const char *find_daemon(char *buf, size_t len)
     return beside ? beside : GT_DAEMON_INSTALL_PATH; /* the error then names the configured path */
 }
 
-/* Starts prog --socket path with a clean signal state and only stdin, stdout and stderr open:
- * the daemon must not inherit the application's blocked or ignored signals, nor keep its
- * other files (a lock it holds, a pipe whose reader waits for end of file) open for as long
+/* The daemon serves every program of the user and sizes its pool by the CPUs it may use, so it
+ * must not take the CPU affinity of the thread that happened to start it (a pinned OpenMP or
+ * MPI program's). A spawned process inherits the calling thread's, so the thread asks for every
+ * CPU (the kernel keeps those its cpuset allows) until the daemon is spawned. True when *saved
+ * holds the thread's mask to put back. */
+static bool widen_affinity(cpu_set_t *saved)
+{
+    cpu_set_t every;
+    if (sched_getaffinity(0, sizeof *saved, saved) != 0)
+        return false;
+    memset(&every, 0xff, sizeof every);
+    return sched_setaffinity(0, sizeof every, &every) == 0;
+}
+
+/* Starts prog --socket path with a clean signal state, every CPU and only stdin, stdout and
+ * stderr open: the daemon must not inherit the application's blocked or ignored signals, its
+ * pinning, nor keep its other files (a lock it holds, a pipe whose reader waits for end of file) open for as long
  * as the daemon lives. Returns 0 or a negative errno. */
 static int spawn_daemon(const char *prog, const char *path, pid_t *pid)
 {
@@ -137,8 +153,13 @@ static int spawn_daemon(const char *prog, const char *path, pid_t *pid)
         rc = posix_spawnattr_setsigdefault(&attr, &all);
     if (!rc)
         rc = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-    if (!rc)
+    if (!rc) {
+        cpu_set_t pinned;
+        bool widened = widen_affinity(&pinned);
         rc = posix_spawnp(pid, prog, &files, &attr, argv, environ); /* a bare name is looked up in $PATH */
+        if (widened)
+            sched_setaffinity(0, sizeof pinned, &pinned);
+    }
     posix_spawnattr_destroy(&attr);
     posix_spawn_file_actions_destroy(&files);
     return -rc;

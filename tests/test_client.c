@@ -19,6 +19,7 @@
 #include <cjson/cJSON.h>
 #include <dirent.h>
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
@@ -568,6 +569,44 @@ static void test_autostart_leaves_the_applications_files(void **state)
     got[n] = '\0';
     fclose(fds);
     assert_string_equal(got, "closed\nclosed\n");
+}
+
+/* The started daemon may use every CPU this process may, though the thread that started it
+ * was pinned to one; the thread's own pinning is put back. */
+static void test_autostart_unpins_the_daemon(void **state)
+{
+    fake *f = *state;
+    cpu_set_t allowed, one, after;
+    assert_int_equal(sched_getaffinity(0, sizeof allowed, &allowed), 0);
+    if (CPU_COUNT(&allowed) < 2)
+        skip(); /* nothing to tell apart on one CPU */
+    CPU_ZERO(&one);
+    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+        if (CPU_ISSET(cpu, &allowed)) {
+            CPU_SET(cpu, &one);
+            break;
+        }
+    assert_int_equal(sched_setaffinity(0, sizeof one, &one), 0);
+    char check[PATH_MAX], script[PATH_MAX], missing[sizeof f->path], got[64];
+    snprintf(check, sizeof check, "env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc > '%s/cpus'", f->dir);
+    write_daemon_script(f, check, 1, script, sizeof script);
+    snprintf(missing, sizeof missing, "%s/missing.sock", f->dir);
+    setenv("GRIDTUNE_SOCKET", missing, 1);
+    setenv("GRIDTUNE_DAEMON", script, 1);
+    unsetenv("GRIDTUNE_NO_AUTOSTART");
+    gt_client *c = NULL;
+    assert_true(gt_connect(NULL, &c) < 0); /* the script exits 1 */
+    gt_disconnect(c);
+    assert_int_equal(sched_getaffinity(0, sizeof after, &after), 0);
+    assert_true(CPU_EQUAL(&after, &one));
+    assert_int_equal(sched_setaffinity(0, sizeof allowed, &allowed), 0);
+    snprintf(check, sizeof check, "%s/cpus", f->dir);
+    FILE *cpus = fopen(check, "r");
+    assert_non_null(cpus);
+    size_t n = fread(got, 1, sizeof got - 1, cpus);
+    got[n] = '\0';
+    fclose(cpus);
+    assert_int_equal(atoi(got), CPU_COUNT(&allowed));
 }
 
 static void test_autostart_off_runs_nothing(void **state)
@@ -1545,6 +1584,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_connect_missing_socket, setup, teardown),
         cmocka_unit_test_setup_teardown(test_autostart_failure_is_reported, setup, teardown),
         cmocka_unit_test_setup_teardown(test_autostart_leaves_the_applications_files, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_autostart_unpins_the_daemon, setup, teardown),
         cmocka_unit_test_setup_teardown(test_autostart_off_runs_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_named_socket_never_autostarts, setup, teardown),
         cmocka_unit_test_setup_teardown(test_autostart_listening, setup, teardown),
