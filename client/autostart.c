@@ -32,7 +32,7 @@
 
 #define DAEMON_NAME "gridtuned"
 #define EXIT_ALREADY_SERVED 3
-#define START_WAIT_S 10        /* most time given to the first process to exit */
+#define START_WAIT_S 30        /* most time given to the first process to exit (it may wait 20 s for a stopping one) */
 #define START_WAIT_MS (START_WAIT_S * 1000)
 #define CONNECT_RETRY_MS 2000  /* most time spent retrying to connect after the start */
 #define POLL_MS 5

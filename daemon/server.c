@@ -6,6 +6,7 @@
 #include "session.h"
 
 #include "protocol/socket_path.h"
+#include "tuner/clock.h"
 
 #include <errno.h>
 #include <event2/event.h>
@@ -22,6 +23,10 @@
 #include <unistd.h>
 
 #define LISTEN_BACKLOG 128
+/* How long a new daemon waits for a stopping one to exit: the default --stop-grace (10 s), the
+   time the stopping one then gives its clients to read their answers, and some. */
+#define STOPPING_WAIT_MS 20000
+#define STOPPING_POLL_MS 50
 
 struct gt_server {
     gt_daemon *d;
@@ -127,6 +132,32 @@ static int prepare_dir(gt_daemon *d, gid_t *gid, char *err, size_t errlen)
     return 0;
 }
 
+/* The lock is held but the socket is gone: a gridtuned that is stopping (it removes its socket
+ * at once and lets its running launch finish, --stop-grace) holds it until it exits. Waiting
+ * for that, instead of failing, lets a program that finds no daemon during a restart start the
+ * next one. */
+static int wait_for_stopping(gt_server *srv, const char *socket, char *err, size_t errlen)
+{
+    gt_log_info("another gridtuned holds %s.lock without a socket (stopping?); waiting up to %d s for it to exit",
+                socket, STOPPING_WAIT_MS / 1000);
+    for (int waited = 0; waited < STOPPING_WAIT_MS; waited += STOPPING_POLL_MS) {
+        gt_clock_sleep_ms(STOPPING_POLL_MS);
+        if (flock(srv->lock_fd, LOCK_EX | LOCK_NB) == 0)
+            return 0;
+        if (errno != EWOULDBLOCK)
+            break;
+        if (access(socket, F_OK) == 0) {
+            snprintf(err, errlen, "another gridtuned already serves %s", socket);
+            return -EADDRINUSE;
+        }
+    }
+    snprintf(err, errlen,
+             "another gridtuned holds %s.lock but has no socket at %s, and did not exit within %d s: it is stopping "
+             "(see its --stop-grace), or its socket was removed while it runs",
+             socket, socket, STOPPING_WAIT_MS / 1000);
+    return -EBUSY;
+}
+
 static int take_lock(gt_server *srv, const char *socket, char *err, size_t errlen)
 {
     char path[sizeof ((struct sockaddr_un *)0)->sun_path + 8];
@@ -136,13 +167,14 @@ static int take_lock(gt_server *srv, const char *socket, char *err, size_t errle
         snprintf(err, errlen, "cannot open the lock file %s: %s", path, strerror(errno));
         return -errno;
     }
-    if (flock(srv->lock_fd, LOCK_EX | LOCK_NB) != 0) {
-        int e = errno;
-        snprintf(err, errlen, e == EWOULDBLOCK ? "another gridtuned already serves %s" : "cannot lock %s: %s", socket,
-                 strerror(e));
-        return e == EWOULDBLOCK ? -EADDRINUSE : -e;
-    }
-    return 0;
+    if (flock(srv->lock_fd, LOCK_EX | LOCK_NB) == 0)
+        return 0;
+    int e = errno;
+    if (e == EWOULDBLOCK && access(socket, F_OK) != 0 && errno == ENOENT)
+        return wait_for_stopping(srv, socket, err, errlen);
+    snprintf(err, errlen, e == EWOULDBLOCK ? "another gridtuned already serves %s" : "cannot lock %s: %s", socket,
+             strerror(e));
+    return e == EWOULDBLOCK ? -EADDRINUSE : -e;
 }
 
 static void on_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *addr, int len, void *arg)

@@ -6,7 +6,8 @@
 #   - relative paths: --socket, --wisdom, --cache-dir and --log resolve against the directory it
 #     was started in, not "/" where the detached daemon works;
 #   - descriptors 0, 1 and 2 closed: it still serves, and logs;
-#   - another daemon of the user holding the same wisdom on another socket: it refuses to start.
+#   - another daemon of the user holding the same wisdom on another socket: it refuses to start;
+#   - another daemon stopping on its socket: it waits for that one to exit, then serves.
 # Each daemon is asked for its pid with `gridtune status --json` and stopped with SIGTERM.
 # usage: test_daemon_detach.sh GRIDTUNED GRIDTUNE
 set -euo pipefail
@@ -84,6 +85,26 @@ if started "$tmp/first.sock" "shared wisdom, first"; then
   grep -q "in use by another gridtuned (pid ${pids[-1]}, socket $tmp/first.sock)" "$tmp/second.err" ||
     fail "the second daemon's refusal does not name the first: $(cat "$tmp/second.err")"
   [ ! -e "$tmp/second.sock" ] || fail "the refused daemon left its socket $tmp/second.sock"
+fi
+
+# 5. A daemon started while another stops on its socket (the socket gone, the lock held until
+#    the stopping one exits) waits for it and then serves, instead of failing. Removing the
+#    first one's socket stands for its stopping.
+daemon_env "$gridtuned" --socket "$tmp/restart.sock" --wisdom "$tmp/restart/old.json" --workers 1 ||
+  fail "the daemon to restart did not start"
+if started "$tmp/restart.sock" "restart, the old daemon"; then
+  old=${pids[-1]}
+  rm "$tmp/restart.sock"
+  daemon_env "$gridtuned" --socket "$tmp/restart.sock" --wisdom "$tmp/restart/new.json" --workers 1 \
+    2>"$tmp/restart.err" &
+  starter=$!
+  sleep 1
+  kill -0 "$starter" 2>/dev/null || fail "the new daemon gave up while the old one held the lock: $(cat "$tmp/restart.err")"
+  kill "$old"
+  rc=0
+  wait "$starter" || rc=$?
+  [ "$rc" -eq 0 ] || fail "the new daemon did not start once the old one exited (status $rc): $(cat "$tmp/restart.err")"
+  started "$tmp/restart.sock" "restart, the new daemon" || true
 fi
 
 if [ "$failures" -ne 0 ]; then
