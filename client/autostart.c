@@ -124,9 +124,9 @@ static bool widen_affinity(cpu_set_t *saved)
 }
 
 /* Starts prog --socket path with a clean signal state, every CPU and only stdin, stdout and
- * stderr open: the daemon must not inherit the application's blocked or ignored signals, its
- * pinning, nor keep its other files (a lock it holds, a pipe whose reader waits for end of file) open for as long
- * as the daemon lives. Returns 0 or a negative errno. */
+ * stderr open: the daemon must not inherit the application's blocked or ignored signals or its
+ * pinning, nor keep its other files (a lock it holds, a pipe whose reader waits for end of
+ * file) open for as long as the daemon lives. Returns 0 or a negative errno. */
 static int spawn_daemon(const char *prog, const char *path, pid_t *pid)
 {
     char *argv[] = {(char *)prog, "--socket", (char *)path, NULL};

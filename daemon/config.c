@@ -573,12 +573,12 @@ static int absolute(const char *what, const char *path, char *out, size_t len, c
         n = snprintf(out, len, "%s/%s", strcmp(cwd, "/") == 0 ? "" : cwd, path);
     else {
         int e = errno;
-        snprintf(err, errlen, "%s \"%s\": a relative path, and the working directory cannot be read: %s", what, path,
-                 strerror(e));
+        snprintf(err, errlen, "%s \"%.200s\": a relative path, and the working directory cannot be read: %s", what,
+                 path, strerror(e));
         return -e;
     }
     if (n < 0 || (size_t)n >= len) {
-        snprintf(err, errlen, "%s \"%s\": its absolute path is longer than %zu bytes", what, path, len - 1);
+        snprintf(err, errlen, "%s \"%.200s\": its absolute path is longer than %zu bytes", what, path, len - 1);
         return -ENAMETOOLONG;
     }
     return 0;
