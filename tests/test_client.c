@@ -540,6 +540,27 @@ static void test_autostart_failure_is_reported(void **state)
     assert_string_equal(got, want);
 }
 
+/* Autostarts a daemon script that runs `probe` and exits 1 (so gt_connect fails), then reads
+ * what the probe wrote to dir/probe into got. */
+static void autostart_probe(const fake *f, const char *probe, char *got, size_t len)
+{
+    char script[PATH_MAX], missing[sizeof f->path], path[PATH_MAX];
+    write_daemon_script(f, probe, 1, script, sizeof script);
+    snprintf(missing, sizeof missing, "%s/missing.sock", f->dir);
+    setenv("GRIDTUNE_SOCKET", missing, 1);
+    setenv("GRIDTUNE_DAEMON", script, 1);
+    unsetenv("GRIDTUNE_NO_AUTOSTART");
+    gt_client *c = NULL;
+    assert_true(gt_connect(NULL, &c) < 0);
+    gt_disconnect(c);
+    snprintf(path, sizeof path, "%s/probe", f->dir);
+    FILE *out = fopen(path, "r");
+    assert_non_null(out);
+    size_t n = fread(got, 1, len - 1, out);
+    got[n] = '\0';
+    fclose(out);
+}
+
 /* The started daemon holds none of the application's files but stdin, stdout and stderr: a
  * pipe left open to it (without O_CLOEXEC, as many programs leave theirs) would never see end
  * of file while the daemon lives. */
@@ -548,26 +569,13 @@ static void test_autostart_leaves_the_applications_files(void **state)
     fake *f = *state;
     int p[2];
     assert_int_equal(pipe(p), 0); /* inheritable */
-    char check[PATH_MAX], script[PATH_MAX], missing[sizeof f->path], got[PATH_MAX];
-    snprintf(check, sizeof check,
-             "for fd in %d %d; do if [ -e /proc/$$/fd/$fd ]; then echo held; else echo closed; fi; done > '%s/fds'",
+    char probe[PATH_MAX], got[PATH_MAX];
+    snprintf(probe, sizeof probe,
+             "for fd in %d %d; do if [ -e /proc/$$/fd/$fd ]; then echo held; else echo closed; fi; done > '%s/probe'",
              p[0], p[1], f->dir);
-    write_daemon_script(f, check, 1, script, sizeof script);
-    snprintf(missing, sizeof missing, "%s/missing.sock", f->dir);
-    setenv("GRIDTUNE_SOCKET", missing, 1);
-    setenv("GRIDTUNE_DAEMON", script, 1);
-    unsetenv("GRIDTUNE_NO_AUTOSTART");
-    gt_client *c = NULL;
-    assert_true(gt_connect(NULL, &c) < 0); /* the script exits 1 */
-    gt_disconnect(c);
+    autostart_probe(f, probe, got, sizeof got);
     close(p[0]);
     close(p[1]);
-    snprintf(check, sizeof check, "%s/fds", f->dir);
-    FILE *fds = fopen(check, "r");
-    assert_non_null(fds);
-    size_t n = fread(got, 1, sizeof got - 1, fds);
-    got[n] = '\0';
-    fclose(fds);
     assert_string_equal(got, "closed\nclosed\n");
 }
 
@@ -587,25 +595,12 @@ static void test_autostart_unpins_the_daemon(void **state)
             break;
         }
     assert_int_equal(sched_setaffinity(0, sizeof one, &one), 0);
-    char check[PATH_MAX], script[PATH_MAX], missing[sizeof f->path], got[64];
-    snprintf(check, sizeof check, "env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc > '%s/cpus'", f->dir);
-    write_daemon_script(f, check, 1, script, sizeof script);
-    snprintf(missing, sizeof missing, "%s/missing.sock", f->dir);
-    setenv("GRIDTUNE_SOCKET", missing, 1);
-    setenv("GRIDTUNE_DAEMON", script, 1);
-    unsetenv("GRIDTUNE_NO_AUTOSTART");
-    gt_client *c = NULL;
-    assert_true(gt_connect(NULL, &c) < 0); /* the script exits 1 */
-    gt_disconnect(c);
+    char probe[PATH_MAX], got[64];
+    snprintf(probe, sizeof probe, "env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc > '%s/probe'", f->dir);
+    autostart_probe(f, probe, got, sizeof got);
     assert_int_equal(sched_getaffinity(0, sizeof after, &after), 0);
     assert_true(CPU_EQUAL(&after, &one));
     assert_int_equal(sched_setaffinity(0, sizeof allowed, &allowed), 0);
-    snprintf(check, sizeof check, "%s/cpus", f->dir);
-    FILE *cpus = fopen(check, "r");
-    assert_non_null(cpus);
-    size_t n = fread(got, 1, sizeof got - 1, cpus);
-    got[n] = '\0';
-    fclose(cpus);
     assert_int_equal(atoi(got), CPU_COUNT(&allowed));
 }
 
