@@ -150,17 +150,23 @@ static void announce_ready(daemon_main *m)
 
 /* ---- start-up ------------------------------------------------------------------------- */
 
-static int open_log(daemon_main *m, char *err, size_t errlen)
+/* The state directory, the wisdom's, into dir: made if missing (if that fails, opening the log
+ * or the wisdom's lock there says so). */
+static void make_state_dir(const gt_daemon_config *cfg, char *dir, size_t len)
 {
-    const gt_daemon_config *cfg = &m->cfg;
+    char wisdom[GT_PATH_MAX];
+    snprintf(wisdom, sizeof wisdom, "%s", cfg->wisdom);
+    snprintf(dir, len, "%s", dirname(wisdom)); /* dirname may return its argument: not dir */
+    gt_file_make_dirs(dir, STATE_DIR_MODE, NULL, 0);
+}
+
+static int open_log(const gt_daemon_config *cfg, const char *state_dir, char *err, size_t errlen)
+{
     if (cfg->log_path || cfg->foreground)
         return gt_log_open(cfg->log_path, cfg->log_level, err, errlen);
     /* Detached: beside the wisdom, in the state directory. */
-    char wisdom[GT_PATH_MAX], dir[GT_PATH_MAX], path[GT_PATH_MAX + 16];
-    snprintf(wisdom, sizeof wisdom, "%s", cfg->wisdom);
-    snprintf(dir, sizeof dir, "%s", dirname(wisdom)); /* dirname may return its argument: not dir */
-    gt_file_make_dirs(dir, STATE_DIR_MODE, NULL, 0); /* if it fails, opening the log says so */
-    snprintf(path, sizeof path, "%s/gridtuned.log", dir);
+    char path[GT_PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s/gridtuned.log", state_dir);
     return gt_log_open(path, cfg->log_level, err, errlen);
 }
 
@@ -543,8 +549,9 @@ static void shut_down(daemon_main *m)
 static int run(daemon_main *m)
 {
     gt_daemon *d = &m->d;
-    char err[1024];
-    int rc = open_log(m, err, sizeof err);
+    char err[1024], state_dir[GT_PATH_MAX];
+    make_state_dir(&m->cfg, state_dir, sizeof state_dir);
+    int rc = open_log(&m->cfg, state_dir, err, sizeof err);
     if (rc)
         return startup_failed(m, EXIT_FAILED, err);
     signal(SIGPIPE, SIG_IGN);

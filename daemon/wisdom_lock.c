@@ -1,11 +1,10 @@
 /* wisdom_lock.c: one gridtuned per wisdom file (wisdom_lock.h). */
 #include "wisdom_lock.h"
 
-#include "tuner/durable_file.h"
+#include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -16,14 +15,12 @@
 
 int gt_wisdom_lock_take(const char *wisdom, const char *socket, int *fd, char *err, size_t errlen)
 {
-    char path[4096 + 8], dir[4096];
+    char path[GT_PATH_MAX + 8];
     *fd = -1;
-    if ((size_t)snprintf(path, sizeof path, "%s.lock", wisdom) >= sizeof path ||
-        (size_t)snprintf(dir, sizeof dir, "%s", wisdom) >= sizeof dir) {
+    if ((size_t)snprintf(path, sizeof path, "%s.lock", wisdom) >= sizeof path) {
         snprintf(err, errlen, "the wisdom path %s is too long", wisdom);
         return -ENAMETOOLONG;
     }
-    gt_file_make_dirs(dirname(dir), 0700, NULL, 0); /* if it fails, opening says so */
     int lock = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (lock < 0) {
         int e = errno;

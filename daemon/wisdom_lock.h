@@ -9,8 +9,8 @@
 
 #include <stddef.h>
 
-/* Takes the lock of wisdom for this process (socket: where it serves); *fd holds it, close
- * on exec, until the process ends. -EBUSY with a sentence naming the holder when another
+/* Takes the lock of wisdom for this process (socket: where it serves), in the wisdom's
+ * directory, which must exist; *fd holds it, close on exec, until the process ends. -EBUSY with a sentence naming the holder when another
  * daemon holds it, another negative errno when the lock file cannot be made. */
 int gt_wisdom_lock_take(const char *wisdom, const char *socket, int *fd, char *err, size_t errlen);
 

@@ -518,17 +518,27 @@ static void read_script_argv(const fake *f, char *buf, size_t len)
     fclose(a);
 }
 
-static void test_autostart_failure_is_reported(void **state)
+/* Autostarts dir/daemon.sh, which runs `then` and exits 1, for a socket nothing serves: the
+ * connect fails. The script's path in script, the socket's in missing; the failed client to
+ * read its error from and disconnect. */
+static gt_client *autostart_failing(const fake *f, const char *then, char *script, size_t len,
+                                    char missing[sizeof f->path])
 {
-    fake *f = *state;
-    char script[PATH_MAX], missing[sizeof f->path], want[PATH_MAX], got[PATH_MAX];
-    write_daemon_script(f, "echo 'gridtuned: cannot work here' >&2", 1, script, sizeof script);
-    snprintf(missing, sizeof missing, "%s/missing.sock", f->dir);
+    write_daemon_script(f, then, 1, script, len);
+    snprintf(missing, sizeof f->path, "%s/missing.sock", f->dir);
     setenv("GRIDTUNE_SOCKET", missing, 1);
     setenv("GRIDTUNE_DAEMON", script, 1);
     unsetenv("GRIDTUNE_NO_AUTOSTART");
     gt_client *c = NULL;
     assert_true(gt_connect(NULL, &c) < 0);
+    return c;
+}
+
+static void test_autostart_failure_is_reported(void **state)
+{
+    fake *f = *state;
+    char script[PATH_MAX], missing[sizeof f->path], want[PATH_MAX], got[PATH_MAX];
+    gt_client *c = autostart_failing(f, "echo 'gridtuned: cannot work here' >&2", script, sizeof script, missing);
     const char *why = gt_last_error(c);
     assert_non_null(strstr(why, "could not start"));
     assert_non_null(strstr(why, "exit status 1"));
@@ -545,14 +555,7 @@ static void test_autostart_failure_is_reported(void **state)
 static void autostart_probe(const fake *f, const char *probe, char *got, size_t len)
 {
     char script[PATH_MAX], missing[sizeof f->path], path[PATH_MAX];
-    write_daemon_script(f, probe, 1, script, sizeof script);
-    snprintf(missing, sizeof missing, "%s/missing.sock", f->dir);
-    setenv("GRIDTUNE_SOCKET", missing, 1);
-    setenv("GRIDTUNE_DAEMON", script, 1);
-    unsetenv("GRIDTUNE_NO_AUTOSTART");
-    gt_client *c = NULL;
-    assert_true(gt_connect(NULL, &c) < 0);
-    gt_disconnect(c);
+    gt_disconnect(autostart_failing(f, probe, script, sizeof script, missing));
     snprintf(path, sizeof path, "%s/probe", f->dir);
     FILE *out = fopen(path, "r");
     assert_non_null(out);

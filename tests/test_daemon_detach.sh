@@ -27,10 +27,9 @@ failures=0
 fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 
 # Only what the test gives it: no user's socket, wisdom or cache.
-daemon_env() {
-  env -i PATH=/usr/bin:/bin HOME="$tmp/home" XDG_RUNTIME_DIR="$tmp/run" XDG_STATE_HOME="$tmp/state" \
-    XDG_CACHE_HOME="$tmp/cache" GRIDTUNE_NO_AUTOSTART=1 "$@"
-}
+environment=(PATH=/usr/bin:/bin HOME="$tmp/home" XDG_RUNTIME_DIR="$tmp/run" XDG_STATE_HOME="$tmp/state"
+  XDG_CACHE_HOME="$tmp/cache" GRIDTUNE_NO_AUTOSTART=1)
+daemon_env() { env -i "${environment[@]}" "$@"; }
 mkdir -p "$tmp/home" "$tmp/run" "$tmp/work"
 chmod 700 "$tmp/run"
 
@@ -46,8 +45,7 @@ started() {
 
 # 1. Streams to a pipe. `timeout` ends the pipeline if cat never sees end of file.
 rc=0
-timeout 20 bash -c 'exec "$@" 2>&1 | cat >/dev/null' _ env -i PATH=/usr/bin:/bin HOME="$tmp/home" \
-  XDG_RUNTIME_DIR="$tmp/run" XDG_STATE_HOME="$tmp/state" XDG_CACHE_HOME="$tmp/cache" \
+timeout 20 bash -c 'exec "$@" 2>&1 | cat >/dev/null' _ env -i "${environment[@]}" \
   "$gridtuned" --socket "$tmp/piped.sock" --workers 1 || rc=$?
 [ "$rc" -eq 0 ] || fail "gridtuned | cat: the pipe was still open after 20 s (status $rc)"
 started "$tmp/piped.sock" "streams to a pipe" || true
@@ -58,7 +56,8 @@ started "$tmp/piped.sock" "streams to a pipe" || true
 if started "$tmp/work/rel.sock" "relative paths"; then
   grep -q "listening on $tmp/work/rel.sock" "$tmp/work/d.log" 2>/dev/null ||
     fail "relative --log: $tmp/work/d.log does not say it listens on $tmp/work/rel.sock"
-  daemon_env "$gridtune" --socket "$tmp/work/rel.sock" --wisdom "$tmp/work/w.json" wisdom clear >/dev/null 2>&1 ||
+  # through the daemon only: the command names no wisdom file of its own
+  daemon_env "$gridtune" --socket "$tmp/work/rel.sock" wisdom clear >/dev/null 2>&1 ||
     fail "relative --wisdom: clearing the wisdom through the daemon failed"
   [ -f "$tmp/work/w.json" ] || fail "relative --wisdom: the daemon did not save $tmp/work/w.json"
 fi
