@@ -36,7 +36,6 @@
 
 #define DEFAULT_ROUNDS 3
 #define MAX_SIZE 65536
-#define DEFAULT_SCHEDULE "group=linear,item=linear,assign=dynamic:1"
 #define SOURCE_MAX 16
 #define REASON_MAX 256
 
@@ -308,12 +307,21 @@ static int run_tuned(runner *r, const char *kind, unsigned round, gt_tuning tuni
     return run_one(r, kind, round, &opts, note, report);
 }
 
+/* The tuner's default schedule in its text form, which the bench forces as "default". */
+static const char *default_schedule(void)
+{
+    static char text[GT_SCHEDULE_TEXT_MAX];
+    if (!text[0])
+        gt_schedule_format(&gt_schedule_default, text, sizeof text);
+    return text;
+}
+
 /* Round 0: the default and one cold launch, untimed; the cold one names the oracle's candidates. */
 static int warm_up(runner *r)
 {
     bench_result *br = r->br;
     cJSON *report = NULL;
-    if (run_forced(r, "default", 0, DEFAULT_SCHEDULE, &br->warmup_default) ||
+    if (run_forced(r, "default", 0, default_schedule(), &br->warmup_default) ||
         run_tuned(r, "cold", 0, GT_TUNING_RETUNE, &br->warmup_cold, &report))
         return -1;
     int rc = r->o->oracle ? oracle_from(br, report) : 0;
@@ -405,7 +413,7 @@ static int run_bench(const bench_options *o, gt_client *c, const char *module, c
 {
     runner r = {.o = o, .br = br};
     *br = (bench_result){.bench = b, .n = o->size ? o->size : b->default_n};
-    snprintf(br->def.schedule, sizeof br->def.schedule, "%s", DEFAULT_SCHEDULE);
+    snprintf(br->def.schedule, sizeof br->def.schedule, "%s", default_schedule());
     int rc = cli_seed_open(c, module, b, br->n, &r.seed);
     if (rc == 0)
         rc = warm_up(&r);
@@ -565,7 +573,7 @@ static void print_notes(const bench_options *o, const daemon_info *d, const benc
            o->rounds, o->rounds == 1 ? "" : "s");
     printf("cold: retune (analysis included); warm: the same launch again, from the wisdom;\n"
            "default: %s forced.\n",
-           DEFAULT_SCHEDULE);
+           default_schedule());
     printf("analysis: the median share of the workgroups the cold launches' analysis ran (their reports).\n");
     double overhead = overhead_ms(r, n);
     if (!isnan(overhead))
@@ -668,7 +676,7 @@ static int write_json(const bench_options *o, const char *module, const daemon_i
     cJSON_AddStringToObject(root, "module", module);
     cJSON_AddNumberToObject(root, "rounds", o->rounds);
     cJSON_AddBoolToObject(root, "oracle", o->oracle);
-    cJSON_AddStringToObject(root, "default_schedule", DEFAULT_SCHEDULE);
+    cJSON_AddStringToObject(root, "default_schedule", default_schedule());
     cJSON_AddStringToObject(root, "times",
                             "wall: the client's monotonic clock around gt_launch + gt_wait; report_total: the "
                             "report's phases.total_ns");

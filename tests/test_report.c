@@ -718,7 +718,7 @@ static void forced_launch_runs_the_forced_schedule(void **state)
 static void too_small_launch_runs_the_default_and_says_why(void **state)
 {
     assert_text(state, "decision.source", "default");
-    assert_text(state, "decision.winner", "group=linear,item=linear,assign=dynamic:1");
+    assert_text(state, "decision.winner", "group=linear,item=linear,assign=stealing");
     assert_text(state, "decision.reason", "The launch has 1 workgroup, too few to analyse; the default runs it.");
     assert_size(state, "candidates", 0);
     assert_number(state, "range.dims", 1);

@@ -46,7 +46,7 @@ static void span_of_one_is_the_default_and_unwritten(void **state)
     assert_int_equal(gt_schedule_parse("span=1,item=tiled:4x4", &s, err, sizeof err), 0);
     assert_int_equal(s.span, 1);
     gt_schedule_format(&s, text, sizeof text);
-    assert_string_equal(text, "group=linear,item=tiled:4x4,assign=dynamic:1");
+    assert_string_equal(text, "group=linear,item=tiled:4x4,assign=stealing");
     assert_int_equal(gt_schedule_parse("assign=block,span=16", &s, err, sizeof err), 0);
     gt_schedule_format(&s, text, sizeof text);
     assert_string_equal(text, "group=linear,span=16,item=linear,assign=block");
@@ -96,9 +96,9 @@ static void omitted_keys_take_defaults(void **state)
     char err[256], text[GT_SCHEDULE_TEXT_MAX];
     assert_int_equal(gt_schedule_parse("item=tiled:4x4", &s, err, sizeof err), 0);
     gt_schedule_format(&s, text, sizeof text);
-    assert_string_equal(text, "group=linear,item=tiled:4x4,assign=dynamic:1");
+    assert_string_equal(text, "group=linear,item=tiled:4x4,assign=stealing");
     gt_schedule_format(&gt_schedule_default, text, sizeof text);
-    assert_string_equal(text, "group=linear,item=linear,assign=dynamic:1");
+    assert_string_equal(text, "group=linear,item=linear,assign=stealing");
 }
 
 static void equal_compares_parameters(void **state)
@@ -172,7 +172,7 @@ static void format_reports_needed_length(void **state)
     (void)state;
     char small[8];
     int n = gt_schedule_format(&gt_schedule_default, small, sizeof small);
-    assert_int_equal(n, (int)strlen("group=linear,item=linear,assign=dynamic:1"));
+    assert_int_equal(n, (int)strlen("group=linear,item=linear,assign=stealing"));
     assert_int_equal(strlen(small), sizeof small - 1);
 }
 

@@ -187,7 +187,7 @@ static void test_equal_costs_end_analysis_early(void **state)
         fx.cfg.strategy = (gt_strategy)strategy;
         assert_int_equal(tune(&fx, NULL), 0);
         assert_int_equal(fx.result.source, GT_SOURCE_DEFAULT);
-        assert_winner(&fx.result, "group=linear,item=linear,assign=dynamic:1");
+        assert_winner(&fx.result, "group=linear,item=linear,assign=stealing");
         assert_non_null(strstr(fx.result.reason, "no candidate"));
         /* Each challenger was measured min_samples times at most, and the default, which
            defends on every axis, that many times more: every axis is flat by then. The
@@ -313,7 +313,7 @@ static void test_ipc_metric_uses_the_cycle_counters(void **state)
     assert_int_equal(tune(&fx, NULL), 0);
     assert_int_equal(fx.result.metric, GT_METRIC_IPC);
     assert_string_equal(fx.result.metric_note, "");
-    assert_winner(&fx.result, "group=linear,item=tiled:8x8,assign=dynamic:1");
+    assert_winner(&fx.result, "group=linear,item=tiled:8x8,assign=stealing");
     assert_launch_complete(&fx);
     fixture_fini(&fx);
 }
@@ -328,7 +328,7 @@ static void test_no_counters_fall_back_to_time(void **state)
     assert_int_equal(tune(&fx, NULL), 0);
     assert_int_equal(fx.result.metric, GT_METRIC_TIME);
     assert_non_null(strstr(fx.result.metric_note, "PAPI_TOT_CYC"));
-    assert_winner(&fx.result, "group=linear,item=column,assign=dynamic:1");
+    assert_winner(&fx.result, "group=linear,item=column,assign=stealing");
     assert_launch_complete(&fx);
     fixture_fini(&fx);
 }
@@ -405,7 +405,7 @@ static void test_wisdom_hit_skips_analysis(void **state)
     fx.cfg.refine = false;
     assert_int_equal(tune(&fx, w), 0);
     assert_int_equal(fx.result.source, GT_SOURCE_WISDOM);
-    assert_winner(&fx.result, "group=linear,item=tiled:4x4,assign=dynamic:1");
+    assert_winner(&fx.result, "group=linear,item=tiled:4x4,assign=stealing");
     assert_int_equal(fx.result.groups_analysis, 0);
     assert_int_equal(fx.fake.batches, 1);
     assert_true(fabs(fx.result.estimated_gain - gain) < 1e-9);
@@ -435,7 +435,7 @@ static void test_retune_ignores_and_replaces_the_wisdom(void **state)
 
     fixture_init(&fx, &square);
     fx.cfg.mode = GT_TUNE_RETUNE;
-    fake_executor_factor(&fx.fake, "assign=stealing", 0.5, 0);
+    fake_executor_factor(&fx.fake, "assign=dynamic:4", 0.5, 0);
     assert_int_equal(tune(&fx, w), 0);
     assert_int_equal(fx.result.source, GT_SOURCE_ANALYSIS);
     fixture_fini(&fx);
@@ -443,7 +443,7 @@ static void test_retune_ignores_and_replaces_the_wisdom(void **state)
     fixture_init(&fx, &square);
     assert_int_equal(tune(&fx, w), 0);
     assert_int_equal(fx.result.source, GT_SOURCE_WISDOM);
-    assert_winner(&fx.result, "group=linear,item=linear,assign=stealing");
+    assert_winner(&fx.result, "group=linear,item=linear,assign=dynamic:4");
     gt_wisdom_close(w);
     fixture_fini(&fx);
     remove_tree(dir);
@@ -502,7 +502,7 @@ static void tenant_on_the_best(fixture *fx)
 {
     fx->cfg.space.axes &= ~(1u << GT_AXIS_SPAN);
     fake_executor_factor(&fx->fake, "item=tiled:4x4", 0.5, 0);
-    fake_executor_tenant(&fx->fake, "group=linear,item=tiled:4x4,assign=dynamic:1", 5, 20 * fx->cfg.sample_ns);
+    fake_executor_tenant(&fx->fake, "group=linear,item=tiled:4x4,assign=stealing", 5, 20 * fx->cfg.sample_ns);
 }
 
 /* A tuned launch of square, with probes, beside tenant_on_the_best. */
@@ -519,7 +519,7 @@ static void test_disturbed_samples_are_left_out_and_measured_again(void **state)
     (void)state;
     fixture fx;
     tune_probed_beside_the_tenant(&fx);
-    assert_winner(&fx.result, "group=linear,item=tiled:4x4,assign=dynamic:1");
+    assert_winner(&fx.result, "group=linear,item=tiled:4x4,assign=stealing");
     assert_false(fx.result.steady_contention);
     unsigned disturbed;
     assert_disturbed_unused(&fx.result, &disturbed);
@@ -628,7 +628,7 @@ static void test_a_tenant_on_every_sample_is_steady_contention(void **state)
     assert_true(fx.result.remeasured < 20);
     assert_non_null(strstr(fx.result.reason, "disturbed by steady contention, counted"));
     assert_true(fx.result.groups_analysis <= budget_groups(&fx));
-    assert_winner(&fx.result, "group=linear,item=tiled:4x4,assign=dynamic:1");
+    assert_winner(&fx.result, "group=linear,item=tiled:4x4,assign=stealing");
     assert_launch_complete(&fx);
     fixture_fini(&fx);
 }
@@ -656,7 +656,7 @@ static const gt_candidate *tuned_with_fast_tiles(fixture *fx)
     fx->cfg.budget = 0.2;
     fake_executor_factor(&fx->fake, "item=tiled:4x4", 0.5, 0);
     assert_int_equal(tune(fx, NULL), 0);
-    return candidate_of(&fx->result, "group=linear,item=tiled:4x4,assign=dynamic:1");
+    return candidate_of(&fx->result, "group=linear,item=tiled:4x4,assign=stealing");
 }
 
 static void test_samples_start_spread_over_the_walk(void **state)
@@ -731,7 +731,7 @@ static void test_a_slow_first_batch_does_not_stretch_the_samples(void **state)
         }
     assert_int_equal(calibrations, 3); /* 4, 32 and 256 workgroups */
     assert_true(looks >= 5);
-    assert_winner(&fx.result, "group=linear,item=tiled:4x4,assign=dynamic:1");
+    assert_winner(&fx.result, "group=linear,item=tiled:4x4,assign=stealing");
     assert_launch_complete(&fx);
     fixture_fini(&fx);
 }
@@ -749,11 +749,11 @@ static void test_a_slow_default_does_not_spend_the_launchs_time(void **state)
     fixture_init(&fx, &square);
     fake_executor_factor(&fx.fake, "item=column", 0.1, 0);
     assert_int_equal(tune(&fx, NULL), 0);
-    assert_winner(&fx.result, "group=linear,item=column,assign=dynamic:1");
+    assert_winner(&fx.result, "group=linear,item=column,assign=stealing");
     double limit = fx.cfg.budget * 65536 * 50;
     assert_true(fabs(fx.result.analysis_limit_ns / limit - 1) < 1e-9);
     assert_true((double)fx.result.analysis_ns > limit);
-    const gt_candidate *column = candidate_of(&fx.result, "group=linear,item=column,assign=dynamic:1");
+    const gt_candidate *column = candidate_of(&fx.result, "group=linear,item=column,assign=stealing");
     assert_int_equal(column->samples[0].kind, GT_SAMPLE_LOOK);
     size_t confirming = 0;
     for (size_t i = 0; i < fx.result.ncandidates; i++)
@@ -784,7 +784,7 @@ static void test_spans_reach_a_row_at_the_incumbents_speed(void **state)
                              confirming samples of more than two spans */
     fake_executor_factor(&fx.fake, "item=column", 0.1, 0);
     assert_int_equal(tune(&fx, NULL), 0);
-    const gt_candidate *row = candidate_of(&fx.result, "group=linear,span=256,item=column,assign=dynamic:1");
+    const gt_candidate *row = candidate_of(&fx.result, "group=linear,span=256,item=column,assign=stealing");
     assert_true(row->nsamples > 0);
     for (size_t i = 0; i < fx.result.ncandidates; i++) {
         const gt_candidate *c = &fx.result.candidates[i];
@@ -808,8 +808,8 @@ static void test_a_tie_goes_to_the_first_listed(void **state)
     fake_executor_factor(&fx.fake, "item=tiled:4x4", 0.49, 0);
     fake_executor_factor(&fx.fake, "item=tiled:8x8", 0.495, 0);
     assert_int_equal(tune(&fx, NULL), 0);
-    assert_winner(&fx.result, "group=linear,item=column,assign=dynamic:1");
-    assert_true(candidate_of(&fx.result, "group=linear,item=tiled:4x4,assign=dynamic:1")->nsamples > 0);
+    assert_winner(&fx.result, "group=linear,item=column,assign=stealing");
+    assert_true(candidate_of(&fx.result, "group=linear,item=tiled:4x4,assign=stealing")->nsamples > 0);
     assert_launch_complete(&fx);
     fixture_fini(&fx);
 }
@@ -828,8 +828,8 @@ static void test_spans_do_not_tie(void **state)
     fake_executor_factor(&fx.fake, "span=72", 0.8, 0);
     fake_executor_factor(&fx.fake, "span=8", 0.785, 0);
     assert_int_equal(tune(&fx, NULL), 0);
-    assert_true(candidate_of(&fx.result, "group=linear,span=72,item=linear,assign=dynamic:1")->nsamples > 0);
-    assert_winner(&fx.result, "group=linear,span=8,item=linear,assign=dynamic:1");
+    assert_true(candidate_of(&fx.result, "group=linear,span=72,item=linear,assign=stealing")->nsamples > 0);
+    assert_winner(&fx.result, "group=linear,span=8,item=linear,assign=stealing");
     assert_launch_complete(&fx);
     fixture_fini(&fx);
 }
@@ -843,11 +843,11 @@ static void test_a_hopeless_look_leaves_the_race(void **state)
     fake_executor_factor(&fx.fake, "group=column", 3.0, 0);
     fake_executor_factor(&fx.fake, "item=tiled:4x4", 0.8, 0);
     assert_int_equal(tune(&fx, NULL), 0);
-    const gt_candidate *c = candidate_of(&fx.result, "group=column,item=tiled:4x4,assign=dynamic:1");
+    const gt_candidate *c = candidate_of(&fx.result, "group=column,item=tiled:4x4,assign=stealing");
     assert_int_equal(c->nsamples, 1);
     assert_int_equal(c->samples[0].kind, GT_SAMPLE_LOOK);
     assert_true(c->eliminated);
-    assert_winner(&fx.result, "group=linear,item=tiled:4x4,assign=dynamic:1");
+    assert_winner(&fx.result, "group=linear,item=tiled:4x4,assign=stealing");
     assert_launch_complete(&fx);
     fixture_fini(&fx);
 }
@@ -879,7 +879,7 @@ static void test_the_confirmation_keeps_the_incumbent_without_a_shown_gain(void 
     assert_int_equal(cf->test.na, 4);
     assert_int_equal(cf->test.nb, 4);
     assert_true(cf->test.p >= GT_RANK_TEST_ALPHA);
-    assert_winner(&fx.result, "group=linear,item=tiled:4x4,assign=dynamic:1");
+    assert_winner(&fx.result, "group=linear,item=tiled:4x4,assign=stealing");
     /* the pairs ran in shared rounds */
     const gt_candidate *inc = &fx.result.candidates[cf->incumbent], *ch = &fx.result.candidates[cf->challenger];
     assert_int_equal(inc->samples[inc->nsamples - 1].kind, GT_SAMPLE_CONFIRM);
@@ -899,7 +899,7 @@ static void test_the_confirmation_replaces_the_incumbent_on_a_shown_gain(void **
     fake_executor_factor(&fx.fake, "item=tiled:4x4", 0.5, 0);
     fake_executor_factor(&fx.fake, "item=tiled:4x4,assign=block", 1.02, 0);
     assert_int_equal(tune(&fx, NULL), 0);
-    assert_winner(&fx.result, "group=linear,item=tiled:4x4,assign=dynamic:1");
+    assert_winner(&fx.result, "group=linear,item=tiled:4x4,assign=stealing");
     char runner_up[GT_SCHEDULE_TEXT_MAX];
     gt_schedule_format(&fx.result.candidates[fx.result.confirmation.challenger].schedule, runner_up,
                        sizeof runner_up);
@@ -992,8 +992,8 @@ static void assert_schedule(const gt_schedule *s, const char *expected)
     assert_string_equal(text, expected);
 }
 
-#define WINNER "group=linear,item=tiled:4x4,assign=dynamic:1"
-#define RUNNER_UP "group=linear,item=tiled:8x8,assign=dynamic:1"
+#define WINNER "group=linear,item=tiled:4x4,assign=stealing"
+#define RUNNER_UP "group=linear,item=tiled:8x8,assign=stealing"
 
 /* After analysis the entry is refining with the runner-up as its contender; the next launch
    runs it on a quarter of the workgroups and the winner on the rest, and records the pair (the
@@ -1242,7 +1242,7 @@ static void test_an_analysis_cut_short_resumes_in_the_next_launch(void **state)
     fixture *fx = &rig->fx;
     fx->cfg.sample_ns = 10000; /* 20 of the default's workgroups, 400 of the winner's */
     gt_wisdom_entry e = launch_slow_default(fx, rig->w);
-    assert_winner(&fx->result, "group=linear,item=column,assign=dynamic:1");
+    assert_winner(&fx->result, "group=linear,item=column,assign=stealing");
     assert_false(fx->result.resumed);
     unsigned first = fx->result.unexplored;
     assert_true(first & (1u << GT_AXIS_GROUP)); /* no group order had a look, nor a span */
@@ -1253,13 +1253,13 @@ static void test_an_analysis_cut_short_resumes_in_the_next_launch(void **state)
 
     e = launch_slow_default(fx, rig->w);
     assert_true(fx->result.resumed);
-    assert_schedule(&fx->result.candidates[0].schedule, "group=linear,item=column,assign=dynamic:1");
+    assert_schedule(&fx->result.candidates[0].schedule, "group=linear,item=column,assign=stealing");
     assert_string_equal(fx->result.candidates[0].style, "wisdom");
     assert_true(has_candidate_with(&fx->result, GT_AXIS_GROUP));
-    assert_winner(&fx->result, "group=zigzag,item=column,assign=dynamic:1");
+    assert_winner(&fx->result, "group=zigzag,item=column,assign=stealing");
     assert_int_equal(fx->result.source, GT_SOURCE_ANALYSIS);
     assert_non_null(strstr(fx->result.reason, "won the resumed analysis"));
-    assert_schedule(&e.schedule, "group=zigzag,item=column,assign=dynamic:1");
+    assert_schedule(&e.schedule, "group=zigzag,item=column,assign=stealing");
     assert_int_equal(e.refine.resumes, 1);
     /* the gain is over the default still: the resumed analysis's over the old winner, chained */
     assert_true(e.gain > 10);

@@ -12,7 +12,7 @@
 const gt_schedule gt_schedule_default = {
     .group = {GT_ORDER_LINEAR, 0, 0},
     .item = {GT_ORDER_LINEAR, 0, 0},
-    .assign = {GT_ASSIGN_DYNAMIC, 1},
+    .assign = {GT_ASSIGN_STEALING, 0},
     .span = 1,
 };
 
