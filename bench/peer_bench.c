@@ -54,7 +54,6 @@
 #define MAX_CHUNKS 12
 #define DEFAULT_CHUNKS "1,4,16,64,256"
 #define CHUNK_TRIES 2
-#define DEFAULT_SCHEDULE "group=linear,item=linear,assign=dynamic:1"
 #define TEXT_MAX 256
 /* The most launches the learning daemon gets to settle a decision: its refine limit (12) after
    the analysing launch, with room to spare. */
@@ -292,7 +291,7 @@ static int gridtune_run(cli_seed *s, peer_result *pr, enum contender k, unsigned
     snprintf(what, sizeof what, "%s, round %u, gridtune %s", pr->bench->name, round, contenders[k].label);
     gt_launch_options opts = gt_launch_options_default();
     if (k == C_DEFAULT || k == C_SETTLED) {
-        opts.schedule = k == C_DEFAULT ? DEFAULT_SCHEDULE : pr->settled_winner;
+        opts.schedule = k == C_DEFAULT ? NULL : pr->settled_winner; /* tuning off, no schedule: the default */
         opts.tuning = GT_TUNING_OFF;
     } else {
         opts.tuning = k == C_COLD ? GT_TUNING_RETUNE : GT_TUNING_AUTO;

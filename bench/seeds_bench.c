@@ -31,10 +31,10 @@ static const char module_tags[MAX_MODULES] = {'A', 'B'};
 /* A spread of styles: the plain default, item orders that change locality inside a
  * workgroup, group orders that change locality between workgroups, and the assignments. */
 static const char *const default_schedules[] = {
-    "group=linear,item=linear,assign=dynamic:1",
-    "group=linear,item=column,assign=dynamic:1",
-    "group=linear,item=tiled:4x4,assign=dynamic:1",
-    "group=column,item=linear,assign=dynamic:1",
+    "group=linear,item=linear,assign=stealing",
+    "group=linear,item=column,assign=stealing",
+    "group=linear,item=tiled:4x4,assign=stealing",
+    "group=column,item=linear,assign=stealing",
     "group=tiled:4x4,item=linear,assign=block",
     "group=hilbert,item=hilbert,assign=stealing",
     "group=zigzag,item=zigzag,assign=cyclic:4",
