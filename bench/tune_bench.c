@@ -54,8 +54,9 @@
  *   m_a <= m_j <= 1.03 m_a, and same pick is the size of the largest group: the most cold
  *   picks within 3% of the best among them. Picks of one schedule are always in one group.
  * - Targets are printed beside the figures and never change the measurement: cold <= 1.10x,
- *   launch 10 <= 1.03x, total <= 1.05x, analysis <= 10% of the workgroups, and same pick at
- *   least 4 in 5 of the series. */
+ *   launch 10 <= 1.03x, total <= 1.05x, analysis <= 10% of the workgroups, same pick at
+ *   least 4 in 5 of the series, and the wisdom entry settled (the winner alone runs its
+ *   launches) after launch 10 in most series. */
 #include "bench_common.h"
 #include "engine/counters.h"
 #include "engine/module.h"
@@ -112,6 +113,7 @@ const char *const say_prog = PROG;
 #define TARGET_ANALYSIS 0.10 /* launch 1's workgroups analysed */
 #define TARGET_SAME_OF 4     /* same pick in at least 4 ... */
 #define TARGET_SAME_IN 5     /* ... in 5 of the series */
+/* and the entry settled after TARGET_LAUNCH in most series */
 
 /* ---- options ------------------------------------------------------------------------------ */
 
@@ -163,10 +165,11 @@ static void usage(FILE *out)
             "benchmark's figures over the oracle best, plain and phase-adjusted (each launch over its\n"
             "reference, times the reference's oracle median), with the targets cold <= %.2fx, launch\n"
             "%u <= %.2fx, the N launches' total <= %.2fx, analysis <= %.0f%% of the workgroups, and the\n"
-            "same pick (within %.0f%% in the oracle) in at least %u in %u cold launches; then a summary.\n"
+            "same pick (within %.0f%% in the oracle) in at least %u in %u cold launches, and the wisdom\n"
+            "entry settled after launch %u in most series; then a summary.\n"
             "\n",
             TARGET_COLD, TARGET_LAUNCH, TARGET_LAUNCH_AT, TARGET_TOTAL, TARGET_ANALYSIS * 100,
-            SAME_PICK_WITHIN * 100, TARGET_SAME_OF, TARGET_SAME_IN);
+            SAME_PICK_WITHIN * 100, TARGET_SAME_OF, TARGET_SAME_IN, TARGET_LAUNCH);
     gt_bench_flags_help(out, "forced runs of each oracle schedule", DEFAULT_REPS);
     fprintf(out,
             "  -b, --bench NAME      a benchmark to run; repeatable (default: all ten)\n"
@@ -629,13 +632,14 @@ typedef struct launch_record {
     gt_decision_source source;
     gt_schedule winner;
     uint64_t groups_analysis, groups_total;
+    bool settled; /* the wisdom entry was settled after this launch */
     char reason[256];
 } launch_record;
 
 /* The targets, in the order they are printed and counted. */
-enum target { T_COLD, T_LAUNCH, T_TOTAL, T_ANALYSIS, T_SAME_PICK, NTARGETS };
-static const char *const target_label[NTARGETS] = {"cold", "launch", "total", "analysis", "same pick"};
-static const char *const target_key[NTARGETS] = {"cold", "launch", "total", "analysis", "same_pick"};
+enum target { T_COLD, T_LAUNCH, T_TOTAL, T_ANALYSIS, T_SAME_PICK, T_SETTLED, NTARGETS };
+static const char *const target_label[NTARGETS] = {"cold", "launch", "total", "analysis", "same pick", "settled"};
+static const char *const target_key[NTARGETS] = {"cold", "launch", "total", "analysis", "same_pick", "settled"};
 
 /* met[] of a target: */
 enum { MISSED, MET, NOT_MEASURED };
@@ -661,7 +665,8 @@ typedef struct figures {
     double tuned_ns;       /* a launch of a series on average: the median over the series of total / N */
     double analysis;       /* launch 1's workgroups analysed over its total, median over the series */
     unsigned same_pick;    /* of the series' cold picks */
-    int met[NTARGETS], met_adjusted[NTARGETS]; /* analysis and same pick are the same in both */
+    unsigned settled;      /* series whose entry was settled after launch TARGET_LAUNCH */
+    int met[NTARGETS], met_adjusted[NTARGETS]; /* analysis, same pick and settled are the same in both */
 } figures;
 
 typedef struct bench_result {
@@ -709,7 +714,8 @@ static int series_launch(launch *l, bench_result *br, unsigned series, unsigned 
                                .source = r.source,
                                .winner = r.winner,
                                .groups_analysis = r.groups_analysis,
-                               .groups_total = r.groups_total};
+                               .groups_total = r.groups_total,
+                               .settled = r.refine.ran && r.refine.state == GT_REFINE_SETTLED};
         snprintf(rec->reason, sizeof rec->reason, "%s", r.reason);
         br->groups_total = r.groups_total;
         if (series == 1 && k == 1)
@@ -843,6 +849,15 @@ static unsigned same_pick_needed(unsigned n)
     return (TARGET_SAME_OF * n + TARGET_SAME_IN - 1) / TARGET_SAME_IN;
 }
 
+/* Series whose wisdom entry was settled after launch TARGET_LAUNCH; 0 with fewer launches. */
+static unsigned settled_series(const bench_result *br)
+{
+    unsigned n = 0;
+    for (unsigned s = 1; br->nlaunches >= TARGET_LAUNCH && s <= br->nseries; s++)
+        n += record_at(br, s, TARGET_LAUNCH)->settled;
+    return n;
+}
+
 static int at_most(double value, double limit)
 {
     return isnan(value) ? NOT_MEASURED : value <= limit ? MET : MISSED;
@@ -935,6 +950,10 @@ static void summarise(bench_result *br)
     f->same_pick = same_pick(br);
     f->met[T_ANALYSIS] = f->met_adjusted[T_ANALYSIS] = at_most(f->analysis, TARGET_ANALYSIS);
     f->met[T_SAME_PICK] = f->met_adjusted[T_SAME_PICK] = f->same_pick >= same_pick_needed(br->nseries) ? MET : MISSED;
+    f->settled = settled_series(br);
+    f->met[T_SETTLED] = f->met_adjusted[T_SETTLED] = br->nlaunches < TARGET_LAUNCH ? NOT_MEASURED
+                                                     : 2 * f->settled > br->nseries ? MET
+                                                                                      : MISSED;
 }
 
 /* Puts every benchmark's decision back into the wisdom (each series cleared it) and saves it,
@@ -1042,9 +1061,9 @@ static void print_header(const session *s)
            o->cfg.min_gain * 100, (double)o->cfg.sample_ns / 1e3);
     printf("wisdom:   %s%s\n", gt_wisdom_path(s->wisdom), s->tmpdir[0] ? " (temporary)" : "");
     printf("targets:  over the oracle best, cold <= %.2fx, launch %u <= %.2fx, total <= %.2fx; analysis <= %.0f%% "
-           "of the workgroups; same pick (within %.0f%%) in >= %u of %u series\n",
+           "of the workgroups; same pick (within %.0f%%) in >= %u of %u series; settled after launch %u in most\n",
            TARGET_COLD, TARGET_LAUNCH, TARGET_LAUNCH_AT, TARGET_TOTAL, TARGET_ANALYSIS * 100,
-           SAME_PICK_WITHIN * 100, TARGET_SAME_OF, TARGET_SAME_IN);
+           SAME_PICK_WITHIN * 100, TARGET_SAME_OF, TARGET_SAME_IN, TARGET_LAUNCH);
 }
 
 /* One figure: its value, its target and whether it is met (target NULL: none), a note. */
@@ -1164,6 +1183,12 @@ static void print_bench(const bench_result *br)
     snprintf(limit, sizeof limit, ">= %u/%u", same_pick_needed(br->nseries), br->nseries);
     snprintf(note, sizeof note, "cold picks within %.0f%% of the best of them in the oracle", SAME_PICK_WITHIN * 100);
     print_figure("same pick", value, limit, f->met[T_SAME_PICK], note);
+    if (br->nlaunches >= TARGET_LAUNCH) {
+        snprintf(value, sizeof value, "%u/%u", f->settled, br->nseries);
+        snprintf(limit, sizeof limit, "> %u/%u", br->nseries / 2, br->nseries);
+        snprintf(note, sizeof note, "series whose entry was settled after launch %u", TARGET_LAUNCH);
+        print_figure("settled", value, limit, f->met[T_SETTLED], note);
+    }
     print_cold_picks(br);
     if (*br->metric_note)
         printf("  %-12s %s\n", "metric", br->metric_note);
@@ -1175,8 +1200,8 @@ static void print_summary_table(const bench_result *r, unsigned n, bool adjusted
 {
     unsigned met[NTARGETS] = {0};
     char v[NTARGETS][16];
-    printf("  %-14s %10s %10s %9s %12s %12s %12s %11s %11s\n", "benchmark", "best ms", "default ms", "def/best", "cold",
-           at, "total", "analysis", "same pick");
+    printf("  %-14s %10s %10s %9s %12s %12s %12s %11s %11s %11s\n", "benchmark", "best ms", "default ms", "def/best",
+           "cold", at, "total", "analysis", "same pick", "settled");
     for (unsigned i = 0; i < n; i++) {
         const figures *f = &r[i].f;
         const launch_figures *lf = adjusted ? &f->adjusted : &f->plain;
@@ -1188,10 +1213,14 @@ static void print_summary_table(const bench_result *r, unsigned n, bool adjusted
         ratio_text(lf->total, v[T_TOTAL], sizeof v[T_TOTAL]);
         snprintf(v[T_ANALYSIS], sizeof v[T_ANALYSIS], "%.1f%%", f->analysis * 100);
         snprintf(v[T_SAME_PICK], sizeof v[T_SAME_PICK], "%u/%u", f->same_pick, r[i].nseries);
+        if (m[T_SETTLED] == NOT_MEASURED)
+            snprintf(v[T_SETTLED], sizeof v[T_SETTLED], "-");
+        else
+            snprintf(v[T_SETTLED], sizeof v[T_SETTLED], "%u/%u", f->settled, r[i].nseries);
         printf("  %-14s %10.2f %10.2f %8.2fx", r[i].bench->name, gt_bench_ms(f->best_ns), gt_bench_ms(f->default_ns),
                over((double)f->default_ns, (double)f->best_ns));
         for (int t = 0; t < NTARGETS; t++)
-            printf(" %*s %-4s", t == T_ANALYSIS || t == T_SAME_PICK ? 6 : 7, v[t], short_mark(m[t]));
+            printf(" %*s %-4s", t >= T_ANALYSIS ? 6 : 7, v[t], short_mark(m[t]));
         printf("\n");
     }
     printf("  targets met%s:", adjusted ? " (phase-adjusted)" : "");
@@ -1246,6 +1275,7 @@ static cJSON *series_json(const bench_result *br, unsigned s)
         cJSON_AddStringToObject(j, "reason", r->reason);
         cJSON_AddNumberToObject(j, "groups_analysis", (double)r->groups_analysis);
         cJSON_AddNumberToObject(j, "groups_total", (double)r->groups_total);
+        cJSON_AddBoolToObject(j, "settled", r->settled);
         cJSON_AddItemToArray(list, j);
     }
     return list;
@@ -1306,6 +1336,7 @@ static cJSON *figures_json(const bench_result *br)
     add_number(j, "tuned_mean_ns", f->tuned_ns);
     add_number(j, "analysis_fraction", f->analysis);
     cJSON_AddNumberToObject(j, "same_pick", f->same_pick);
+    cJSON_AddNumberToObject(j, "settled_series", f->settled);
     add_number(j, "default_over_oracle_best", over((double)f->default_ns, best));
     add_number(j, "default_over_cold", over(gt_bench_ms(f->default_ns), launch_median_ms(br, 1)));
     add_number(j, "default_over_tuned", over((double)f->default_ns, f->tuned_ns));
@@ -1386,6 +1417,7 @@ static cJSON *setup_json(const session *s)
     cJSON_AddNumberToObject(targets, "same_pick_of", TARGET_SAME_OF);
     cJSON_AddNumberToObject(targets, "same_pick_in", TARGET_SAME_IN);
     cJSON_AddNumberToObject(targets, "same_pick_within", SAME_PICK_WITHIN);
+    cJSON_AddStringToObject(targets, "settled", "the entry settled after launch 'launch' in most series");
     return root;
 }
 
