@@ -1029,9 +1029,10 @@ static void test_a_refining_launch_runs_a_contender_on_a_share(void **state)
     assert_false(fx->result.refine.ran);
 }
 
-/* The contender's share runs after the winner's rest, as the launch's second batch: a share
-   run first cost the winner itself up to 4% more than the rest on this machine. Here the
-   contender costs 0.49 / 0.55 of the model from batch 2 on, and the model's 0.55 before it. */
+/* The contender's share runs after the winner's rest, in the launch's later batches (a first
+   share in two: a piece, then the rest): a share run first cost the winner itself up to 4%
+   more than the rest on this machine. Here the contender costs 0.49 / 0.55 of the model from
+   batch 2 on, and the model's 0.55 before it. */
 static void test_a_refining_launch_runs_the_share_last(void **state)
 {
     refine_rig *rig = *state;
@@ -1043,7 +1044,7 @@ static void test_a_refining_launch_runs_the_share_last(void **state)
     assert_int_equal(tune(fx, rig->w), 0);
     assert_launch_complete(fx);
     assert_true(fx->result.refine.shared);
-    assert_int_equal(fx->fake.batches, 2);
+    assert_int_equal(fx->fake.batches, 3);
     assert_int_equal(fx->result.groups_analysis, fx->fake.groups / GT_REFINE_SHARE);
     assert_true(fabs(fx->result.refine.contender_cost / fx->result.refine.incumbent_cost - 0.98) < 1e-9);
 }
@@ -1099,6 +1100,63 @@ static void test_a_slower_contender_leaves_after_one_share(void **state)
         assert_int_equal(e.refine.ncontenders, 0);
         assert_int_equal(e.refine.state, GT_REFINE_SETTLED);
     }
+}
+
+/* A contender whose first piece of its first share costs more than GT_REFINE_HOPELESS times the
+   winner's (2.2 times here) leaves the rest of the share to the winner, and leaves; one 1.32
+   times as costly runs its whole share, and leaves too. Either way every workgroup runs once,
+   and the launch's analysis is what the contender ran. The model's piece takes the winner
+   just over GT_REFINE_PROBE_MIN_NS (4 Ki workgroups at 0.5 us each, over two workers). */
+static void test_a_hopeless_first_share_is_cut_short(void **state)
+{
+    refine_rig *rig = *state;
+    fixture *fx = &rig->fx;
+    gt_wisdom *w = rig->w;
+    static const struct {
+        double factor, ratio;
+        bool cut;
+    } cases[] = {{2.0, 2.2, true}, {1.2, 1.32, false}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        gt_wisdom_clear(w);
+        launch_again(fx, w, NULL, 1);
+        gt_wisdom_entry e = launch_again(fx, w, "item=tiled:8x8", cases[i].factor);
+        uint64_t share = fx->fake.groups / GT_REFINE_SHARE;
+        uint64_t ran = cases[i].cut ? share / GT_REFINE_PROBE_PARTS : share;
+        assert_int_equal(fx->fake.batches, 3);
+        assert_int_equal(fx->result.groups_analysis, ran);
+        assert_int_equal(fx->result.groups_remainder, fx->fake.groups - ran);
+        assert_true(fabs(fx->result.refine.contender_cost / fx->result.refine.incumbent_cost - cases[i].ratio) < 1e-9);
+        assert_int_equal(fx->result.refine.event, GT_REFINE_EVENT_DROPPED);
+        assert_int_equal(e.refine.ncontenders, 0);
+        assert_int_equal(strstr(fx->result.reason, "so slowly that the winner ran the rest") != NULL, cases[i].cut);
+    }
+    /* The winner runs the rest of a share in its own walk: here the contender is the widest
+       span (a row of 256 workgroups), whose runs the winner's span of 1 cannot take. */
+    gt_wisdom_clear(w);
+    for (int launch = 1; launch <= 2; launch++) {
+        refresh(fx);
+        fx->cfg.space.axes = 1u << GT_AXIS_SPAN;
+        fake_executor_factor(&fx->fake, "span=256", 2.0, 0);
+        assert_int_equal(tune(fx, w), 0);
+        assert_launch_complete(fx);
+    }
+    assert_schedule(&fx->result.refine.contender, "group=linear,span=256,item=linear,assign=stealing");
+    assert_winner(&fx->result, "group=linear,item=linear,assign=stealing");
+    assert_int_equal(fx->result.groups_analysis, fx->fake.groups / GT_REFINE_SHARE / GT_REFINE_PROBE_PARTS);
+    assert_int_equal(fx->result.refine.event, GT_REFINE_EVENT_DROPPED);
+    /* A piece the winner would run in less than GT_REFINE_PROBE_MIN_NS is not tried alone: a
+       batch's fixed cost would weigh on it. */
+    gt_wisdom_clear(w);
+    launch_again(fx, w, NULL, 1);
+    refresh(fx);
+    close_runner_up(fx);
+    fx->fake.base_ns = 10;
+    fake_executor_factor(&fx->fake, "item=tiled:8x8", 2.0, 0);
+    assert_int_equal(tune(fx, w), 0);
+    assert_launch_complete(fx);
+    assert_int_equal(fx->fake.batches, 2);
+    assert_int_equal(fx->result.groups_analysis, fx->fake.groups / GT_REFINE_SHARE);
+    assert_int_equal(fx->result.refine.event, GT_REFINE_EVENT_DROPPED);
 }
 
 /* A contender the winner costs more than GT_REFINE_HOPELESS times on its first share takes the
@@ -1330,6 +1388,7 @@ int main(void)
         REFINE_TEST(test_a_faster_contender_replaces_the_winner),
         REFINE_TEST(test_an_undecided_entry_settles_at_the_limit),
         REFINE_TEST(test_a_slower_contender_leaves_after_one_share),
+        REFINE_TEST(test_a_hopeless_first_share_is_cut_short),
         REFINE_TEST(test_a_far_faster_contender_replaces_the_winner_at_once),
         REFINE_TEST(test_a_drifting_winner_reopens_the_entry),
         REFINE_TEST(test_an_analysis_cut_short_resumes_in_the_next_launch),

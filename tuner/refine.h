@@ -11,7 +11,11 @@
  * that one contender gathers the pairs a test needs within a few launches instead of all of
  * them a few each. A contender no faster than the winner on its first share leaves at once
  * (a test would need five more launches to show a gain it did not show once), and one whose
- * first share the winner's costs GT_REFINE_HOPELESS times takes its place at once. One whose
+ * first share the winner's costs GT_REFINE_HOPELESS times takes its place at once. A first
+ * share runs a GT_REFINE_PROBE_PARTS-th of itself first (when that takes the winner
+ * GT_REFINE_PROBE_MIN_NS at least): a contender that costs
+ * GT_REFINE_HOPELESS times the winner's cost there leaves the rest of the share to the winner,
+ * and the contender (no faster, with that piece's cost) leaves. One whose
  * median over GT_REFINE_SIGHT_PAIRS pairs is not below the winner's by the minimum gain leaves
  * too: the test could hardly show a gain its pairs do not show. Otherwise,
  * once a contender has GT_REFINE_MIN_PAIRS pairs, the paired signed-rank test (stats.h) on
@@ -59,8 +63,15 @@
 #define GT_REFINE_SIGHT_PAIRS 3
 /* The widest span refinement tries leaves a contender's share at least this many spans. */
 #define GT_REFINE_SHARE_SPANS 16
-/* A contender whose first share the winner's costs this many times takes its place at once. */
+/* A contender whose first share the winner's costs this many times takes its place at once;
+   one whose first piece of a share costs this many times the winner's leaves at once. */
 #define GT_REFINE_HOPELESS 1.5
+/* A contender's first share runs this part of itself first (tune.c): the piece that shows a
+   hopeless contender before it costs the launch a whole share. */
+#define GT_REFINE_PROBE_PARTS 4
+/* ... when the winner would run that piece in this long at least: a batch costs 20-50 us to
+   start here whatever its size, which a shorter piece would count against the contender. */
+#define GT_REFINE_PROBE_MIN_NS 1e6
 /* A settled winner drifted when a launch costs this much more than its first settled launch:
    launches of the same schedule moved by up to 30% here (copy_cols, 45 to 59 ms). */
 #define GT_REFINE_DRIFT 0.5

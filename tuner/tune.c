@@ -252,6 +252,111 @@ static double remainder_cost(const gt_metric_plan *metric, const gt_tune_result 
     return gt_metric_cost(metric, &er, r->groups_remainder * r->items_per_group);
 }
 
+/* Adds a batch's figures to a sum of batches. */
+static void add_exec_result(gt_exec_result *sum, const gt_exec_result *er)
+{
+    sum->wall_ns += er->wall_ns;
+    sum->groups += er->groups;
+    for (unsigned i = 0; i < GT_COUNTERS_MAX; i++)
+        sum->counters[i] += er->counters[i];
+    sum->probed = er->probed;
+    sum->probe.page_faults += er->probed ? er->probe.page_faults : 0;
+}
+
+/* Runs the runs of st with schedule s; the executor must run every workgroup of them. */
+static int run_stretch_of(const gt_executor *exec, const gt_schedule *s, const gt_stretch *st, gt_exec_result *er,
+                          char *err, size_t errlen)
+{
+    gt_exec_batch b = {.schedule = *s, .runs = st->runs, .nruns = st->nruns};
+    *er = (gt_exec_result){0};
+    int rc = st->nruns ? exec->run(exec->ctx, &b, er, err, errlen) : 0;
+    if (rc == 0 && er->groups != st->groups) {
+        snprintf(err, errlen, "the executor ran %llu workgroups of a stretch of %llu", (unsigned long long)er->groups,
+                 (unsigned long long)st->groups);
+        rc = -EIO;
+    }
+    return rc;
+}
+
+/* The winner on what is left of a share, in its own walk: the share's runs are the
+   contender's spans, which the winner's span may not hold. Skipped: every workgroup the
+   remainder ran (not in done) and the share's head. */
+static int run_rest_with_winner(const gt_executor *exec, const gt_schedule *winner, const uint8_t *done,
+                                const uint8_t *head_done, uint64_t groups, uint64_t total, gt_exec_result *er,
+                                char *err, size_t errlen)
+{
+    size_t bytes = (total + 7) / 8;
+    uint8_t *skip = malloc(bytes);
+    if (!skip) {
+        snprintf(err, errlen, "out of memory running the rest of a contender's share");
+        return -ENOMEM;
+    }
+    for (size_t i = 0; i < bytes; i++)
+        skip[i] = (uint8_t)(~done[i] | head_done[i]);
+    gt_exec_batch b = {.schedule = *winner, .skip = skip};
+    *er = (gt_exec_result){0};
+    int rc = exec->run(exec->ctx, &b, er, err, errlen);
+    if (rc == 0 && er->groups != groups) {
+        snprintf(err, errlen, "the executor ran %llu workgroups of the rest of a share of %llu",
+                 (unsigned long long)er->groups, (unsigned long long)groups);
+        rc = -EIO;
+    }
+    free(skip);
+    return rc;
+}
+
+/* The contender's share, run after the winner ran the rest of the launch. A first share runs a
+   GT_REFINE_PROBE_PARTS-th of itself first; when that piece costs GT_REFINE_HOPELESS times the
+   winner's cost in this launch, the winner runs the share's rest (the contender's first share
+   decides whether it stays, and this one would leave: a quarter of a launch at 2.6-7.7 times
+   the winner's cost made copy_cols' refining launches 1.5-2.6 times its settled ones,
+   bench/results/refine-probe-2026-11-27/). Sets *cut_short then; *er is the contender's. */
+static int run_share(const gt_executor *exec, gt_walks *walks, const gt_schedule *contender, bool first,
+                     uint64_t start, const gt_stretch *share, const uint8_t *done, const gt_metric_plan *metric,
+                     gt_tune_result *r, gt_exec_result *er, bool *cut_short, char *err, size_t errlen)
+{
+    *cut_short = false;
+    uint64_t piece = first ? share->groups / GT_REFINE_PROBE_PARTS : 0;
+    /* A piece the winner would run in less than GT_REFINE_PROBE_MIN_NS would weigh a batch's
+       fixed cost (waking the workers) against the remainder's, which spreads it thin. */
+    double piece_ns = r->groups_remainder ? (double)r->remainder_ns / (double)r->groups_remainder * (double)piece : 0;
+    if (piece == 0 || piece_ns < GT_REFINE_PROBE_MIN_NS)
+        return run_stretch_of(exec, contender, share, er, err, errlen);
+    gt_stretch head = {0}, rest = {0};
+    uint8_t *head_done = calloc((r->groups_total + 7) / 8, 1);
+    int rc = head_done ? gt_stretch_take(walks, contender, start, piece, NULL, &head) : -ENOMEM;
+    if (rc == 0) {
+        gt_stretch_mark(&head, head_done);
+        rc = gt_stretch_take(walks, contender, start, share->groups - head.groups, head_done, &rest);
+    }
+    if (rc < 0)
+        snprintf(err, errlen, "cannot plan the contender's share of the launch: out of memory");
+    if (rc == 0)
+        rc = run_stretch_of(exec, contender, &head, er, err, errlen);
+    if (rc == 0) {
+        double cost = gt_metric_cost(metric, er, er->groups * r->items_per_group);
+        *cut_short = cost > GT_REFINE_HOPELESS * remainder_cost(metric, r);
+    }
+    gt_exec_result more;
+    if (rc == 0 && !*cut_short)
+        rc = run_stretch_of(exec, contender, &rest, &more, err, errlen);
+    else if (rc == 0)
+        rc = run_rest_with_winner(exec, &r->winner, done, head_done, rest.groups, r->groups_total, &more, err, errlen);
+    if (rc == 0 && *cut_short) { /* the winner's: the remainder's */
+        r->groups_remainder += more.groups;
+        r->remainder_ns += more.wall_ns;
+        for (unsigned i = 0; i < GT_COUNTERS_MAX; i++)
+            r->remainder_counters[i] += more.counters[i];
+        r->remainder_page_faults += more.probed ? more.probe.page_faults : 0;
+    } else if (rc == 0) {
+        add_exec_result(er, &more);
+    }
+    gt_stretch_free(&head);
+    gt_stretch_free(&rest);
+    free(head_done);
+    return rc;
+}
+
 /* A refining launch: the contender whose turn it is runs a stretch of its own walk holding a
    GT_REFINE_SHARE-th of the workgroups, after the winner ran the rest, and the pair of costs
    goes to the rules of refine.h. The contender's share is accounted as the launch's analysis. */
@@ -261,6 +366,7 @@ static int refine_launch(const gt_tune_config *cfg, const gt_tune_launch *launch
 {
     size_t c = gt_refine_next(&e->refine);
     gt_schedule contender = e->refine.contenders[c].schedule;
+    bool first = e->refine.contenders[c].n == 0, cut_short = false;
     uint32_t grid[3];
     gt_range_groups(&launch->range, grid);
     uint8_t *done = calloc((r->groups_total + 7) / 8, 1);
@@ -281,16 +387,11 @@ static int refine_launch(const gt_tune_config *cfg, const gt_tune_launch *launch
         rc = run_remainder(exec, &r->winner, done, r, err, errlen);
     }
     gt_exec_result er = {0};
+    double incumbent_cost = rc == 0 ? remainder_cost(metric, r) : NAN;
+    if (rc == 0)
+        rc = run_share(exec, walks, &contender, first, start, &st, done, metric, r, &er, &cut_short, err, errlen);
     if (rc == 0) {
-        gt_exec_batch b = {.schedule = contender, .runs = st.runs, .nruns = st.nruns};
-        rc = exec->run(exec->ctx, &b, &er, err, errlen);
-    }
-    if (rc == 0 && er.groups != st.groups) {
-        snprintf(err, errlen, "the executor ran %llu workgroups of the contender's share of %llu",
-                 (unsigned long long)er.groups, (unsigned long long)st.groups);
-        rc = -EIO;
-    }
-    if (rc == 0) {
+        r->groups_analysis = er.groups;
         r->analysis_ns = er.wall_ns;
         r->analysis_page_faults = er.probed ? er.probe.page_faults : 0;
     }
@@ -303,15 +404,16 @@ static int refine_launch(const gt_tune_config *cfg, const gt_tune_launch *launch
     gt_refine_outcome *o = &r->refine;
     *o = (gt_refine_outcome){.ran = true, .shared = true, .contender = contender};
     o->contender_cost = gt_metric_cost(metric, &er, er.groups * r->items_per_group);
-    o->incumbent_cost = remainder_cost(metric, r);
+    o->incumbent_cost = incumbent_cost;
     o->event = gt_refine_observe(cfg, e, grid, c, o->contender_cost, o->incumbent_cost, &o->p, &o->settled_now);
     o->state = e->refine.state;
     o->launch = e->refine.launches;
     r->wisdom_changed = true; /* a pair and a launch more at least: an executor's gridtuned must keep them */
     char text[GT_SCHEDULE_TEXT_MAX];
     gt_schedule_format(&contender, text, sizeof text);
-    set_reason(r, "refining %u/%u: the winner ran the launch but a share, which %s ran (%.3g against %.3g %s)%s",
-               o->launch, cfg->refine_limit, text, o->contender_cost, o->incumbent_cost, gt_metric_unit(r->metric),
+    set_reason(r, "refining %u/%u: the winner ran the launch but a share, which %s %s (%.3g against %.3g %s)%s",
+               o->launch, cfg->refine_limit, text, cut_short ? "began, so slowly that the winner ran the rest of it" : "ran",
+               o->contender_cost, o->incumbent_cost, gt_metric_unit(r->metric),
                o->event == GT_REFINE_EVENT_REPLACED  ? "; it replaced the winner"
                : o->event == GT_REFINE_EVENT_DROPPED ? "; the winner beat it, and it left"
                : o->settled_now                      ? "; the entry settled"
