@@ -888,6 +888,41 @@ static void test_the_confirmation_keeps_the_incumbent_without_a_shown_gain(void 
     fixture_fini(&fx);
 }
 
+/* The analysis ends away from the default only when its pick's median beats the default's by
+   the minimum gain. Here the tiled orders cost half and 0.6 of the default in their samples,
+   and 2.5 times that from the confirmation on (a machine that changed, or samples that did not
+   show the launch), so the pick's median ends above the default's: the default stays. The same
+   launch without the change picks tiled:4x4. */
+static void test_a_pick_above_the_start_keeps_the_start(void **state)
+{
+    (void)state;
+    fixture fx;
+    fixture_init(&fx, &square);
+    fx.cfg.space.axes = 1u << GT_AXIS_ITEM;
+    fake_executor_factor(&fx.fake, "item=tiled:4x4", 0.5, 0);
+    fake_executor_factor(&fx.fake, "item=tiled:8x8", 0.6, 0);
+    assert_int_equal(tune(&fx, NULL), 0);
+    assert_winner(&fx.result, "group=linear,item=tiled:4x4,assign=stealing");
+    unsigned from = batches_before_confirming(&fx.result) + 1;
+    fixture_fini(&fx);
+
+    fixture_init(&fx, &square);
+    fx.cfg.space.axes = 1u << GT_AXIS_ITEM;
+    fake_executor_factor(&fx.fake, "item=tiled:4x4", 0.5, 0);
+    fake_executor_factor(&fx.fake, "item=tiled:8x8", 0.6, 0);
+    fake_executor_factor_from(&fx.fake, "item=tiled:4x4", 2.5, from);
+    fake_executor_factor_from(&fx.fake, "item=tiled:8x8", 2.5, from);
+    assert_int_equal(tune(&fx, NULL), 0);
+    const gt_candidate *pick = candidate_of(&fx.result, "group=linear,item=tiled:4x4,assign=stealing");
+    assert_true(fx.result.confirmation.ran);
+    assert_false(fx.result.confirmation.replaced);
+    assert_true(pick->median * (1 + fx.cfg.min_gain) >= fx.result.candidates[0].median);
+    assert_winner(&fx.result, "group=linear,item=linear,assign=stealing");
+    assert_int_equal(fx.result.source, GT_SOURCE_DEFAULT);
+    assert_launch_complete(&fx);
+    fixture_fini(&fx);
+}
+
 /* A runner-up that turns out 20% faster when measured again takes over; the same launch
    without the change keeps its winner. The change starts where the confirmation starts, as
    the first run of the same deterministic launch shows. */
@@ -1383,6 +1418,7 @@ int main(void)
         cmocka_unit_test(test_spans_reach_a_row_at_the_incumbents_speed),
         cmocka_unit_test(test_the_confirmation_keeps_the_incumbent_without_a_shown_gain),
         cmocka_unit_test(test_the_confirmation_replaces_the_incumbent_on_a_shown_gain),
+        cmocka_unit_test(test_a_pick_above_the_start_keeps_the_start),
         REFINE_TEST(test_a_refining_launch_runs_a_contender_on_a_share),
         REFINE_TEST(test_a_refining_launch_runs_the_share_last),
         REFINE_TEST(test_a_faster_contender_replaces_the_winner),

@@ -305,6 +305,19 @@ static void decide(const gt_tune_config *cfg, gt_tune_result *r, size_t incumben
              win->median, gt_metric_unit(r->metric), start, def->median, r->ncandidates, samples, disturbed);
 }
 
+/* The analysis ends away from where it started (candidate 0: the default, or the wisdom's
+   winner it resumes from) only when its pick's median beats candidate 0's by the minimum gain,
+   the rule every axis applies to its own incumbent. Each step of the way beat the incumbent
+   of its axis, but medians gathered on other axes and in the confirmation's shorter samples
+   can end up above candidate 0's: copy_cols' resumed analyses "won" with 0.80-0.98 ns per
+   work-item against the wisdom's winner's 0.42-0.78 in 5 of 10 second launches, once with
+   assign=dynamic:2 at twice the launch time (bench/results/keep-start-2026-11-27/). */
+static size_t keep_start_unless_beaten(const gt_tune_config *cfg, const gt_tune_result *r, size_t incumbent)
+{
+    double start = r->candidates[0].median, pick = r->candidates[incumbent].median;
+    return incumbent != 0 && start > 0 && !(pick * (1 + cfg->min_gain) < start) ? 0 : incumbent;
+}
+
 /* The best candidate other than the incumbent, by median; SIZE_MAX when none was measured. */
 static size_t best_challenger(const gt_tune_result *r, size_t incumbent)
 {
@@ -462,6 +475,6 @@ int gt_strategy_run(const gt_tune_config *cfg, gt_sampler *s, gt_tune_result *r,
             snprintf(err, errlen, "out of memory during the analysis");
         return rc;
     }
-    decide(cfg, r, a.incumbent);
+    decide(cfg, r, keep_start_unless_beaten(cfg, r, a.incumbent));
     return 0;
 }
