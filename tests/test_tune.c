@@ -888,6 +888,15 @@ static void test_the_confirmation_keeps_the_incumbent_without_a_shown_gain(void 
     fixture_fini(&fx);
 }
 
+/* The item axis alone, the tiled orders at half and 0.6 of the default's cost. */
+static void item_orders_only(fixture *fx)
+{
+    fixture_init(fx, &square);
+    fx->cfg.space.axes = 1u << GT_AXIS_ITEM;
+    fake_executor_factor(&fx->fake, "item=tiled:4x4", 0.5, 0);
+    fake_executor_factor(&fx->fake, "item=tiled:8x8", 0.6, 0);
+}
+
 /* The analysis ends away from the default only when its pick's median beats the default's by
    the minimum gain. Here the tiled orders cost half and 0.6 of the default in their samples,
    and 2.5 times that from the confirmation on (a machine that changed, or samples that did not
@@ -897,19 +906,13 @@ static void test_a_pick_above_the_start_keeps_the_start(void **state)
 {
     (void)state;
     fixture fx;
-    fixture_init(&fx, &square);
-    fx.cfg.space.axes = 1u << GT_AXIS_ITEM;
-    fake_executor_factor(&fx.fake, "item=tiled:4x4", 0.5, 0);
-    fake_executor_factor(&fx.fake, "item=tiled:8x8", 0.6, 0);
+    item_orders_only(&fx);
     assert_int_equal(tune(&fx, NULL), 0);
     assert_winner(&fx.result, "group=linear,item=tiled:4x4,assign=stealing");
     unsigned from = batches_before_confirming(&fx.result) + 1;
     fixture_fini(&fx);
 
-    fixture_init(&fx, &square);
-    fx.cfg.space.axes = 1u << GT_AXIS_ITEM;
-    fake_executor_factor(&fx.fake, "item=tiled:4x4", 0.5, 0);
-    fake_executor_factor(&fx.fake, "item=tiled:8x8", 0.6, 0);
+    item_orders_only(&fx);
     fake_executor_factor_from(&fx.fake, "item=tiled:4x4", 2.5, from);
     fake_executor_factor_from(&fx.fake, "item=tiled:8x8", 2.5, from);
     assert_int_equal(tune(&fx, NULL), 0);
@@ -919,6 +922,8 @@ static void test_a_pick_above_the_start_keeps_the_start(void **state)
     assert_true(pick->median * (1 + fx.cfg.min_gain) >= fx.result.candidates[0].median);
     assert_winner(&fx.result, "group=linear,item=linear,assign=stealing");
     assert_int_equal(fx.result.source, GT_SOURCE_DEFAULT);
+    assert_non_null(strstr(fx.result.reason, "analysis's pick group=linear,item=tiled:4x4,assign=stealing ended at"));
+    assert_non_null(strstr(fx.result.reason, "not 3% below the default's"));
     assert_launch_complete(&fx);
     fixture_fini(&fx);
 }

@@ -275,7 +275,9 @@ static size_t samples_of(const gt_tune_result *r)
     return n;
 }
 
-static void decide(const gt_tune_config *cfg, gt_tune_result *r, size_t incumbent)
+/* The decision and its reason; `lost` is the pick that did not beat candidate 0 in the end
+   (keep_start_unless_beaten), SIZE_MAX when none. */
+static void decide(const gt_tune_config *cfg, gt_tune_result *r, size_t incumbent, size_t lost)
 {
     const gt_candidate *def = &r->candidates[0], *win = &r->candidates[incumbent];
     r->winner = win->schedule;
@@ -291,9 +293,19 @@ static void decide(const gt_tune_config *cfg, gt_tune_result *r, size_t incumben
     if (incumbent == 0) {
         r->source = r->resumed ? GT_SOURCE_WISDOM : GT_SOURCE_DEFAULT;
         r->estimated_gain = isnan(def->median) ? NAN : 0.0;
-        snprintf(r->reason, sizeof r->reason,
-                 "%s found no candidate that beats %s by %.0f%% (%zu candidates, %zu samples%s)", analysis, start,
-                 cfg->min_gain * 100, r->ncandidates, samples, disturbed);
+        char pick[GT_SCHEDULE_TEXT_MAX];
+        if (lost != SIZE_MAX) {
+            gt_schedule_format(&r->candidates[lost].schedule, pick, sizeof pick);
+            snprintf(r->reason, sizeof r->reason,
+                     "%s's pick %.80s ended at %.3g %s, not %.0f%% below %s's %.3g, which stays (%zu candidates, "
+                     "%zu samples%s)",
+                     analysis, pick, r->candidates[lost].median, gt_metric_unit(r->metric), cfg->min_gain * 100,
+                     start, def->median, r->ncandidates, samples, disturbed);
+        } else {
+            snprintf(r->reason, sizeof r->reason,
+                     "%s found no candidate that beats %s by %.0f%% (%zu candidates, %zu samples%s)", analysis, start,
+                     cfg->min_gain * 100, r->ncandidates, samples, disturbed);
+        }
         return;
     }
     r->source = GT_SOURCE_ANALYSIS;
@@ -308,10 +320,11 @@ static void decide(const gt_tune_config *cfg, gt_tune_result *r, size_t incumben
 /* The analysis ends away from where it started (candidate 0: the default, or the wisdom's
    winner it resumes from) only when its pick's median beats candidate 0's by the minimum gain,
    the rule every axis applies to its own incumbent. Each step of the way beat the incumbent
-   of its axis, but medians gathered on other axes and in the confirmation's shorter samples
-   can end up above candidate 0's: copy_cols' resumed analyses "won" with 0.80-0.98 ns per
-   work-item against the wisdom's winner's 0.42-0.78 in 5 of 10 second launches, once with
-   assign=dynamic:2 at twice the launch time (bench/results/keep-start-2026-11-27/). */
+   of its axis, but medians gathered later, on other axes and in the confirmation (whose
+   samples cost copy_cols 2.4 times its looks per work-item), can end up above candidate 0's:
+   copy_cols' resumed analyses "won" with 0.67-0.98 ns per work-item against the wisdom's
+   winner's 0.42-0.78 in 5 of 10 second launches, and such picks ran second launches at up to
+   2.2 times the first (bench/results/keep-start-2026-11-27/). */
 static size_t keep_start_unless_beaten(const gt_tune_config *cfg, const gt_tune_result *r, size_t incumbent)
 {
     double start = r->candidates[0].median, pick = r->candidates[incumbent].median;
@@ -475,6 +488,7 @@ int gt_strategy_run(const gt_tune_config *cfg, gt_sampler *s, gt_tune_result *r,
             snprintf(err, errlen, "out of memory during the analysis");
         return rc;
     }
-    decide(cfg, r, keep_start_unless_beaten(cfg, r, a.incumbent));
+    size_t kept = keep_start_unless_beaten(cfg, r, a.incumbent);
+    decide(cfg, r, kept, kept != a.incumbent ? a.incumbent : SIZE_MAX);
     return 0;
 }

@@ -348,7 +348,7 @@ static int run_share(const gt_executor *exec, gt_walks *walks, const gt_schedule
         for (unsigned i = 0; i < GT_COUNTERS_MAX; i++)
             r->remainder_counters[i] += more.counters[i];
         r->remainder_page_faults += more.probed ? more.probe.page_faults : 0;
-    } else if (rc == 0) {
+    } else if (rc == 0) { /* the contender's */
         add_exec_result(er, &more);
     }
     gt_stretch_free(&head);
@@ -411,9 +411,9 @@ static int refine_launch(const gt_tune_config *cfg, const gt_tune_launch *launch
     r->wisdom_changed = true; /* a pair and a launch more at least: an executor's gridtuned must keep them */
     char text[GT_SCHEDULE_TEXT_MAX];
     gt_schedule_format(&contender, text, sizeof text);
+    const char *ran = cut_short ? "began, so slowly that the winner ran the rest of it" : "ran";
     set_reason(r, "refining %u/%u: the winner ran the launch but a share, which %s %s (%.3g against %.3g %s)%s",
-               o->launch, cfg->refine_limit, text, cut_short ? "began, so slowly that the winner ran the rest of it" : "ran",
-               o->contender_cost, o->incumbent_cost, gt_metric_unit(r->metric),
+               o->launch, cfg->refine_limit, text, ran, o->contender_cost, o->incumbent_cost, gt_metric_unit(r->metric),
                o->event == GT_REFINE_EVENT_REPLACED  ? "; it replaced the winner"
                : o->event == GT_REFINE_EVENT_DROPPED ? "; the winner beat it, and it left"
                : o->settled_now                      ? "; the entry settled"
