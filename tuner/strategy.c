@@ -320,11 +320,11 @@ static void decide(const gt_tune_config *cfg, gt_tune_result *r, size_t incumben
 /* The analysis ends away from where it started (candidate 0: the default, or the wisdom's
    winner it resumes from) only when its pick's median beats candidate 0's by the minimum gain,
    the rule every axis applies to its own incumbent. Each step of the way beat the incumbent
-   of its axis, but medians gathered later, on other axes and in the confirmation (whose
-   samples cost copy_cols 2.4 times its looks per work-item), can end up above candidate 0's:
-   copy_cols' resumed analyses "won" with 0.67-0.98 ns per work-item against the wisdom's
-   winner's 0.42-0.78 in 5 of 10 second launches, and such picks ran second launches at up to
-   2.2 times the first (bench/results/keep-start-2026-11-27/). */
+   of its axis, but medians gathered later, on other axes and in the confirmation (in one
+   copy_cols analysis block's four confirming samples cost 2.4 times its look), can end up
+   above candidate 0's: copy_cols' resumed analyses "won" with 0.67-0.98 ns per work-item
+   against the wisdom's winner's 0.42-0.78 in 5 of 10 second launches, and such picks ran
+   second launches at up to 2.2 times the first (bench/results/keep-start-2026-11-27/). */
 static size_t keep_start_unless_beaten(const gt_tune_config *cfg, const gt_tune_result *r, size_t incumbent)
 {
     double start = r->candidates[0].median, pick = r->candidates[incumbent].median;
