@@ -313,7 +313,8 @@ static int run_rest_with_winner(const gt_executor *exec, const gt_schedule *winn
    bench/results/refine-probe-2026-11-27/). Sets *cut_short then; *er is the contender's. */
 static int run_share(const gt_executor *exec, gt_walks *walks, const gt_schedule *contender, bool first,
                      uint64_t start, const gt_stretch *share, const uint8_t *done, const gt_metric_plan *metric,
-                     gt_tune_result *r, gt_exec_result *er, bool *cut_short, char *err, size_t errlen)
+                     double incumbent_cost, gt_tune_result *r, gt_exec_result *er, bool *cut_short, char *err,
+                     size_t errlen)
 {
     *cut_short = false;
     uint64_t piece = first ? share->groups / GT_REFINE_PROBE_PARTS : 0;
@@ -327,29 +328,31 @@ static int run_share(const gt_executor *exec, gt_walks *walks, const gt_schedule
     int rc = head_done ? gt_stretch_take(walks, contender, start, piece, NULL, &head) : -ENOMEM;
     if (rc == 0) {
         gt_stretch_mark(&head, head_done);
-        rc = gt_stretch_take(walks, contender, start, share->groups - head.groups, head_done, &rest);
-    }
-    if (rc < 0)
-        snprintf(err, errlen, "cannot plan the contender's share of the launch: out of memory");
-    if (rc == 0)
         rc = run_stretch_of(exec, contender, &head, er, err, errlen);
-    if (rc == 0) {
-        double cost = gt_metric_cost(metric, er, er->groups * r->items_per_group);
-        *cut_short = cost > GT_REFINE_HOPELESS * remainder_cost(metric, r);
+    } else {
+        snprintf(err, errlen, "cannot plan the contender's share of the launch: out of memory");
     }
+    if (rc == 0)
+        *cut_short = gt_metric_cost(metric, er, er->groups * r->items_per_group) > GT_REFINE_HOPELESS * incumbent_cost;
     gt_exec_result more;
-    if (rc == 0 && !*cut_short)
-        rc = run_stretch_of(exec, contender, &rest, &more, err, errlen);
-    else if (rc == 0)
-        rc = run_rest_with_winner(exec, &r->winner, done, head_done, rest.groups, r->groups_total, &more, err, errlen);
-    if (rc == 0 && *cut_short) { /* the winner's: the remainder's */
-        r->groups_remainder += more.groups;
-        r->remainder_ns += more.wall_ns;
-        for (unsigned i = 0; i < GT_COUNTERS_MAX; i++)
-            r->remainder_counters[i] += more.counters[i];
-        r->remainder_page_faults += more.probed ? more.probe.page_faults : 0;
-    } else if (rc == 0) { /* the contender's */
-        add_exec_result(er, &more);
+    uint64_t left = share->groups - head.groups;
+    if (rc == 0 && *cut_short) { /* the winner's, counted as the remainder's */
+        rc = run_rest_with_winner(exec, &r->winner, done, head_done, left, r->groups_total, &more, err, errlen);
+        if (rc == 0) {
+            r->groups_remainder += more.groups;
+            r->remainder_ns += more.wall_ns;
+            for (unsigned i = 0; i < GT_COUNTERS_MAX; i++)
+                r->remainder_counters[i] += more.counters[i];
+            r->remainder_page_faults += more.probed ? more.probe.page_faults : 0;
+        }
+    } else if (rc == 0) { /* the contender's: the share after its head */
+        rc = gt_stretch_take(walks, contender, start, left, head_done, &rest);
+        if (rc < 0)
+            snprintf(err, errlen, "cannot plan the contender's share of the launch: out of memory");
+        else
+            rc = run_stretch_of(exec, contender, &rest, &more, err, errlen);
+        if (rc == 0)
+            add_exec_result(er, &more);
     }
     gt_stretch_free(&head);
     gt_stretch_free(&rest);
@@ -389,7 +392,8 @@ static int refine_launch(const gt_tune_config *cfg, const gt_tune_launch *launch
     gt_exec_result er = {0};
     double incumbent_cost = rc == 0 ? remainder_cost(metric, r) : NAN;
     if (rc == 0)
-        rc = run_share(exec, walks, &contender, first, start, &st, done, metric, r, &er, &cut_short, err, errlen);
+        rc = run_share(exec, walks, &contender, first, start, &st, done, metric, incumbent_cost, r, &er, &cut_short,
+                       err, errlen);
     if (rc == 0) {
         r->groups_analysis = er.groups;
         r->analysis_ns = er.wall_ns;
