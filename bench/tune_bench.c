@@ -113,7 +113,6 @@ const char *const say_prog = PROG;
 #define TARGET_ANALYSIS 0.10 /* launch 1's workgroups analysed */
 #define TARGET_SAME_OF 4     /* same pick in at least 4 ... */
 #define TARGET_SAME_IN 5     /* ... in 5 of the series */
-/* and the entry settled after TARGET_LAUNCH in most series */
 
 /* ---- options ------------------------------------------------------------------------------ */
 
@@ -849,7 +848,8 @@ static unsigned same_pick_needed(unsigned n)
     return (TARGET_SAME_OF * n + TARGET_SAME_IN - 1) / TARGET_SAME_IN;
 }
 
-/* Series whose wisdom entry was settled after launch TARGET_LAUNCH; 0 with fewer launches. */
+/* Series whose wisdom entry was settled after launch TARGET_LAUNCH; 0 with fewer launches. The
+   target asks for more than half of them. */
 static unsigned settled_series(const bench_result *br)
 {
     unsigned n = 0;
