@@ -136,18 +136,19 @@ static void ref_transpose(const gt_seed_case *c, void *expected)
             dst[x * n + y] = src[y * n + x];
 }
 
-/* Each workgroup's partial sums as reduce forms them (item l takes every REDUCE_LOCAL-th
- * element from l on), then the same tree. */
+/* Each workgroup's partial sums as reduce forms them (item l sums the l-th REDUCE_LOCAL-th of
+ * the workgroup's stretch, in order), then the same tree; the kernel's eight running sums per
+ * item differ from this order by rounding only. */
 static void ref_reduce(const gt_seed_case *c, void *expected)
 {
     const float *src = c->buffers[1];
     float *sums = expected;
-    size_t stretch = REDUCE_ROWS * c->n;
+    size_t stretch = REDUCE_ROWS * c->n, chunk = stretch / REDUCE_LOCAL;
     for (size_t g = 0; g < c->n / REDUCE_ROWS; g++) {
         float part[REDUCE_LOCAL] = {0};
-        for (size_t k = 0; k < stretch; k += REDUCE_LOCAL)
-            for (size_t l = 0; l < REDUCE_LOCAL; l++)
-                part[l] += src[g * stretch + k + l];
+        for (size_t l = 0; l < REDUCE_LOCAL; l++)
+            for (size_t i = 0; i < chunk; i++)
+                part[l] += src[g * stretch + l * chunk + i];
         for (size_t half = REDUCE_LOCAL / 2; half > 0; half /= 2)
             for (size_t l = 0; l < half; l++)
                 part[l] += part[l + half];

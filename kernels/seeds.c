@@ -160,17 +160,26 @@ GT_REQUIRE(matmul_tiled, (uint64_t)gt_param(n) * gt_param(n) <= gt_buffer_bytes(
 GT_REQUIRE(matmul_tiled, (uint64_t)gt_param(n) * gt_param(n) <= gt_buffer_bytes(b) / sizeof(float));
 
 /* The sum of each 16 n-element stretch of src (16 rows of the n x n matrix) into sums, one
- * value per workgroup of 256 items: item l adds elements l, l + 256, l + 512, ... of its
- * workgroup's stretch, so that each region reads 256 consecutive floats; then a tree in local
- * memory adds the 256 partial sums, halving at each barrier. */
+ * value per workgroup of 256 items: item l sums the l-th 256th of the stretch, a contiguous
+ * run, in eight partial sums the compiler keeps in vector registers; then a tree in local memory
+ * adds the 256 items' sums, halving at each barrier. The sum is one region, not a region per
+ * step with the running sum in GT_PRIVATE: that form (the GPU's, each step reading 256
+ * consecutive floats) costs a load and a store of the private value per element, and reached
+ * 0.82-0.87 of OpenMP's reads (bench/results/reduce-chunks-2026-11-27/). */
 GT_KERNEL_GROUP_SIZED(reduce, (256, 1, 1), (float part[256];), float *, sums, const float *, src, int32_t, n)
 {
-    GT_PRIVATE(float, acc);
-    const size_t stretch = 16 * (size_t)n, base = gt_group_id(0) * stretch;
-    GT_ITEMS { GT_P(acc) = 0.0f; }
-    for (size_t k = 0; k < stretch; k += 256)
-        GT_ITEMS { GT_P(acc) += src[base + k + gt_local_id(0)]; }
-    GT_ITEMS { GT_L(part)[gt_local_id(0)] = GT_P(acc); }
+    const size_t chunk = (size_t)n / 16, base = gt_group_id(0) * 16 * (size_t)n;
+    GT_ITEMS {
+        const float *s = src + base + gt_local_id(0) * chunk;
+        float lane[8] = {0};
+        size_t i = 0;
+        for (; i + 8 <= chunk; i += 8)
+            for (size_t j = 0; j < 8; j++)
+                lane[j] += s[i + j];
+        for (; i < chunk; i++)
+            lane[0] += s[i];
+        GT_L(part)[gt_local_id(0)] = ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
+    }
     for (size_t half = 128; half > 0; half /= 2)
         GT_ITEMS {
             if (gt_local_id(0) < half)

@@ -287,9 +287,9 @@ static void test_every_seed_kernel_refuses_launches_out_of_bounds(void **state)
 
 /* ---- kernels against references ------------------------------------------------------------ */
 
-static void check_under_schedules(const fixture *f, const char *bench)
+static void check_under_schedules_at(const fixture *f, const char *bench, size_t n)
 {
-    gt_seed_case *c = case_make(bench, TEST_N);
+    gt_seed_case *c = case_make(bench, n);
     const gt_kernel_desc *k = kernel_of(f, c->bench);
     for (size_t s = 0; s < sizeof schedules / sizeof schedules[0]; s++) {
         gt_schedule sched;
@@ -304,6 +304,11 @@ static void check_under_schedules(const fixture *f, const char *bench)
         }
     }
     gt_seed_case_destroy(c);
+}
+
+static void check_under_schedules(const fixture *f, const char *bench)
+{
+    check_under_schedules_at(f, bench, TEST_N);
 }
 
 static void test_integral_rows_matches_reference(void **state)
@@ -349,6 +354,13 @@ static void test_matmul_tiled_matches_reference(void **state)
 static void test_reduce_matches_reference(void **state)
 {
     check_under_schedules(*state, "reduce");
+}
+
+/* An item's share of 17 elements: two steps of its eight running sums and one left over (at
+ * TEST_N, 5: the leftover loop alone). */
+static void test_reduce_matches_reference_with_long_shares(void **state)
+{
+    check_under_schedules_at(*state, "reduce", 272);
 }
 
 static void test_stencil5_matches_reference(void **state)
@@ -424,6 +436,7 @@ int main(void)
         cmocka_unit_test(test_transpose_matches_reference),
         cmocka_unit_test(test_matmul_tiled_matches_reference),
         cmocka_unit_test(test_reduce_matches_reference),
+        cmocka_unit_test(test_reduce_matches_reference_with_long_shares),
         cmocka_unit_test(test_stencil5_matches_reference),
         cmocka_unit_test(test_verify_reports_an_unwritten_output),
         cmocka_unit_test(test_verify_names_the_one_wrong_element),

@@ -91,15 +91,19 @@ __kernel void matmul_tiled(__global float *c, __global const float *a, __global 
     c[y * w + x] = acc;
 }
 
-/* The sum of each 16 n-element stretch of src, one per workgroup of 256 items: partial sums,
- * then a tree in local memory. */
+/* The sum of each 16 n-element stretch of src, one per workgroup of 256 items: each item sums
+ * its own contiguous 256th in eight lanes, then a tree in local memory (as kernels/seeds.c). */
 __kernel void reduce(__global float *sums, __global const float *src, int n)
 {
     __local float part[256];
-    size_t l = get_local_id(0), stretch = 16 * (size_t)n, base = get_group_id(0) * stretch;
-    float acc = 0.0f;
-    for (size_t k = 0; k < stretch; k += 256)
-        acc += src[base + k + l];
+    size_t l = get_local_id(0), chunk = (size_t)n / 16, at = get_group_id(0) * 16 * (size_t)n + l * chunk;
+    float8 lane = (float8)(0.0f);
+    size_t i = 0;
+    for (; i + 8 <= chunk; i += 8)
+        lane += vload8(0, src + at + i);
+    for (; i < chunk; i++)
+        lane.s0 += src[at + i];
+    float acc = ((lane.s0 + lane.s1) + (lane.s2 + lane.s3)) + ((lane.s4 + lane.s5) + (lane.s6 + lane.s7));
     part[l] = acc;
     barrier(CLK_LOCAL_MEM_FENCE);
     for (size_t h = 128; h > 0; h /= 2) {
