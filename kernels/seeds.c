@@ -196,11 +196,12 @@ GT_REQUIRE(reduce, (uint64_t)gt_param(n) / 16 <= gt_buffer_bytes(sums) / sizeof(
 GT_REQUIRE(reduce, (uint64_t)gt_param(n) * gt_param(n) <= gt_buffer_bytes(src) / sizeof(float));
 
 /* out = 0.5 centre + 0.125 (north + south + west + east) over an input padded to (n + 2) x
- * (n + 2): each workgroup stages its tile with a one-element halo in local memory, the halo by
- * the workgroup's own code and the tile by its items, and then reads all five values from there.
- * Any workgroup shape of at most 1024 items: a wide one (256 x 4, the benchmark's, and the one
- * it is compiled for) keeps the rows long, which a 16 x 16 one does not (half the time on one
- * core here). */
+ * (n + 2): the workgroup's own code stages its tile with a one-element halo in local memory, a
+ * row of tile and halo at a time (corners included), and then its items read all five values
+ * from there. Staging row by row took 0.85x the time of staging the halo by the workgroup and
+ * the tile by its items (bench/results/stencil-staging-2026-11-27/). Any workgroup shape of at
+ * most 1024 items: a wide one (256 x 4, the benchmark's, and the one it is compiled for) keeps
+ * the rows long, which a 16 x 16 one does not (half the time on one core here). */
 #define STENCIL_TILE_MAX (3 * (1024 + 2)) /* (w + 2) x (h + 2) for w x h <= 1024 is at most this */
 GT_KERNEL_GROUP_SIZED(stencil5, (256, 4, 1), (float tile[STENCIL_TILE_MAX];), float *, out, const float *, in,
                       int32_t, n)
@@ -208,15 +209,9 @@ GT_KERNEL_GROUP_SIZED(stencil5, (256, 4, 1), (float tile[STENCIL_TILE_MAX];), fl
     const size_t w = (size_t)n + 2, lw = gt_local_size(0), lh = gt_local_size(1), tw = lw + 2;
     const size_t x0 = gt_group_id(0) * lw, y0 = gt_group_id(1) * lh;
     float *t = GT_L(tile);
-    for (size_t i = 0; i < lw; i++) {
-        t[i + 1] = in[y0 * w + x0 + i + 1];
-        t[(lh + 1) * tw + i + 1] = in[(y0 + lh + 1) * w + x0 + i + 1];
-    }
-    for (size_t j = 0; j < lh; j++) {
-        t[(j + 1) * tw] = in[(y0 + j + 1) * w + x0];
-        t[(j + 1) * tw + lw + 1] = in[(y0 + j + 1) * w + x0 + lw + 1];
-    }
-    GT_ITEMS { t[(gt_local_id(1) + 1) * tw + gt_local_id(0) + 1] = in[(gt_global_id(1) + 1) * w + gt_global_id(0) + 1]; }
+    for (size_t r = 0; r < lh + 2; r++)
+        for (size_t i = 0; i < tw; i++)
+            t[r * tw + i] = in[(y0 + r) * w + x0 + i];
     GT_ITEMS {
         size_t at = (gt_local_id(1) + 1) * tw + gt_local_id(0) + 1;
         out[gt_global_id(1) * (size_t)n + gt_global_id(0)] =
