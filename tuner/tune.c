@@ -142,6 +142,17 @@ static void set_reason(gt_tune_result *r, const char *fmt, ...)
     va_end(ap);
 }
 
+/* Adds what er ran to the launch's remainder: the winner's workgroups outside the analysis. */
+static void count_as_remainder(gt_tune_result *r, const gt_exec_result *er)
+{
+    r->groups_remainder += er->groups;
+    r->remainder_ns += er->wall_ns;
+    for (unsigned i = 0; i < GT_COUNTERS_MAX; i++)
+        r->remainder_counters[i] += er->counters[i];
+    r->remainder_probed = r->remainder_probed || er->probed;
+    r->remainder_page_faults += er->probed ? er->probe.page_faults : 0;
+}
+
 /* Runs every workgroup not yet run (skip may be NULL) with s: the dispatch step. */
 static int run_remainder(const gt_executor *exec, const gt_schedule *s, const uint8_t *skip, gt_tune_result *r,
                          char *err, size_t errlen)
@@ -151,11 +162,7 @@ static int run_remainder(const gt_executor *exec, const gt_schedule *s, const ui
     int rc = exec->run(exec->ctx, &b, &er, err, errlen);
     if (rc < 0)
         return rc;
-    r->groups_remainder = er.groups;
-    r->remainder_ns = er.wall_ns;
-    memcpy(r->remainder_counters, er.counters, sizeof er.counters);
-    r->remainder_probed = er.probed;
-    r->remainder_page_faults = er.probed ? er.probe.page_faults : 0;
+    count_as_remainder(r, &er);
     if (r->groups_analysis + r->groups_remainder != r->groups_total) {
         snprintf(err, errlen, "the executor ran %llu workgroups in all, the launch has %llu",
                  (unsigned long long)(r->groups_analysis + r->groups_remainder), (unsigned long long)r->groups_total);
@@ -338,13 +345,8 @@ static int run_share(const gt_executor *exec, gt_walks *walks, const gt_schedule
     uint64_t left = share->groups - head.groups;
     if (rc == 0 && *cut_short) { /* the winner's, counted as the remainder's */
         rc = run_rest_with_winner(exec, &r->winner, done, head_done, left, r->groups_total, &more, err, errlen);
-        if (rc == 0) {
-            r->groups_remainder += more.groups;
-            r->remainder_ns += more.wall_ns;
-            for (unsigned i = 0; i < GT_COUNTERS_MAX; i++)
-                r->remainder_counters[i] += more.counters[i];
-            r->remainder_page_faults += more.probed ? more.probe.page_faults : 0;
-        }
+        if (rc == 0)
+            count_as_remainder(r, &more);
     } else if (rc == 0) { /* the contender's: the share after its head */
         rc = gt_stretch_take(walks, contender, start, left, head_done, &rest);
         if (rc < 0)
