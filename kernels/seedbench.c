@@ -143,12 +143,12 @@ static void ref_reduce(const gt_seed_case *c, void *expected)
 {
     const float *src = c->buffers[1];
     float *sums = expected;
-    size_t stretch = REDUCE_ROWS * c->n, chunk = stretch / REDUCE_LOCAL;
+    size_t stretch = REDUCE_ROWS * c->n, share = stretch / REDUCE_LOCAL;
     for (size_t g = 0; g < c->n / REDUCE_ROWS; g++) {
         float part[REDUCE_LOCAL] = {0};
         for (size_t l = 0; l < REDUCE_LOCAL; l++)
-            for (size_t i = 0; i < chunk; i++)
-                part[l] += src[g * stretch + l * chunk + i];
+            for (size_t i = 0; i < share; i++)
+                part[l] += src[g * stretch + l * share + i];
         for (size_t half = REDUCE_LOCAL / 2; half > 0; half /= 2)
             for (size_t l = 0; l < half; l++)
                 part[l] += part[l + half];

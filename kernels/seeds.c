@@ -168,17 +168,18 @@ GT_REQUIRE(matmul_tiled, (uint64_t)gt_param(n) * gt_param(n) <= gt_buffer_bytes(
  * 0.82-0.87 of OpenMP's reads (bench/results/reduce-chunks-2026-11-27/). */
 GT_KERNEL_GROUP_SIZED(reduce, (256, 1, 1), (float part[256];), float *, sums, const float *, src, int32_t, n)
 {
-    const size_t chunk = (size_t)n / 16, base = gt_group_id(0) * 16 * (size_t)n;
+    const size_t share = (size_t)n / 16, base = gt_group_id(0) * 16 * (size_t)n;
     GT_ITEMS {
-        const float *s = src + base + gt_local_id(0) * chunk;
+        const float *s = src + base + gt_local_id(0) * share;
         float lane[8] = {0};
         size_t i = 0;
-        for (; i + 8 <= chunk; i += 8)
+        for (; i + 8 <= share; i += 8)
             for (size_t j = 0; j < 8; j++)
                 lane[j] += s[i + j];
-        for (; i < chunk; i++)
+        for (; i < share; i++)
             lane[0] += s[i];
-        GT_L(part)[gt_local_id(0)] = ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
+        GT_L(part)[gt_local_id(0)] =
+            ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
     }
     for (size_t half = 128; half > 0; half /= 2)
         GT_ITEMS {
@@ -198,7 +199,7 @@ GT_REQUIRE(reduce, (uint64_t)gt_param(n) * gt_param(n) <= gt_buffer_bytes(src) /
 /* out = 0.5 centre + 0.125 (north + south + west + east) over an input padded to (n + 2) x
  * (n + 2): the workgroup's own code stages its tile with a one-element halo in local memory, a
  * row of tile and halo at a time (corners included), and then its items read all five values
- * from there. Staging row by row took 0.85x the time of staging the halo by the workgroup and
+ * from there. Staging row by row took 0.84x the time of staging the halo by the workgroup and
  * the tile by its items (bench/results/stencil-staging-2026-11-27/). Any workgroup shape of at
  * most 1024 items: a wide one (256 x 4, the benchmark's, and the one it is compiled for) keeps
  * the rows long, which a 16 x 16 one does not (half the time on one core here). */

@@ -96,12 +96,12 @@ __kernel void matmul_tiled(__global float *c, __global const float *a, __global 
 __kernel void reduce(__global float *sums, __global const float *src, int n)
 {
     __local float part[256];
-    size_t l = get_local_id(0), chunk = (size_t)n / 16, at = get_group_id(0) * 16 * (size_t)n + l * chunk;
+    size_t l = get_local_id(0), share = (size_t)n / 16, at = get_group_id(0) * 16 * (size_t)n + l * share;
     float8 lane = (float8)(0.0f);
     size_t i = 0;
-    for (; i + 8 <= chunk; i += 8)
+    for (; i + 8 <= share; i += 8)
         lane += vload8(0, src + at + i);
-    for (; i < chunk; i++)
+    for (; i < share; i++)
         lane.s0 += src[at + i];
     float acc = ((lane.s0 + lane.s1) + (lane.s2 + lane.s3)) + ((lane.s4 + lane.s5) + (lane.s6 + lane.s7));
     part[l] = acc;
