@@ -164,7 +164,7 @@ static void test_no_step_beyond_the_grid(void **state)
 /* A result whose winner is the first of `schedules`, each with the median listed. */
 typedef struct made_result {
     gt_tune_result r;
-    gt_candidate c[4];
+    gt_candidate c[5];
 } made_result;
 
 static void make_result(made_result *m, const char *const *schedules, const double *medians, size_t n)
@@ -262,6 +262,35 @@ static void test_a_hopeless_candidate_is_no_contender(void **state)
     assert_schedule(&rf.contenders[0].schedule, "group=linear,span=1024,item=linear,assign=block");
 }
 
+/* On the group and item axes the contender is the best other kind of order analysis measured,
+   not a neighbour of the winner's own kind, however close: samples misjudge orders of
+   different kinds the most. On the assignment, any other setting. */
+static void test_an_order_contender_is_of_another_kind(void **state)
+{
+    (void)state;
+    gt_tune_config cfg = gt_tune_config_default();
+    cfg.space.axes &= ~(1u << GT_AXIS_SPAN);
+    const char *schedules[] = {"group=column,item=tiled:8x8,assign=stealing",
+                               "group=column,item=tiled:4x4,assign=stealing",
+                               "group=column,item=column,assign=stealing",
+                               "group=tiled:2x2,item=tiled:8x8,assign=stealing",
+                               "group=column,item=tiled:8x8,assign=dynamic:32"};
+    static const double medians[] = {1.0, 1.05, 1.3, 1.1, 1.02};
+    made_result m;
+    gt_wisdom_refine rf;
+    make_result(&m, schedules, medians, 5);
+    gt_refine_start(&cfg, &m.r, grid, NULL, &rf);
+    assert_int_equal(rf.ncontenders, 3);
+    assert_schedule(&rf.contenders[0].schedule, "group=column,item=column,assign=stealing");
+    assert_schedule(&rf.contenders[1].schedule, "group=tiled:2x2,item=tiled:8x8,assign=stealing");
+    assert_schedule(&rf.contenders[2].schedule, "group=column,item=tiled:8x8,assign=dynamic:32");
+    /* no other kind measured on the item axis: no item contender */
+    m.c[2].schedule = parse("group=column,item=tiled:2x2,assign=stealing");
+    gt_refine_start(&cfg, &m.r, grid, NULL, &rf);
+    assert_int_equal(rf.ncontenders, 2);
+    assert_schedule(&rf.contenders[0].schedule, "group=tiled:2x2,item=tiled:8x8,assign=stealing");
+}
+
 /* The entry keeps the axes its analysis never reached and counts resumes: an entry with
    unexplored axes and no contender still refines (its next launch resumes the analysis), until
    GT_REFINE_RESUMES resumes. A resumed analysis that kept the winner keeps the contenders and
@@ -356,6 +385,7 @@ int main(void)
         cmocka_unit_test(test_a_contender_without_a_gain_in_sight_leaves_after_three_pairs),
         cmocka_unit_test(test_the_span_contender_is_the_row),
         cmocka_unit_test(test_a_hopeless_candidate_is_no_contender),
+        cmocka_unit_test(test_an_order_contender_is_of_another_kind),
         cmocka_unit_test(test_a_resumed_analysis_counts_on_and_keeps_the_winners_contenders),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -990,13 +990,15 @@ static int refine_rig_teardown(void **state)
     return 0;
 }
 
-/* Item orders only: the winner item=tiled:4x4 (0.5), one runner-up close behind, tiled:8x8
-   (0.55); the others (1.0) are too far behind to be contenders. */
+/* Item orders only: the winner item=tiled:4x4 (0.5), one runner-up of another kind close
+   behind, column (0.55); tiled:8x8 (0.52), of the winner's kind, is no contender however
+   close, and the others (1.0) are further behind. */
 static void close_runner_up(fixture *fx)
 {
     fx->cfg.space.axes = 1u << GT_AXIS_ITEM;
     fake_executor_factor(&fx->fake, "item=tiled:4x4", 0.5, 0);
-    fake_executor_factor(&fx->fake, "item=tiled:8x8", 0.55, 0);
+    fake_executor_factor(&fx->fake, "item=column", 0.55, 0);
+    fake_executor_factor(&fx->fake, "item=tiled:8x8", 0.52, 0);
 }
 
 /* The fixture anew on the square grid, its configuration kept: the next launch of the same
@@ -1033,7 +1035,7 @@ static void assert_schedule(const gt_schedule *s, const char *expected)
 }
 
 #define WINNER "group=linear,item=tiled:4x4,assign=stealing"
-#define RUNNER_UP "group=linear,item=tiled:8x8,assign=stealing"
+#define RUNNER_UP "group=linear,item=column,assign=stealing"
 
 /* After analysis the entry is refining with the runner-up as its contender; the next launch
    runs it on a quarter of the workgroups and the winner on the rest, and records the pair (the
@@ -1050,7 +1052,7 @@ static void test_a_refining_launch_runs_a_contender_on_a_share(void **state)
     assert_int_equal(e.refine.ncontenders, 1);
     assert_schedule(&e.refine.contenders[0].schedule, RUNNER_UP);
 
-    e = launch_again(fx, w, "item=tiled:8x8", 0.49 / 0.55);
+    e = launch_again(fx, w, "item=column", 0.49 / 0.55);
     assert_int_equal(fx->result.source, GT_SOURCE_WISDOM);
     assert_winner(&fx->result, WINNER);
     assert_true(fx->result.refine.shared);
@@ -1080,7 +1082,7 @@ static void test_a_refining_launch_runs_the_share_last(void **state)
     launch_again(fx, rig->w, NULL, 1);
     refresh(fx);
     close_runner_up(fx);
-    fake_executor_factor_from(&fx->fake, "item=tiled:8x8", 0.49 / 0.55, 2);
+    fake_executor_factor_from(&fx->fake, "item=column", 0.49 / 0.55, 2);
     assert_int_equal(tune(fx, rig->w), 0);
     assert_launch_complete(fx);
     assert_true(fx->result.refine.shared);
@@ -1102,7 +1104,7 @@ static void test_a_faster_contender_replaces_the_winner(void **state)
     unsigned launch = 1, replaced_at = 0, dropped_at = 0;
     double replaced_p = NAN;
     while (e.refine.state != GT_REFINE_SETTLED && launch < 20) {
-        e = launch_again(fx, w, "item=tiled:8x8", 0.4 / 0.55);
+        e = launch_again(fx, w, "item=column", 0.4 / 0.55);
         launch++;
         if (fx->result.refine.event == GT_REFINE_EVENT_REPLACED) {
             replaced_at = launch;
@@ -1118,7 +1120,7 @@ static void test_a_faster_contender_replaces_the_winner(void **state)
     assert_int_equal(e.refine.state, GT_REFINE_SETTLED);
     assert_schedule(&e.schedule, RUNNER_UP);
     assert_int_equal(e.refine.ncontenders, 0);
-    launch_again(fx, w, "item=tiled:8x8", 0.4 / 0.55);
+    launch_again(fx, w, "item=column", 0.4 / 0.55);
     assert_winner(&fx->result, RUNNER_UP);
     assert_int_equal(fx->result.groups_analysis, 0);
 }
@@ -1134,7 +1136,7 @@ static void test_a_slower_contender_leaves_after_one_share(void **state)
     for (size_t i = 0; i < sizeof factors / sizeof factors[0]; i++) {
         gt_wisdom_clear(w);
         launch_again(fx, w, NULL, 1);
-        gt_wisdom_entry e = launch_again(fx, w, "item=tiled:8x8", factors[i]);
+        gt_wisdom_entry e = launch_again(fx, w, "item=column", factors[i]);
         assert_int_equal(fx->result.refine.event, GT_REFINE_EVENT_DROPPED);
         assert_true(isnan(fx->result.refine.p));
         assert_int_equal(e.refine.ncontenders, 0);
@@ -1159,7 +1161,7 @@ static void test_a_hopeless_first_share_is_cut_short(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         gt_wisdom_clear(w);
         launch_again(fx, w, NULL, 1);
-        gt_wisdom_entry e = launch_again(fx, w, "item=tiled:8x8", cases[i].factor);
+        gt_wisdom_entry e = launch_again(fx, w, "item=column", cases[i].factor);
         uint64_t share = fx->fake.groups / GT_REFINE_SHARE;
         uint64_t ran = cases[i].cut ? share / GT_REFINE_PROBE_PARTS : share;
         assert_int_equal(fx->fake.batches, 3);
@@ -1191,7 +1193,7 @@ static void test_a_hopeless_first_share_is_cut_short(void **state)
     refresh(fx);
     close_runner_up(fx);
     fx->fake.base_ns = 10;
-    fake_executor_factor(&fx->fake, "item=tiled:8x8", 2.0, 0);
+    fake_executor_factor(&fx->fake, "item=column", 2.0, 0);
     assert_int_equal(tune(fx, w), 0);
     assert_launch_complete(fx);
     assert_int_equal(fx->fake.batches, 2);
@@ -1207,11 +1209,11 @@ static void test_a_far_faster_contender_replaces_the_winner_at_once(void **state
     fixture *fx = &rig->fx;
     gt_wisdom *w = rig->w;
     launch_again(fx, w, NULL, 1);
-    gt_wisdom_entry e = launch_again(fx, w, "item=tiled:8x8", 0.3 / 0.55);
+    gt_wisdom_entry e = launch_again(fx, w, "item=column", 0.3 / 0.55);
     assert_int_equal(fx->result.refine.event, GT_REFINE_EVENT_REPLACED);
     assert_schedule(&e.schedule, RUNNER_UP);
     assert_schedule(&e.refine.contenders[0].schedule, WINNER);
-    e = launch_again(fx, w, "item=tiled:8x8", 0.3 / 0.55);
+    e = launch_again(fx, w, "item=column", 0.3 / 0.55);
     assert_int_equal(fx->result.refine.event, GT_REFINE_EVENT_DROPPED);
     assert_int_equal(e.refine.state, GT_REFINE_SETTLED);
 }
@@ -1228,7 +1230,7 @@ static void test_an_undecided_entry_settles_at_the_limit(void **state)
     gt_wisdom_entry e = launch_again(fx, w, NULL, 1);
     for (unsigned k = 1; k <= 2; k++) {
         assert_int_equal(e.refine.state, GT_REFINE_REFINING);
-        e = launch_again(fx, w, "item=tiled:8x8", 0.49 / 0.55);
+        e = launch_again(fx, w, "item=column", 0.49 / 0.55);
         assert_true(fx->result.refine.shared);
     }
     assert_int_equal(e.refine.state, GT_REFINE_SETTLED);
@@ -1246,7 +1248,7 @@ static void test_a_drifting_winner_reopens_the_entry(void **state)
     fixture *fx = &rig->fx;
     gt_wisdom *w = rig->w;
     gt_wisdom_entry e = launch_again(fx, w, NULL, 1);
-    e = launch_again(fx, w, "item=tiled:8x8", 0.475 / 0.55); /* 0.95 times the winner */
+    e = launch_again(fx, w, "item=column", 0.475 / 0.55); /* 0.95 times the winner */
     assert_int_equal(fx->result.refine.event, GT_REFINE_EVENT_COMPARED);
     for (unsigned k = 1; k < GT_REFINE_SIGHT_PAIRS; k++) { /* 1.1 times the winner */
         assert_int_equal(e.refine.state, GT_REFINE_REFINING);

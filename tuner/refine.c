@@ -44,8 +44,29 @@ static gt_schedule with_axis_of(const gt_schedule *winner, gt_axis axis, const g
     return out;
 }
 
-/* The analysis's best candidate (by median) whose setting on this axis differs from the
-   winner's; SIZE_MAX when there is none. Behind the winner, since it was measured under other
+/* Whether s's setting on this axis is another kind than the winner's: for the group and item
+   orders, another order (column against tiled, not tiled:4x4 against tiled:8x8); for the span
+   and the assignment, any other setting. */
+static bool other_kind(const gt_schedule *winner, gt_axis axis, const gt_schedule *s)
+{
+    switch (axis) {
+    case GT_AXIS_ITEM:
+        return s->item.kind != winner->item.kind;
+    case GT_AXIS_GROUP:
+        return s->group.kind != winner->group.kind;
+    default: {
+        gt_schedule moved = with_axis_of(winner, axis, s);
+        return !gt_schedule_equal(&moved, winner);
+    }
+    }
+}
+
+/* The analysis's best candidate (by median) whose setting on this axis is another kind than
+   the winner's; SIZE_MAX when there is none. Samples misjudge orders of different kinds the
+   most: under the linear group order, copy_cols' column and tiled items cost about the same
+   in samples, and tiled items 4.7-5.9 times column's on the whole launch; a contender from the
+   winner's own kind (tiled:4x4 for tiled:8x8) left such a winner in place for 20 launches
+   (bench/results/other-kind-2026-11-27/). Behind the winner, since it was measured under other
    settings of the other axes, which may be why; but not GT_TUNE_HOPELESS times behind: a
    contender runs a quarter of a launch, and item=column at 8 times the winner's cost made
    copy_rows' second launch 2.7 times its first. */
@@ -55,8 +76,7 @@ static size_t best_other(const gt_tune_result *r, gt_axis axis, double winner_co
     double most = GT_TUNE_HOPELESS * winner_cost;
     for (size_t i = 0; i < r->ncandidates; i++) {
         const gt_candidate *c = &r->candidates[i];
-        gt_schedule moved = with_axis_of(&r->winner, axis, &c->schedule);
-        if (!gt_schedule_equal(&moved, &r->winner) && c->median >= 0 && c->median <= most &&
+        if (other_kind(&r->winner, axis, &c->schedule) && c->median >= 0 && c->median <= most &&
             (best == SIZE_MAX || c->median < r->candidates[best].median))
             best = i;
     }
