@@ -164,7 +164,7 @@ static void test_no_step_beyond_the_grid(void **state)
 /* A result whose winner is the first of `schedules`, each with the median listed. */
 typedef struct made_result {
     gt_tune_result r;
-    gt_candidate c[5];
+    gt_candidate c[6];
 } made_result;
 
 static void make_result(made_result *m, const char *const *schedules, const double *medians, size_t n)
@@ -262,9 +262,10 @@ static void test_a_hopeless_candidate_is_no_contender(void **state)
     assert_schedule(&rf.contenders[0].schedule, "group=linear,span=1024,item=linear,assign=block");
 }
 
-/* On the group and item axes the contender is the best other kind of order analysis measured,
-   not a neighbour of the winner's own kind, however close: samples misjudge orders of
-   different kinds the most. On the assignment, any other setting. */
+/* On the group and item axes a contender is the best of another kind of order analysis
+   measured, not a neighbour of the winner's own kind, however close: samples misjudge orders
+   of different kinds the most. The item axis takes the best of GT_REFINE_ITEM_KINDS other
+   kinds, the group axis of one. On the assignment, any other setting. */
 static void test_an_order_contender_is_of_another_kind(void **state)
 {
     (void)state;
@@ -284,7 +285,19 @@ static void test_an_order_contender_is_of_another_kind(void **state)
     assert_schedule(&rf.contenders[0].schedule, "group=column,item=column,assign=stealing");
     assert_schedule(&rf.contenders[1].schedule, "group=tiled:2x2,item=tiled:8x8,assign=stealing");
     assert_schedule(&rf.contenders[2].schedule, "group=column,item=tiled:8x8,assign=dynamic:32");
+    /* the item axis takes the best of GT_REFINE_ITEM_KINDS other kinds, best first */
+    const char *kinds[] = {"group=column,item=tiled:8x8,assign=stealing", "group=column,item=column,assign=stealing",
+                           "group=column,item=linear,assign=stealing", "group=column,item=hilbert,assign=stealing",
+                           "group=column,item=tiled:4x4,assign=stealing", "group=column,item=linear,assign=block"};
+    static const double kind_medians[] = {1.0, 1.3, 1.2, 1.25, 1.01, 1.9};
+    make_result(&m, kinds, kind_medians, 6);
+    gt_refine_start(&cfg, &m.r, grid, NULL, &rf);
+    assert_int_equal(rf.ncontenders, 3);
+    assert_schedule(&rf.contenders[0].schedule, "group=column,item=linear,assign=stealing");
+    assert_schedule(&rf.contenders[1].schedule, "group=column,item=hilbert,assign=stealing");
+    assert_schedule(&rf.contenders[2].schedule, "group=column,item=tiled:8x8,assign=block");
     /* no other kind measured on the item axis: no item contender */
+    make_result(&m, schedules, medians, 5);
     m.c[2].schedule = parse("group=column,item=tiled:2x2,assign=stealing");
     gt_refine_start(&cfg, &m.r, grid, NULL, &rf);
     assert_int_equal(rf.ncontenders, 2);

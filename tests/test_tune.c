@@ -992,13 +992,14 @@ static int refine_rig_teardown(void **state)
 
 /* Item orders only: the winner item=tiled:4x4 (0.5), one runner-up of another kind close
    behind, column (0.55); tiled:8x8 (0.52), of the winner's kind, is no contender however
-   close, and the others (1.0) are further behind. */
+   close, and linear (1.1), the third kind, is more than twice behind: hopeless. */
 static void close_runner_up(fixture *fx)
 {
     fx->cfg.space.axes = 1u << GT_AXIS_ITEM;
     fake_executor_factor(&fx->fake, "item=tiled:4x4", 0.5, 0);
     fake_executor_factor(&fx->fake, "item=column", 0.55, 0);
     fake_executor_factor(&fx->fake, "item=tiled:8x8", 0.52, 0);
+    fake_executor_factor(&fx->fake, "item=linear", 1.1, 0);
 }
 
 /* The fixture anew on the square grid, its configuration kept: the next launch of the same

@@ -476,7 +476,7 @@ static void store_refuses_a_refine_the_file_could_not_hold(void **state)
     bad[0].e.refine.state = (gt_refine_state)GT_REFINE_STATES;
     bad[0].problem = "\"refine\": \"state\": unknown state 3";
     bad[1].e.refine.ncontenders = GT_REFINE_CONTENDERS + 1;
-    bad[1].problem = "\"refine\": 5 contenders; expected at most 4";
+    bad[1].problem = "\"refine\": 6 contenders; expected at most 5";
     bad[2].e.refine.contenders[1].n = GT_REFINE_OBSERVATIONS + 1;
     bad[2].problem = "\"refine\": \"contenders\"[1]: 9 paired costs; at most 8";
     bad[3].e.refine.contenders[0].cost[1] = -0.5;
@@ -776,12 +776,12 @@ static void refine_with_unknown_state_is_set_aside(void **state)
                             "reopened");
 }
 
-static void refine_with_five_contenders_is_set_aside(void **state)
+static void refine_with_six_contenders_is_set_aside(void **state)
 {
     assert_refine_set_aside(*state,
                             REFINE_START "\"contenders\": [" CONTENDER ", " CONTENDER ", " CONTENDER ", " CONTENDER
-                                         ", " CONTENDER "]}",
-                            "entry 0: \"refine\": \"contenders\" has 5 contenders; expected at most 4");
+                                         ", " CONTENDER ", " CONTENDER "]}",
+                            "entry 0: \"refine\": \"contenders\" has 6 contenders; expected at most 5");
 }
 
 static void refine_with_nine_costs_is_set_aside(void **state)
@@ -1267,7 +1267,7 @@ int main(void)
         T(bad_range_is_set_aside),
         T(unknown_field_is_set_aside),
         T(refine_with_unknown_state_is_set_aside),
-        T(refine_with_five_contenders_is_set_aside),
+        T(refine_with_six_contenders_is_set_aside),
         T(refine_with_nine_costs_is_set_aside),
         T(refine_with_unpaired_costs_is_set_aside),
         T(refine_with_a_negative_cost_is_set_aside),

@@ -44,39 +44,32 @@ static gt_schedule with_axis_of(const gt_schedule *winner, gt_axis axis, const g
     return out;
 }
 
-/* Whether s's setting on this axis is another kind than the winner's: for the group and item
-   orders, another order (column against tiled, not tiled:4x4 against tiled:8x8); for the span
-   and the assignment, any other setting. */
-static bool other_kind(const gt_schedule *winner, gt_axis axis, const gt_schedule *s)
+/* The kind of s's order on an order axis, as a bit. */
+static uint32_t order_kind_bit(const gt_schedule *s, gt_axis axis)
 {
-    switch (axis) {
-    case GT_AXIS_ITEM:
-        return s->item.kind != winner->item.kind;
-    case GT_AXIS_GROUP:
-        return s->group.kind != winner->group.kind;
-    default: {
-        gt_schedule moved = with_axis_of(winner, axis, s);
-        return !gt_schedule_equal(&moved, winner);
-    }
-    }
+    return 1u << (axis == GT_AXIS_ITEM ? s->item.kind : s->group.kind);
 }
 
-/* The analysis's best candidate (by median) whose setting on this axis is another kind than
-   the winner's; SIZE_MAX when there is none. Samples misjudge orders of different kinds the
-   most: under the linear group order, copy_cols' column and tiled items cost about the same
-   in samples, and tiled items 4.7-5.9 times column's on the whole launch; a contender from the
-   winner's own kind (tiled:4x4 for tiled:8x8) left such a winner in place for 20 launches
-   (bench/results/other-kind-2026-11-27/). Behind the winner, since it was measured under other
-   settings of the other axes, which may be why; but not GT_TUNE_HOPELESS times behind: a
-   contender runs a quarter of a launch, and item=column at 8 times the winner's cost made
-   copy_rows' second launch 2.7 times its first. */
-static size_t best_other(const gt_tune_result *r, gt_axis axis, double winner_cost)
+/* The analysis's best candidate (by median) that moves the winner on this axis, to another
+   kind of order than those in `kinds` on the group and item axes (column against tiled, not
+   tiled:4x4 against tiled:8x8), to any other setting on the others; SIZE_MAX when there is
+   none. Samples misjudge orders of different kinds the most: under the linear group order,
+   copy_cols' column and tiled items cost about the same in samples, and tiled items 4.7-5.9
+   times column's on the whole launch; a contender of the winner's own kind (tiled:4x4 for
+   tiled:8x8) left such a winner in place for 20 launches (bench/results/other-kind-2026-11-27/).
+   Behind the winner, since it was measured under other settings of the other axes, which may
+   be why; but not GT_TUNE_HOPELESS times behind: a contender runs a quarter of a launch, and
+   item=column at 8 times the winner's cost made copy_rows' second launch 2.7 times its first. */
+static size_t best_other(const gt_tune_result *r, gt_axis axis, uint32_t kinds, double winner_cost)
 {
+    bool orders = axis == GT_AXIS_ITEM || axis == GT_AXIS_GROUP;
     size_t best = SIZE_MAX;
     double most = GT_TUNE_HOPELESS * winner_cost;
     for (size_t i = 0; i < r->ncandidates; i++) {
         const gt_candidate *c = &r->candidates[i];
-        if (other_kind(&r->winner, axis, &c->schedule) && c->median >= 0 && c->median <= most &&
+        gt_schedule moved = with_axis_of(&r->winner, axis, &c->schedule);
+        bool other = orders ? !(order_kind_bit(&c->schedule, axis) & kinds) : !gt_schedule_equal(&moved, &r->winner);
+        if (other && c->median >= 0 && c->median <= most &&
             (best == SIZE_MAX || c->median < r->candidates[best].median))
             best = i;
     }
@@ -136,15 +129,21 @@ void gt_refine_start(const gt_tune_config *cfg, const gt_tune_result *r, const u
     bool spans = cfg->space.axes & (1u << GT_AXIS_SPAN);
     double winner_cost = winner_median(r);
     for (size_t a = 0; cfg->refine && winner_cost > 0 && a < sizeof axes / sizeof axes[0]; a++) {
-        gt_schedule s = r->winner;
-        size_t i;
-        if (axes[a] == GT_AXIS_SPAN && spans && r->winner.span < widest_span(grid))
+        if (axes[a] == GT_AXIS_SPAN && spans && r->winner.span < widest_span(grid)) {
+            gt_schedule s = r->winner;
             s.span = widest_span(grid); /* whether or not the analysis reached the span axis */
-        else if ((i = best_other(r, axes[a], winner_cost)) != SIZE_MAX)
-            s = with_axis_of(&r->winner, axes[a], &r->candidates[i].schedule);
-        else
+            add_contender(rf, &s, &r->winner);
             continue;
-        add_contender(rf, &s, &r->winner);
+        }
+        bool orders = axes[a] == GT_AXIS_ITEM || axes[a] == GT_AXIS_GROUP;
+        uint32_t kinds = orders ? order_kind_bit(&r->winner, axes[a]) : 0;
+        unsigned most = axes[a] == GT_AXIS_ITEM ? GT_REFINE_ITEM_KINDS : 1;
+        size_t i;
+        for (unsigned n = 0; n < most && (i = best_other(r, axes[a], kinds, winner_cost)) != SIZE_MAX; n++) {
+            gt_schedule s = with_axis_of(&r->winner, axes[a], &r->candidates[i].schedule);
+            add_contender(rf, &s, &r->winner);
+            kinds |= orders ? order_kind_bit(&s, axes[a]) : 0;
+        }
     }
     rf->state = rf->ncontenders || gt_refine_can_resume(rf) ? GT_REFINE_REFINING : GT_REFINE_SETTLED;
 }

@@ -25,8 +25,10 @@
  * pair cleared); one shown slower leaves.
  *
  * The contenders are the winner with its item order, its group order and its assignment, in
- * turn, replaced by the best other setting the analysis measured: the choices samples judge
- * least well, each measured under the other axes' earlier settings; and, when the kernel takes
+ * turn, replaced by the best other setting the analysis measured (on the order axes, the best
+ * of another kind of order: of each of GT_REFINE_ITEM_KINDS other kinds for the item order):
+ * the choices samples judge least well, each measured under the other axes' earlier settings;
+ * and, when the kernel takes
  * spans, the winner with the widest span, a row of the grid (wider than a sample can judge: it
  * holds a few spans per worker), within GT_REFINE_SHARE_SPANS spans per share. A contender
  * that took over by moving the span or the chunk along its series brings the next step the
@@ -61,6 +63,10 @@
 /* After this many pairs, a contender whose median cost is not below the winner's by the
    minimum gain leaves: a test could hardly show a gain its pairs do not show. */
 #define GT_REFINE_SIGHT_PAIRS 3
+/* Item orders of other kinds than the winner's that become contenders, the best of each
+   kind: under some group orders the samples rank linear, column and tiled items unlike the
+   launches (bench/results/other-kind-2026-11-27/). */
+#define GT_REFINE_ITEM_KINDS 2
 /* The widest span refinement tries leaves a contender's share at least this many spans. */
 #define GT_REFINE_SHARE_SPANS 16
 /* A contender whose first share the winner's costs this many times takes its place at once;

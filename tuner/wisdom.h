@@ -29,7 +29,7 @@ typedef struct gt_wisdom_key {
 /* Launches that keep learning (refine.h): after analysis decided, the next launches with the
  * same key run the winner on most of the launch and one contender on a share of it, until the
  * rank test settles between them or a limit of launches is reached. */
-#define GT_REFINE_CONTENDERS 4
+#define GT_REFINE_CONTENDERS 5
 #define GT_REFINE_OBSERVATIONS 8
 /* The most launches, and drifted launches, an entry counts; the wisdom refuses more. */
 #define GT_REFINE_COUNT_MAX 1000000
