@@ -307,7 +307,8 @@ static void test_an_order_contender_is_of_another_kind(void **state)
 /* The entry keeps the axes its analysis never reached and counts resumes: an entry with
    unexplored axes and no contender still refines (its next launch resumes the analysis), until
    GT_REFINE_RESUMES resumes. A resumed analysis that kept the winner keeps the contenders and
-   their pairs; one that moved it starts afresh. */
+   their pairs; one that moved it takes its own, and the old ones' moves applied to the new
+   winner, without pairs. */
 static void test_a_resumed_analysis_counts_on_and_keeps_the_winners_contenders(void **state)
 {
     (void)state;
@@ -335,18 +336,29 @@ static void test_a_resumed_analysis_counts_on_and_keeps_the_winners_contenders(v
     m.c[1].schedule = parse("group=zigzag,span=1024,item=column,assign=block");
     m.c[1].median = 1.1;
     gt_wisdom_refine next;
-    gt_refine_start(&cfg, &m.r, grid, &e.refine, &next);
+    gt_refine_start(&cfg, &m.r, grid, &e, &next);
     assert_int_equal(next.resumes, 1);
     assert_int_equal(next.ncontenders, 2);
     assert_schedule(&next.contenders[0].schedule, "group=column,span=1024,item=column,assign=block");
     assert_int_equal(next.contenders[0].n, 1);
     assert_schedule(&next.contenders[1].schedule, "group=zigzag,span=1024,item=column,assign=block");
 
-    /* moved: the old contenders were against the old winner */
+    /* moved: the old contenders' pairs were against the old winner; their moves (group=column)
+       apply to the new one, after the resumed analysis's own contenders */
     m.r.winner = m.c[1].schedule;
     m.c[0].median = 1.2;
     m.c[1].median = 1.0;
-    gt_refine_start(&cfg, &m.r, grid, &e.refine, &next);
+    gt_refine_start(&cfg, &m.r, grid, &e, &next);
+    assert_int_equal(next.ncontenders, 2);
+    assert_schedule(&next.contenders[0].schedule, "group=linear,span=1024,item=column,assign=block");
+    assert_schedule(&next.contenders[1].schedule, "group=column,span=1024,item=column,assign=block");
+    assert_int_equal(next.contenders[1].n, 0);
+    /* an old contender the new winner already is, or that moved two axes, does not follow */
+    e.refine.contenders[0].schedule = parse("group=zigzag,span=1024,item=column,assign=block");
+    gt_refine_start(&cfg, &m.r, grid, &e, &next);
+    assert_int_equal(next.ncontenders, 1);
+    e.refine.contenders[0].schedule = parse("group=column,span=1024,item=linear,assign=block");
+    gt_refine_start(&cfg, &m.r, grid, &e, &next);
     assert_int_equal(next.ncontenders, 1);
     assert_schedule(&next.contenders[0].schedule, "group=linear,span=1024,item=column,assign=block");
 
@@ -355,7 +367,7 @@ static void test_a_resumed_analysis_counts_on_and_keeps_the_winners_contenders(v
     e.refine.resumes = GT_REFINE_RESUMES - 1;
     m.c[1].median = 3.0;
     m.r.winner = m.c[0].schedule;
-    gt_refine_start(&cfg, &m.r, grid, &e.refine, &next);
+    gt_refine_start(&cfg, &m.r, grid, &e, &next);
     assert_int_equal(next.resumes, GT_REFINE_RESUMES);
     assert_int_equal(next.ncontenders, 0);
     assert_int_equal(next.state, GT_REFINE_SETTLED);

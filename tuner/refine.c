@@ -44,6 +44,22 @@ static gt_schedule with_axis_of(const gt_schedule *winner, gt_axis axis, const g
     return out;
 }
 
+/* The one axis on which s differs from w; GT_AXIS_COUNT when none or several do. */
+static gt_axis moved_axis(const gt_schedule *w, const gt_schedule *s)
+{
+    static const gt_axis axes[] = {GT_AXIS_ITEM, GT_AXIS_GROUP, GT_AXIS_SPAN, GT_AXIS_ASSIGN};
+    gt_axis moved = GT_AXIS_COUNT;
+    for (size_t a = 0; a < sizeof axes / sizeof axes[0]; a++) {
+        gt_schedule only = with_axis_of(w, axes[a], s);
+        if (gt_schedule_equal(&only, w))
+            continue;
+        if (moved != GT_AXIS_COUNT)
+            return GT_AXIS_COUNT;
+        moved = axes[a];
+    }
+    return moved;
+}
+
 /* The kind of s's order on an order axis, as a bit. */
 static uint32_t order_kind_bit(const gt_schedule *s, gt_axis axis)
 {
@@ -114,17 +130,18 @@ bool gt_refine_can_resume(const gt_wisdom_refine *rf)
    contender too when the kernel takes spans but the analysis's time ran out before the span
    axis (copy_rows then settled on a span of 1, at 49% of memcpy's bandwidth against 76%). */
 void gt_refine_start(const gt_tune_config *cfg, const gt_tune_result *r, const uint32_t grid[3],
-                     const gt_wisdom_refine *before, gt_wisdom_refine *rf)
+                     const gt_wisdom_entry *before, gt_wisdom_refine *rf)
 {
     memset(rf, 0, sizeof *rf);
     rf->settled_cost = NAN;
     rf->unexplored = cfg->refine ? r->unexplored : 0;
-    rf->resumes = before ? before->resumes + 1 : 0;
+    rf->resumes = before ? before->refine.resumes + 1 : 0;
     /* A resumed analysis that kept the winner keeps its contenders and their pairs: they were
        measured against the same winner, on axes the resumed analysis may not have looked at. */
-    if (before && r->ncandidates && gt_schedule_equal(&r->winner, &r->candidates[0].schedule))
-        for (unsigned i = 0; i < before->ncontenders; i++)
-            rf->contenders[rf->ncontenders++] = before->contenders[i];
+    bool kept = before && r->ncandidates && gt_schedule_equal(&r->winner, &r->candidates[0].schedule);
+    if (kept)
+        for (unsigned i = 0; i < before->refine.ncontenders; i++)
+            rf->contenders[rf->ncontenders++] = before->refine.contenders[i];
     static const gt_axis axes[] = {GT_AXIS_ITEM, GT_AXIS_GROUP, GT_AXIS_SPAN, GT_AXIS_ASSIGN};
     bool spans = cfg->space.axes & (1u << GT_AXIS_SPAN);
     double winner_cost = winner_median(r);
@@ -143,6 +160,18 @@ void gt_refine_start(const gt_tune_config *cfg, const gt_tune_result *r, const u
             gt_schedule s = with_axis_of(&r->winner, axes[a], &r->candidates[i].schedule);
             add_contender(rf, &s, &r->winner);
             kinds |= orders ? order_kind_bit(&s, axes[a]) : 0;
+        }
+    }
+    /* One that moved it starts afresh from its own candidates, which cover only the axes it
+       resumed; the old contenders' moves on the other axes still apply, to the new winner and
+       without their pairs (copy_cols kept a tiled item order 5x the column one's for 20
+       launches when a resumed analysis moved its assignment and dropped the item contender). */
+    for (unsigned i = 0; cfg->refine && before && !kept && i < before->refine.ncontenders; i++) {
+        const gt_schedule *c = &before->refine.contenders[i].schedule;
+        gt_axis a = moved_axis(&before->schedule, c);
+        if (a != GT_AXIS_COUNT) {
+            gt_schedule s = with_axis_of(&r->winner, a, c);
+            add_contender(rf, &s, &r->winner);
         }
     }
     rf->state = rf->ncontenders || gt_refine_can_resume(rf) ? GT_REFINE_REFINING : GT_REFINE_SETTLED;

@@ -95,11 +95,11 @@ const char *gt_refine_event_name(gt_refine_event e);
 
 /* The contenders and the state of a freshly analysed entry, whose launch had this grid of
  * workgroups: refining when refinement is on and there is a contender or an analysis to
- * resume, else settled. before is the entry's refinement when r is a resumed analysis (NULL
- * otherwise; not rf): its resumes count on, and its contenders stay when the winner did not
- * change. */
+ * resume, else settled. before is the entry when r is a resumed analysis (NULL otherwise; its
+ * refine is not rf): its resumes count on, and its contenders stay, with their pairs, when the
+ * winner did not change, and follow the new winner, without them, when it did. */
 void gt_refine_start(const gt_tune_config *cfg, const gt_tune_result *r, const uint32_t grid[3],
-                     const gt_wisdom_refine *before, gt_wisdom_refine *rf);
+                     const gt_wisdom_entry *before, gt_wisdom_refine *rf);
 /* The entry's analysis left axes unexplored, fewer than GT_REFINE_RESUMES resumes ago. */
 bool gt_refine_can_resume(const gt_wisdom_refine *rf);
 /* This launch resumes the entry's analysis over its unexplored axes, starting from the winner:

@@ -244,7 +244,7 @@ static void record_wisdom(const gt_tune_config *cfg, gt_wisdom *w, const gt_wisd
     for (size_t i = 0; i < r->ncandidates; i++)
         if (gt_schedule_equal(&r->candidates[i].schedule, &r->winner))
             e.cost = r->candidates[i].median;
-    gt_refine_start(cfg, r, grid, before ? &before->refine : NULL, &e.refine);
+    gt_refine_start(cfg, r, grid, before, &e.refine);
     r->refine = (gt_refine_outcome){.ran = cfg->refine, .state = e.refine.state, .p = NAN,
                                     .contender_cost = NAN, .incumbent_cost = NAN};
     r->wisdom_changed = true;
