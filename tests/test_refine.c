@@ -90,6 +90,26 @@ static void test_a_contender_no_faster_on_its_first_share_leaves(void **state)
     assert_int_equal(e.refine.state, GT_REFINE_SETTLED);
 }
 
+/* When a contender takes over, the others make their own moves from the new winner: the group
+   contender, which came with the old winner's tiled items, now comes with the new winner's
+   column items. One that moved more than one axis stays as it is. */
+static void test_the_other_contenders_move_from_a_new_winner(void **state)
+{
+    (void)state;
+    gt_tune_config cfg = gt_tune_config_default();
+    const char *contenders[] = {"group=column,item=column,assign=stealing", "group=grouped:16,item=tiled:8x8,assign=stealing",
+                                "group=linear,item=linear,assign=block", NULL};
+    gt_wisdom_entry e = entry("group=column,item=tiled:8x8,assign=stealing", contenders);
+    assert_int_equal(observe(&cfg, &e, 0, 0.5), GT_REFINE_EVENT_REPLACED);
+    assert_schedule(&e.schedule, "group=column,item=column,assign=stealing");
+    assert_int_equal(e.refine.ncontenders, 3);
+    assert_schedule(&e.refine.contenders[0].schedule, "group=column,item=tiled:8x8,assign=stealing");
+    assert_schedule(&e.refine.contenders[1].schedule, "group=grouped:16,item=column,assign=stealing");
+    assert_schedule(&e.refine.contenders[2].schedule, "group=linear,item=linear,assign=block");
+    for (unsigned i = 0; i < e.refine.ncontenders; i++)
+        assert_int_equal(e.refine.contenders[i].n, 0);
+}
+
 /* The winner with span 64 loses to its contender with span 256 by far on the first share: the
    contender takes over, and span 1024 (256 x 256 / 64) joins, beside the old winner. */
 static void test_a_wider_span_that_wins_brings_the_next_step(void **state)
@@ -405,6 +425,7 @@ int main(void)
         cmocka_unit_test(test_each_contender_gets_a_first_share_then_the_leader_runs),
         cmocka_unit_test(test_a_contender_no_faster_on_its_first_share_leaves),
         cmocka_unit_test(test_a_wider_span_that_wins_brings_the_next_step),
+        cmocka_unit_test(test_the_other_contenders_move_from_a_new_winner),
         cmocka_unit_test(test_the_next_step_follows_the_direction_and_the_axis),
         cmocka_unit_test(test_no_step_beyond_the_grid),
         cmocka_unit_test(test_a_contender_without_a_gain_in_sight_leaves_after_three_pairs),

@@ -60,6 +60,16 @@ static gt_axis moved_axis(const gt_schedule *w, const gt_schedule *s)
     return moved;
 }
 
+/* c moved from `from` on one axis: the same move from `to`, in out (true); false otherwise. */
+static bool same_move(const gt_schedule *from, const gt_schedule *to, const gt_schedule *c, gt_schedule *out)
+{
+    gt_axis a = moved_axis(from, c);
+    if (a == GT_AXIS_COUNT)
+        return false;
+    *out = with_axis_of(to, a, c);
+    return true;
+}
+
 /* The kind of s's order on an order axis, as a bit. */
 static uint32_t order_kind_bit(const gt_schedule *s, gt_axis axis)
 {
@@ -167,12 +177,9 @@ void gt_refine_start(const gt_tune_config *cfg, const gt_tune_result *r, const u
        without their pairs (copy_cols kept a tiled item order 5x the column one's for 20
        launches when a resumed analysis moved its assignment and dropped the item contender). */
     for (unsigned i = 0; cfg->refine && before && !kept && i < before->refine.ncontenders; i++) {
-        const gt_schedule *c = &before->refine.contenders[i].schedule;
-        gt_axis a = moved_axis(&before->schedule, c);
-        if (a != GT_AXIS_COUNT) {
-            gt_schedule s = with_axis_of(&r->winner, a, c);
+        gt_schedule s;
+        if (same_move(&before->schedule, &r->winner, &before->refine.contenders[i].schedule, &s))
             add_contender(rf, &s, &r->winner);
-        }
     }
     rf->state = rf->ncontenders || gt_refine_can_resume(rf) ? GT_REFINE_REFINING : GT_REFINE_SETTLED;
 }
@@ -263,13 +270,24 @@ static void add_next_step(gt_wisdom_refine *rf, const gt_schedule *from, const g
 }
 
 /* Contender k becomes the winner, the winner contender k; every pair was against the old
-   winner, so none is kept. The next step along the series it moved on joins them. */
+   winner, so none is kept. The other contenders make their moves from the new winner (item
+   orders of other kinds, tried under a group order the old winner had, are tried under the
+   new winner's: copy_cols' tiled winner gave way to column items, and its group contender,
+   still with tiled items, could not win), and the next step along the series the winner
+   moved on joins them. */
 static void promote(gt_wisdom_entry *e, gt_refine_contender *k, const uint32_t grid[3])
 {
     gt_schedule old = e->schedule;
     e->schedule = k->schedule;
     e->cost = gt_stats_median(k->cost, k->n);
     k->schedule = old;
+    gt_wisdom_refine was = e->refine;
+    e->refine.ncontenders = 0;
+    for (unsigned i = 0; i < was.ncontenders; i++) {
+        gt_schedule s = was.contenders[i].schedule;
+        same_move(&old, &e->schedule, &s, &s);
+        add_contender(&e->refine, &s, &e->schedule);
+    }
     clear_pairs(&e->refine);
     add_next_step(&e->refine, &old, &e->schedule, grid);
 }
