@@ -285,7 +285,8 @@ static void test_a_hopeless_candidate_is_no_contender(void **state)
 /* On the group and item axes a contender is the best of another kind of order analysis
    measured, not a neighbour of the winner's own kind, however close: samples misjudge orders
    of different kinds the most. The item axis takes the best of GT_REFINE_ITEM_KINDS other
-   kinds, the group axis of one. On the assignment, any other setting. */
+   kinds (a second one only within GT_REFINE_HOPELESS of the winner), the group axis of one.
+   On the assignment, any other setting. */
 static void test_an_order_contender_is_of_another_kind(void **state)
 {
     (void)state;
@@ -316,6 +317,13 @@ static void test_an_order_contender_is_of_another_kind(void **state)
     assert_schedule(&rf.contenders[0].schedule, "group=column,item=linear,assign=stealing");
     assert_schedule(&rf.contenders[1].schedule, "group=column,item=hilbert,assign=stealing");
     assert_schedule(&rf.contenders[2].schedule, "group=column,item=tiled:8x8,assign=block");
+    /* a second kind only within GT_REFINE_HOPELESS of the winner */
+    m.c[1].median = 1.7;
+    m.c[3].median = 1.6;
+    gt_refine_start(&cfg, &m.r, grid, NULL, &rf);
+    assert_int_equal(rf.ncontenders, 2);
+    assert_schedule(&rf.contenders[0].schedule, "group=column,item=linear,assign=stealing");
+    assert_schedule(&rf.contenders[1].schedule, "group=column,item=tiled:8x8,assign=block");
     /* no other kind measured on the item axis: no item contender */
     make_result(&m, schedules, medians, 5);
     m.c[2].schedule = parse("group=column,item=tiled:2x2,assign=stealing");

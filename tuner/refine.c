@@ -84,13 +84,13 @@ static uint32_t order_kind_bit(const gt_schedule *s, gt_axis axis)
    times column's on the whole launch; a contender of the winner's own kind (tiled:4x4 for
    tiled:8x8) left such a winner in place for 20 launches (bench/results/other-kind-2026-11-27/).
    Behind the winner, since it was measured under other settings of the other axes, which may
-   be why; but not GT_TUNE_HOPELESS times behind: a contender runs a quarter of a launch, and
-   item=column at 8 times the winner's cost made copy_rows' second launch 2.7 times its first. */
-static size_t best_other(const gt_tune_result *r, gt_axis axis, uint32_t kinds, double winner_cost)
+   be why; but not beyond most (GT_TUNE_HOPELESS times the winner's cost for the first): a
+   contender runs a quarter of a launch, and item=column at 8 times the winner's cost made
+   copy_rows' second launch 2.7 times its first. */
+static size_t best_other(const gt_tune_result *r, gt_axis axis, uint32_t kinds, double most)
 {
     bool orders = axis == GT_AXIS_ITEM || axis == GT_AXIS_GROUP;
     size_t best = SIZE_MAX;
-    double most = GT_TUNE_HOPELESS * winner_cost;
     for (size_t i = 0; i < r->ncandidates; i++) {
         const gt_candidate *c = &r->candidates[i];
         gt_schedule moved = with_axis_of(&r->winner, axis, &c->schedule);
@@ -164,9 +164,14 @@ void gt_refine_start(const gt_tune_config *cfg, const gt_tune_result *r, const u
         }
         bool orders = axes[a] == GT_AXIS_ITEM || axes[a] == GT_AXIS_GROUP;
         uint32_t kinds = orders ? order_kind_bit(&r->winner, axes[a]) : 0;
-        unsigned most = axes[a] == GT_AXIS_ITEM ? GT_REFINE_ITEM_KINDS : 1;
+        unsigned wanted = axes[a] == GT_AXIS_ITEM ? GT_REFINE_ITEM_KINDS : 1;
         size_t i;
-        for (unsigned n = 0; n < most && (i = best_other(r, axes[a], kinds, winner_cost)) != SIZE_MAX; n++) {
+        /* a second kind only when close: item=linear at 1.97 times transpose's winner in the
+           samples cost 11 times its share at the winner's span of ~470, 1.6 times a launch */
+        for (unsigned n = 0; n < wanted; n++) {
+            double ratio = n == 0 ? GT_TUNE_HOPELESS : GT_REFINE_HOPELESS;
+            if ((i = best_other(r, axes[a], kinds, ratio * winner_cost)) == SIZE_MAX)
+                break;
             gt_schedule s = with_axis_of(&r->winner, axes[a], &r->candidates[i].schedule);
             add_contender(rf, &s, &r->winner);
             kinds |= orders ? order_kind_bit(&s, axes[a]) : 0;

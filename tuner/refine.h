@@ -32,7 +32,7 @@
  * spans, the winner with the widest span, a row of the grid (wider than a sample can judge: it
  * holds a few spans per worker), within GT_REFINE_SHARE_SPANS spans per share. A contender
  * that took over by moving the span or the chunk along its series brings the next step the
- * same way.
+ * same way, and the other contenders then make their moves from the new winner.
  *
  * Analysis decides on a minority of the first launch, under a time limit; when that ends an
  * axis before each of its candidates had a sample (a slow default spends it on the first
@@ -64,8 +64,9 @@
    minimum gain leaves: a test could hardly show a gain its pairs do not show. */
 #define GT_REFINE_SIGHT_PAIRS 3
 /* Item orders of other kinds than the winner's that become contenders, the best of each
-   kind: under some group orders the samples rank linear, column and tiled items unlike the
-   launches (bench/results/other-kind-2026-11-27/). */
+   kind, the second only within GT_REFINE_HOPELESS of the winner's cost: under some group
+   orders the samples rank linear, column and tiled items unlike the launches
+   (bench/results/other-kind-2026-11-27/). */
 #define GT_REFINE_ITEM_KINDS 2
 /* The widest span refinement tries leaves a contender's share at least this many spans. */
 #define GT_REFINE_SHARE_SPANS 16
