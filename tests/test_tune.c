@@ -1148,8 +1148,9 @@ static void test_a_slower_contender_leaves_after_one_share(void **state)
 /* A contender whose first piece of its first share costs more than GT_REFINE_HOPELESS times the
    winner's (2.2 times here) leaves the rest of the share to the winner, and leaves; one 1.32
    times as costly runs its whole share, and leaves too. Either way every workgroup runs once,
-   and the launch's analysis is what the contender ran. The model's piece takes the winner
-   just over GT_REFINE_PROBE_MIN_NS (4 Ki workgroups at 0.5 us each, over two workers). */
+   and the launch's analysis is what the contender ran. The piece is the smallest of a 16th,
+   an 8th and a quarter of the share that takes the winner GT_REFINE_PROBE_MIN_NS or more:
+   here a quarter, just over (4 Ki workgroups at 0.5 us each, over two workers). */
 static void test_a_hopeless_first_share_is_cut_short(void **state)
 {
     refine_rig *rig = *state;
@@ -1185,8 +1186,21 @@ static void test_a_hopeless_first_share_is_cut_short(void **state)
     }
     assert_schedule(&fx->result.refine.contender, "group=linear,span=256,item=linear,assign=stealing");
     assert_winner(&fx->result, "group=linear,item=linear,assign=stealing");
-    assert_int_equal(fx->result.groups_analysis, fx->fake.groups / GT_REFINE_SHARE / GT_REFINE_PROBE_PARTS);
+    /* the winner here costs twice the rig's, so an 8th of the share holds 1 ms of its time */
+    assert_int_equal(fx->result.groups_analysis, fx->fake.groups / GT_REFINE_SHARE / (2 * GT_REFINE_PROBE_PARTS));
     assert_int_equal(fx->result.refine.event, GT_REFINE_EVENT_DROPPED);
+    /* Workgroups four times as costly: a 16th of the share holds 1 ms, and is the piece. */
+    gt_wisdom_clear(w);
+    launch_again(fx, w, NULL, 1);
+    refresh(fx);
+    close_runner_up(fx);
+    fx->fake.base_ns = 4000;
+    fake_executor_factor(&fx->fake, "item=column", 2.0, 0);
+    assert_int_equal(tune(fx, w), 0);
+    assert_launch_complete(fx);
+    assert_int_equal(fx->result.groups_analysis, fx->fake.groups / GT_REFINE_SHARE / GT_REFINE_PROBE_PARTS_MAX);
+    assert_int_equal(fx->result.refine.event, GT_REFINE_EVENT_DROPPED);
+    assert_non_null(strstr(fx->result.reason, "so slowly that the winner ran the rest"));
     /* A piece the winner would run in less than GT_REFINE_PROBE_MIN_NS is not tried alone: a
        batch's fixed cost would weigh on it. */
     gt_wisdom_clear(w);

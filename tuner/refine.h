@@ -12,7 +12,7 @@
  * them a few each. A contender no faster than the winner on its first share leaves at once
  * (a test would need five more launches to show a gain it did not show once), and one whose
  * first share the winner's costs GT_REFINE_HOPELESS times takes its place at once. A first
- * share runs a GT_REFINE_PROBE_PARTS-th of itself first (when that takes the winner
+ * share runs a 16th, 8th or 4th of itself first (the smallest that takes the winner
  * GT_REFINE_PROBE_MIN_NS at least): a contender that costs
  * GT_REFINE_HOPELESS times the winner's cost there leaves the rest of the share to the winner,
  * and the contender (no faster, with that piece's cost) leaves. One whose
@@ -73,9 +73,12 @@
 /* A contender whose first share the winner's costs this many times takes its place at once;
    one whose first piece of a share costs this many times the winner's leaves at once. */
 #define GT_REFINE_HOPELESS 1.5
-/* A contender's first share runs this part of itself first (tune.c): the piece that shows a
-   hopeless contender before it costs the launch a whole share. */
+/* A contender's first share runs a piece of itself first (tune.c), which shows a hopeless
+   contender before it costs the launch a whole share: the smallest of a
+   GT_REFINE_PROBE_PARTS_MAX-th, twice that, ... up to a GT_REFINE_PROBE_PARTS-th of the share
+   that holds GT_REFINE_PROBE_MIN_NS of the winner's time. */
 #define GT_REFINE_PROBE_PARTS 4
+#define GT_REFINE_PROBE_PARTS_MAX 16
 /* ... when the winner would run that piece in this long at least: a batch costs 20-50 us to
    start here whatever its size, which a shorter piece would count against the contender. */
 #define GT_REFINE_PROBE_MIN_NS 1e6

@@ -313,7 +313,7 @@ static int run_rest_with_winner(const gt_executor *exec, const gt_schedule *winn
 }
 
 /* The contender's share, run after the winner ran the rest of the launch. A first share runs a
-   GT_REFINE_PROBE_PARTS-th of itself first; when that piece costs GT_REFINE_HOPELESS times the
+   piece of itself first (refine.h); when that piece costs GT_REFINE_HOPELESS times the
    winner's cost in this launch, the winner runs the share's rest (the contender's first share
    decides whether it stays, and this one would leave: a quarter of a launch at 2.6-7.7 times
    the winner's cost made copy_cols' refining launches 1.5-2.6 times its settled ones,
@@ -324,11 +324,19 @@ static int run_share(const gt_executor *exec, gt_walks *walks, const gt_schedule
                      size_t errlen)
 {
     *cut_short = false;
-    uint64_t piece = first ? share->groups / GT_REFINE_PROBE_PARTS : 0;
-    /* A piece the winner would run in less than GT_REFINE_PROBE_MIN_NS would weigh a batch's
-       fixed cost (waking the workers) against the remainder's, which spreads it thin. */
-    double piece_ns = r->groups_remainder ? (double)r->remainder_ns / (double)r->groups_remainder * (double)piece : 0;
-    if (piece == 0 || piece_ns < GT_REFINE_PROBE_MIN_NS)
+    /* The smallest piece the winner would run in GT_REFINE_PROBE_MIN_NS or more: a hopeless
+       contender costs the launch its piece times its excess (transpose's item=linear at a
+       span of ~470, 11 times the winner's cost, took a quarter share: 1.6 times a launch); a
+       shorter piece would weigh a batch's fixed cost (waking the workers) against the
+       remainder's, which spreads it thin. */
+    double group_ns = r->groups_remainder ? (double)r->remainder_ns / (double)r->groups_remainder : 0;
+    uint64_t piece = 0;
+    for (unsigned parts = GT_REFINE_PROBE_PARTS_MAX; first && parts >= GT_REFINE_PROBE_PARTS; parts /= 2)
+        if (group_ns * (double)(share->groups / parts) >= GT_REFINE_PROBE_MIN_NS) {
+            piece = share->groups / parts;
+            break;
+        }
+    if (piece == 0)
         return run_stretch_of(exec, contender, share, er, err, errlen);
     gt_stretch head = {0}, rest = {0};
     uint8_t *head_done = calloc((r->groups_total + 7) / 8, 1);
