@@ -1145,6 +1145,20 @@ static void test_a_slower_contender_leaves_after_one_share(void **state)
     }
 }
 
+/* From a cleared wisdom, a decision and then the first refining launch, whose workgroups cost
+   base_ns each and whose contender (the runner-up, column) twice its analysed cost. */
+static void launch_hopeless_runner_up(fixture *fx, gt_wisdom *w, double base_ns)
+{
+    gt_wisdom_clear(w);
+    launch_again(fx, w, NULL, 1);
+    refresh(fx);
+    close_runner_up(fx);
+    fx->fake.base_ns = base_ns;
+    fake_executor_factor(&fx->fake, "item=column", 2.0, 0);
+    assert_int_equal(tune(fx, w), 0);
+    assert_launch_complete(fx);
+}
+
 /* A contender whose first piece of its first share costs more than GT_REFINE_HOPELESS times the
    winner's (2.2 times here) leaves the rest of the share to the winner, and leaves; one 1.32
    times as costly runs its whole share, and leaves too. Either way every workgroup runs once,
@@ -1190,27 +1204,13 @@ static void test_a_hopeless_first_share_is_cut_short(void **state)
     assert_int_equal(fx->result.groups_analysis, fx->fake.groups / GT_REFINE_SHARE / (2 * GT_REFINE_PROBE_PARTS));
     assert_int_equal(fx->result.refine.event, GT_REFINE_EVENT_DROPPED);
     /* Workgroups four times as costly: a 16th of the share holds 1 ms, and is the piece. */
-    gt_wisdom_clear(w);
-    launch_again(fx, w, NULL, 1);
-    refresh(fx);
-    close_runner_up(fx);
-    fx->fake.base_ns = 4000;
-    fake_executor_factor(&fx->fake, "item=column", 2.0, 0);
-    assert_int_equal(tune(fx, w), 0);
-    assert_launch_complete(fx);
+    launch_hopeless_runner_up(fx, w, 4000);
     assert_int_equal(fx->result.groups_analysis, fx->fake.groups / GT_REFINE_SHARE / GT_REFINE_PROBE_PARTS_MAX);
     assert_int_equal(fx->result.refine.event, GT_REFINE_EVENT_DROPPED);
     assert_non_null(strstr(fx->result.reason, "so slowly that the winner ran the rest"));
     /* A piece the winner would run in less than GT_REFINE_PROBE_MIN_NS is not tried alone: a
        batch's fixed cost would weigh on it. */
-    gt_wisdom_clear(w);
-    launch_again(fx, w, NULL, 1);
-    refresh(fx);
-    close_runner_up(fx);
-    fx->fake.base_ns = 10;
-    fake_executor_factor(&fx->fake, "item=column", 2.0, 0);
-    assert_int_equal(tune(fx, w), 0);
-    assert_launch_complete(fx);
+    launch_hopeless_runner_up(fx, w, 10);
     assert_int_equal(fx->fake.batches, 2);
     assert_int_equal(fx->result.groups_analysis, fx->fake.groups / GT_REFINE_SHARE);
     assert_int_equal(fx->result.refine.event, GT_REFINE_EVENT_DROPPED);

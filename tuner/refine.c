@@ -275,11 +275,10 @@ static void add_next_step(gt_wisdom_refine *rf, const gt_schedule *from, const g
 }
 
 /* Contender k becomes the winner, the winner contender k; every pair was against the old
-   winner, so none is kept. The other contenders make their moves from the new winner (item
-   orders of other kinds, tried under a group order the old winner had, are tried under the
-   new winner's: copy_cols' tiled winner gave way to column items, and its group contender,
-   still with tiled items, could not win), and the next step along the series the winner
-   moved on joins them. */
+   winner, so none is kept. The other contenders make their moves from the new winner (when
+   copy_cols' item=column took over from tiled:8x8, its group contender, which still had the
+   tiled items, could not win), and the next step along the series the winner moved on joins
+   them. */
 static void promote(gt_wisdom_entry *e, gt_refine_contender *k, const uint32_t grid[3])
 {
     gt_schedule old = e->schedule;

@@ -43,7 +43,7 @@ typedef struct gt_schedule {
 /* Room for any formatted schedule, terminator included. */
 #define GT_SCHEDULE_TEXT_MAX 128
 
-/* group=linear,item=linear,assign=dynamic:1 (span 1): what a plain runtime does. */
+/* group=linear,item=linear,assign=stealing (span 1): the default; stealing since 2026-11-27. */
 extern const gt_schedule gt_schedule_default;
 
 int gt_schedule_parse(const char *text, gt_schedule *out, char *err, size_t errlen);
