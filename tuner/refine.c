@@ -44,14 +44,20 @@ static gt_schedule with_axis_of(const gt_schedule *winner, gt_axis axis, const g
     return out;
 }
 
+/* Whether s's setting on this axis differs from w's. */
+static bool differs_on(const gt_schedule *w, gt_axis axis, const gt_schedule *s)
+{
+    gt_schedule only = with_axis_of(w, axis, s);
+    return !gt_schedule_equal(&only, w);
+}
+
 /* The one axis on which s differs from w; GT_AXIS_COUNT when none or several do. */
 static gt_axis moved_axis(const gt_schedule *w, const gt_schedule *s)
 {
     static const gt_axis axes[] = {GT_AXIS_ITEM, GT_AXIS_GROUP, GT_AXIS_SPAN, GT_AXIS_ASSIGN};
     gt_axis moved = GT_AXIS_COUNT;
     for (size_t a = 0; a < sizeof axes / sizeof axes[0]; a++) {
-        gt_schedule only = with_axis_of(w, axes[a], s);
-        if (gt_schedule_equal(&only, w))
+        if (!differs_on(w, axes[a], s))
             continue;
         if (moved != GT_AXIS_COUNT)
             return GT_AXIS_COUNT;
@@ -93,8 +99,8 @@ static size_t best_other(const gt_tune_result *r, gt_axis axis, uint32_t kinds, 
     size_t best = SIZE_MAX;
     for (size_t i = 0; i < r->ncandidates; i++) {
         const gt_candidate *c = &r->candidates[i];
-        gt_schedule moved = with_axis_of(&r->winner, axis, &c->schedule);
-        bool other = orders ? !(order_kind_bit(&c->schedule, axis) & kinds) : !gt_schedule_equal(&moved, &r->winner);
+        bool other =
+            orders ? !(order_kind_bit(&c->schedule, axis) & kinds) : differs_on(&r->winner, axis, &c->schedule);
         if (other && c->median >= 0 && c->median <= most &&
             (best == SIZE_MAX || c->median < r->candidates[best].median))
             best = i;

@@ -270,19 +270,27 @@ static void add_exec_result(gt_exec_result *sum, const gt_exec_result *er)
     sum->probe.page_faults += er->probed ? er->probe.page_faults : 0;
 }
 
+/* Runs batch b, which holds `groups` workgroups (`what` names them in the error when the
+   executor ran another number). */
+static int run_counted(const gt_executor *exec, const gt_exec_batch *b, uint64_t groups, const char *what,
+                       gt_exec_result *er, char *err, size_t errlen)
+{
+    *er = (gt_exec_result){0};
+    int rc = groups ? exec->run(exec->ctx, b, er, err, errlen) : 0;
+    if (rc == 0 && er->groups != groups) {
+        snprintf(err, errlen, "the executor ran %llu workgroups of %s of %llu", (unsigned long long)er->groups, what,
+                 (unsigned long long)groups);
+        rc = -EIO;
+    }
+    return rc;
+}
+
 /* Runs the runs of st with schedule s; the executor must run every workgroup of them. */
 static int run_stretch_of(const gt_executor *exec, const gt_schedule *s, const gt_stretch *st, gt_exec_result *er,
                           char *err, size_t errlen)
 {
     gt_exec_batch b = {.schedule = *s, .runs = st->runs, .nruns = st->nruns};
-    *er = (gt_exec_result){0};
-    int rc = st->nruns ? exec->run(exec->ctx, &b, er, err, errlen) : 0;
-    if (rc == 0 && er->groups != st->groups) {
-        snprintf(err, errlen, "the executor ran %llu workgroups of a stretch of %llu", (unsigned long long)er->groups,
-                 (unsigned long long)st->groups);
-        rc = -EIO;
-    }
-    return rc;
+    return run_counted(exec, &b, st->groups, "a stretch", er, err, errlen);
 }
 
 /* The winner on what is left of a share, in its own walk: the share's runs are the
@@ -301,13 +309,7 @@ static int run_rest_with_winner(const gt_executor *exec, const gt_schedule *winn
     for (size_t i = 0; i < bytes; i++)
         skip[i] = (uint8_t)(~done[i] | head_done[i]);
     gt_exec_batch b = {.schedule = *winner, .skip = skip};
-    *er = (gt_exec_result){0};
-    int rc = exec->run(exec->ctx, &b, er, err, errlen);
-    if (rc == 0 && er->groups != groups) {
-        snprintf(err, errlen, "the executor ran %llu workgroups of the rest of a share of %llu",
-                 (unsigned long long)er->groups, (unsigned long long)groups);
-        rc = -EIO;
-    }
+    int rc = run_counted(exec, &b, groups, "the rest of a share", er, err, errlen);
     free(skip);
     return rc;
 }
