@@ -632,7 +632,7 @@ typedef struct launch_record {
     gt_schedule winner;
     uint64_t groups_analysis, groups_total;
     bool settled; /* the wisdom entry was settled after this launch */
-    char reason[256];
+    char reason[sizeof ((gt_tune_result *)0)->reason];
 } launch_record;
 
 /* The targets, in the order they are printed and counted. */

@@ -555,7 +555,10 @@ static void test_refining_launch(void **state)
     assert_string_equal(cJSON_GetStringValue(field(decision, "source")), "wisdom");
     assert_string_equal(cJSON_GetStringValue(field(decision, "winner")), "group=linear,item=linear,assign=block");
     const cJSON *refine = field(decision, "refine");
-    assert_string_equal(cJSON_GetStringValue(field(refine, "contender")), "group=zigzag,item=linear,assign=dynamic:4");
+    const cJSON *shares = field(refine, "shares");
+    assert_int_equal(cJSON_GetArraySize(shares), 1);
+    assert_string_equal(cJSON_GetStringValue(field(cJSON_GetArrayItem(shares, 0), "contender")),
+                        "group=zigzag,item=linear,assign=dynamic:4");
     assert_true(cJSON_IsTrue(field(refine, "settled_now")));
     assert_string_equal(cJSON_GetStringValue(field(refine, "state")), "settled");
     assert_int_equal(cJSON_GetNumberValue(field(phases, "groups_analysis")), ITEMS / 64 / 4);

@@ -38,8 +38,10 @@ static gt_tune_result sample_result(void)
     }
     r.candidates[1].schedule.assign = (gt_assign){.kind = GT_ASSIGN_STEALING};
     r.confirmation = (gt_confirmation){.ran = true, .incumbent = 0, .challenger = 1, .test = {.p = 0.5}};
-    r.refine = (gt_refine_outcome){.ran = true, .state = GT_REFINE_REFINING, .shared = true,
-                                   .contender = candidates[1].schedule, .p = NAN, .event = GT_REFINE_EVENT_COMPARED};
+    r.refine = (gt_refine_outcome){.ran = true, .state = GT_REFINE_REFINING, .nshares = 1,
+                                   .event = GT_REFINE_EVENT_COMPARED};
+    r.refine.shares[0] = (gt_refine_share){.contender = candidates[1].schedule, .p = NAN,
+                                           .event = GT_REFINE_EVENT_COMPARED};
     return r;
 }
 
@@ -79,7 +81,8 @@ static void test_a_result_reads_back_the_same(void **state)
     }
     assert_string_equal(got.reason, "won the analysis");
     assert_int_equal(got.confirmation.challenger, 1);
-    assert_true(got.refine.shared);
+    assert_int_equal(got.refine.nshares, 1);
+    assert_int_equal(got.refine.shares[0].contender.assign.kind, GT_ASSIGN_STEALING);
     gt_tune_result_free(&got);
 }
 
@@ -110,7 +113,9 @@ static void bad_assign(gt_tune_result *r, gt_candidate *c, gt_sample *s) { (void
 static void bad_index(gt_tune_result *r, gt_candidate *c, gt_sample *s) { (void)c, (void)s; r->confirmation.challenger = 2; }
 static void bad_state(gt_tune_result *r, gt_candidate *c, gt_sample *s) { (void)c, (void)s; r->refine.state = 3; }
 static void bad_event(gt_tune_result *r, gt_candidate *c, gt_sample *s) { (void)c, (void)s; r->refine.event = 42; }
-static void bad_contender(gt_tune_result *r, gt_candidate *c, gt_sample *s) { (void)c, (void)s; r->refine.contender.item.kind = 500; }
+static void bad_contender(gt_tune_result *r, gt_candidate *c, gt_sample *s) { (void)c, (void)s; r->refine.shares[0].contender.item.kind = 500; }
+static void bad_shares(gt_tune_result *r, gt_candidate *c, gt_sample *s) { (void)c, (void)s; r->refine.nshares = GT_REFINE_PER_LAUNCH + 1; }
+static void bad_share_event(gt_tune_result *r, gt_candidate *c, gt_sample *s) { (void)c, (void)s; r->refine.shares[0].event = GT_REFINE_EVENT_DRIFTED; }
 static void bad_phase(gt_tune_result *r, gt_candidate *c, gt_sample *s) { (void)r, (void)s; c->phase = GT_AXIS_COUNT; }
 static void bad_kind(gt_tune_result *r, gt_candidate *c, gt_sample *s) { (void)r, (void)c; s->kind = 9; }
 static void many_candidates(gt_tune_result *r, gt_candidate *c, gt_sample *s) { (void)c, (void)s; r->ncandidates = SIZE_MAX / 2; }
@@ -135,7 +140,8 @@ static void test_damaged_fields_are_refused(void **state)
 {
     (void)state;
     damage_fn *damages[] = {bad_source, bad_metric, bad_winner, bad_assign, bad_index, bad_state,
-                            bad_event, bad_contender, bad_phase, bad_kind, many_candidates, many_samples};
+                            bad_event, bad_contender, bad_shares, bad_share_event, bad_phase, bad_kind,
+                            many_candidates, many_samples};
     for (size_t i = 0; i < sizeof damages / sizeof damages[0]; i++)
         if (read_damaged(damages[i]) != -EPROTO)
             fail_msg("damage %zu was not refused", i);

@@ -44,12 +44,21 @@ static gt_wisdom_entry entry(const char *winner, const char *const *contenders)
 
 static const uint32_t grid[3] = {1024, 1024, 1};
 
-/* Records a pair for contender c at ratio contender/incumbent, the incumbent costing 1. */
+/* A refining launch of one share: a pair for contender c at ratio contender/incumbent, the
+   incumbent costing 1. */
 static gt_refine_event observe(const gt_tune_config *cfg, gt_wisdom_entry *e, size_t c, double ratio)
 {
     double p;
-    bool settled;
-    return gt_refine_observe(cfg, e, grid, c, ratio, 1.0, &p, &settled);
+    gt_refine_event ev = gt_refine_record(cfg, e, grid, c, ratio, 1.0, &p);
+    gt_refine_end_launch(cfg, e);
+    return ev;
+}
+
+/* The contender a launch of one share would run. */
+static size_t next(const gt_wisdom_refine *rf)
+{
+    size_t picked[GT_REFINE_PER_LAUNCH];
+    return gt_refine_pick(rf, picked) ? picked[0] : SIZE_MAX;
 }
 
 static void test_each_contender_gets_a_first_share_then_the_leader_runs(void **state)
@@ -60,18 +69,50 @@ static void test_each_contender_gets_a_first_share_then_the_leader_runs(void **s
                                         "group=zigzag,item=linear,assign=dynamic:1",
                                         "group=linear,item=linear,assign=block", NULL};
     gt_wisdom_entry e = entry("group=linear,item=linear,assign=dynamic:1", three);
-    assert_int_equal(gt_refine_next(&e.refine), 0);
+    assert_int_equal(next(&e.refine), 0);
     assert_int_equal(observe(&cfg, &e, 0, 0.99), GT_REFINE_EVENT_COMPARED);
-    assert_int_equal(gt_refine_next(&e.refine), 1);
+    assert_int_equal(next(&e.refine), 1);
     assert_int_equal(observe(&cfg, &e, 1, 0.95), GT_REFINE_EVENT_COMPARED);
-    assert_int_equal(gt_refine_next(&e.refine), 2);
+    assert_int_equal(next(&e.refine), 2);
     assert_int_equal(observe(&cfg, &e, 2, 0.97), GT_REFINE_EVENT_COMPARED);
     /* every one has a pair: the leader, 0.95, runs until others lead */
-    assert_int_equal(gt_refine_next(&e.refine), 1);
+    assert_int_equal(next(&e.refine), 1);
     observe(&cfg, &e, 1, 0.9705);
-    assert_int_equal(gt_refine_next(&e.refine), 1); /* the median of 0.95 and 0.9705 still leads */
+    assert_int_equal(next(&e.refine), 1); /* the median of 0.95 and 0.9705 still leads */
     assert_int_equal(observe(&cfg, &e, 1, 0.999), GT_REFINE_EVENT_COMPARED); /* median 0.9705: a 3% gain */
-    assert_int_equal(gt_refine_next(&e.refine), 2);                            /* but 0.97 leads now */
+    assert_int_equal(next(&e.refine), 2);                            /* but 0.97 leads now */
+}
+
+/* A launch of two shares runs the contenders without a pair first, in order, then the
+   leaders, best first; an entry with one contender runs one share, with none none. */
+static void test_a_launch_picks_the_unpaired_then_the_leaders(void **state)
+{
+    (void)state;
+    gt_tune_config cfg = gt_tune_config_default();
+    static const char *const three[] = {"group=linear,item=column,assign=dynamic:1",
+                                        "group=zigzag,item=linear,assign=dynamic:1",
+                                        "group=linear,item=linear,assign=block", NULL};
+    gt_wisdom_entry e = entry("group=linear,item=linear,assign=dynamic:1", three);
+    size_t picked[GT_REFINE_PER_LAUNCH];
+    double p;
+    assert_int_equal(gt_refine_pick(&e.refine, picked), 2);
+    assert_int_equal(picked[0], 0);
+    assert_int_equal(picked[1], 1);
+    gt_refine_record(&cfg, &e, grid, 1, 0.95, 1.0, &p);
+    gt_refine_record(&cfg, &e, grid, 0, 0.99, 1.0, &p);
+    assert_int_equal(gt_refine_pick(&e.refine, picked), 2);
+    assert_int_equal(picked[0], 2); /* without a pair */
+    assert_int_equal(picked[1], 1); /* the leader, 0.95 against 0.99 */
+    gt_refine_record(&cfg, &e, grid, 2, 0.97, 1.0, &p);
+    assert_int_equal(gt_refine_pick(&e.refine, picked), 2);
+    assert_int_equal(picked[0], 1);
+    assert_int_equal(picked[1], 2);
+    assert_int_equal(e.refine.launches, 0); /* pairs alone count no launch */
+    gt_wisdom_entry one = entry("group=linear,item=linear,assign=dynamic:1", three + 2);
+    assert_int_equal(gt_refine_pick(&one.refine, picked), 1);
+    assert_int_equal(picked[0], 0);
+    one.refine.ncontenders = 0;
+    assert_int_equal(gt_refine_pick(&one.refine, picked), 0);
 }
 
 static void test_a_contender_no_faster_on_its_first_share_leaves(void **state)
@@ -125,14 +166,15 @@ static void test_a_wider_span_that_wins_brings_the_next_step(void **state)
     assert_schedule(&e.refine.contenders[1].schedule, "group=linear,span=1024,item=linear,assign=block");
     /* the old winner leaves on its first share; the wider span wins on the test (five pairs,
        each 10% faster), and the step after it would be 4096: beyond the grid's row, so the row
-       (1024) is where the series ends and nothing joins */
+       (1024) is where the series ends and nothing joins; the winner the test ruled out does
+       not return, so the entry settles */
     assert_int_equal(observe(&cfg, &e, 0, 2.0), GT_REFINE_EVENT_DROPPED);
     for (unsigned k = 0; k + 1 < GT_REFINE_MIN_PAIRS; k++)
         assert_int_equal(observe(&cfg, &e, 0, 0.9), GT_REFINE_EVENT_COMPARED);
     assert_int_equal(observe(&cfg, &e, 0, 0.9), GT_REFINE_EVENT_REPLACED);
     assert_schedule(&e.schedule, "group=linear,span=1024,item=linear,assign=block");
-    assert_int_equal(e.refine.ncontenders, 1);
-    assert_schedule(&e.refine.contenders[0].schedule, "group=linear,span=256,item=linear,assign=block");
+    assert_int_equal(e.refine.ncontenders, 0);
+    assert_int_equal(e.refine.state, GT_REFINE_SETTLED);
 }
 
 /* A narrower span or a smaller chunk that wins brings the next step down; a contender that moved
@@ -200,24 +242,26 @@ static void make_result(made_result *m, const char *const *schedules, const doub
 }
 
 /* The span contender is the widest span, the grid's row; at the row, the best other span
-   analysis measured; none when analysis measured no other span. A 1-D grid's row is the whole
-   launch: the widest leaves a contender's share 16 spans. */
-static void test_the_span_contender_is_the_row(void **state)
+   analysis measured; none when analysis measured no other span. A winner's span between 1 and
+   the row has span 1 as a contender too, last. A 1-D grid's row is the whole launch: the widest
+   leaves a contender's share 16 spans. */
+static void test_the_span_contenders_are_the_row_and_one(void **state)
 {
     (void)state;
     gt_tune_config cfg = gt_tune_config_default();
     static const double medians[] = {1.0, 1.2};
+    static const char *const one = "group=linear,item=linear,assign=block";
     struct {
-        const char *winner, *other, *contender;
+        const char *winner, *other, *contender, *narrowest;
     } cases[] = {
         {"group=linear,span=64,item=linear,assign=block", "group=linear,span=16,item=linear,assign=block",
-         "group=linear,span=1024,item=linear,assign=block"},
-        {"group=linear,item=linear,assign=block", "group=linear,span=16,item=linear,assign=block",
-         "group=linear,span=1024,item=linear,assign=block"},
+         "group=linear,span=1024,item=linear,assign=block", one},
+        {one, "group=linear,span=16,item=linear,assign=block", "group=linear,span=1024,item=linear,assign=block",
+         NULL},
         {"group=linear,span=512,item=linear,assign=block", "group=linear,span=16,item=linear,assign=block",
-         "group=linear,span=1024,item=linear,assign=block"},
+         "group=linear,span=1024,item=linear,assign=block", one},
         {"group=linear,span=1024,item=linear,assign=block", "group=linear,span=16,item=linear,assign=block",
-         "group=linear,span=16,item=linear,assign=block"},
+         "group=linear,span=16,item=linear,assign=block", NULL},
     };
     made_result m;
     gt_wisdom_refine rf;
@@ -226,15 +270,26 @@ static void test_the_span_contender_is_the_row(void **state)
         make_result(&m, both, medians, 2);
         gt_refine_start(&cfg, &m.r, grid, NULL, &rf);
         assert_int_equal(rf.state, GT_REFINE_REFINING);
-        assert_int_equal(rf.ncontenders, 1);
+        assert_int_equal(rf.ncontenders, cases[i].narrowest ? 2 : 1);
         assert_schedule(&rf.contenders[0].schedule, cases[i].contender);
+        if (cases[i].narrowest)
+            assert_schedule(&rf.contenders[1].schedule, cases[i].narrowest);
     }
-    const char *one_d[] = {"group=linear,span=2,item=linear,assign=block", "group=linear,item=linear,assign=block"};
+    /* a chunk counts workgroups, a grab holds a span at least: the winner's grab of 64 stays */
+    const char *chunked[] = {"group=linear,span=64,item=linear,assign=dynamic:2",
+                             "group=linear,span=16,item=linear,assign=dynamic:2"};
+    make_result(&m, chunked, medians, 2);
+    gt_refine_start(&cfg, &m.r, grid, NULL, &rf);
+    assert_int_equal(rf.ncontenders, 2);
+    assert_schedule(&rf.contenders[0].schedule, "group=linear,span=1024,item=linear,assign=dynamic:64");
+    assert_schedule(&rf.contenders[1].schedule, "group=linear,item=linear,assign=dynamic:64");
+    const char *one_d[] = {"group=linear,span=2,item=linear,assign=block", one};
     static const uint32_t line[3] = {4096, 1, 1};
     make_result(&m, one_d, medians, 2);
     gt_refine_start(&cfg, &m.r, line, NULL, &rf);
-    assert_int_equal(rf.ncontenders, 1);
+    assert_int_equal(rf.ncontenders, 2);
     assert_schedule(&rf.contenders[0].schedule, "group=linear,span=64,item=linear,assign=block");
+    assert_schedule(&rf.contenders[1].schedule, one);
     /* no other span measured, the analysis's time out before the span axis: the row still */
     const char *no_span[] = {"group=linear,item=linear,assign=block", "group=linear,item=linear,assign=stealing"};
     make_result(&m, no_span, medians, 2);
@@ -278,8 +333,9 @@ static void test_a_hopeless_candidate_is_no_contender(void **state)
     assert_int_equal(rf.state, GT_REFINE_SETTLED);
     m.r.winner = m.c[0].schedule = parse("group=linear,span=16,item=linear,assign=block");
     gt_refine_start(&cfg, &m.r, grid, NULL, &rf);
-    assert_int_equal(rf.ncontenders, 1);
+    assert_int_equal(rf.ncontenders, 2);
     assert_schedule(&rf.contenders[0].schedule, "group=linear,span=1024,item=linear,assign=block");
+    assert_schedule(&rf.contenders[1].schedule, "group=linear,item=linear,assign=block");
 }
 
 /* On the group and item axes a contender is the best of another kind of order analysis
@@ -431,13 +487,14 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_each_contender_gets_a_first_share_then_the_leader_runs),
+        cmocka_unit_test(test_a_launch_picks_the_unpaired_then_the_leaders),
         cmocka_unit_test(test_a_contender_no_faster_on_its_first_share_leaves),
         cmocka_unit_test(test_a_wider_span_that_wins_brings_the_next_step),
         cmocka_unit_test(test_the_other_contenders_move_from_a_new_winner),
         cmocka_unit_test(test_the_next_step_follows_the_direction_and_the_axis),
         cmocka_unit_test(test_no_step_beyond_the_grid),
         cmocka_unit_test(test_a_contender_without_a_gain_in_sight_leaves_after_three_pairs),
-        cmocka_unit_test(test_the_span_contender_is_the_row),
+        cmocka_unit_test(test_the_span_contenders_are_the_row_and_one),
         cmocka_unit_test(test_a_hopeless_candidate_is_no_contender),
         cmocka_unit_test(test_an_order_contender_is_of_another_kind),
         cmocka_unit_test(test_a_resumed_analysis_counts_on_and_keeps_the_winners_contenders),

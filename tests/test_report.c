@@ -183,10 +183,13 @@ static void set_wisdom_hit(report_case *c)
 {
     set_common(c);
     gt_tune_result *r = &c->result;
-    r->refine = (gt_refine_outcome){.ran = true, .state = GT_REFINE_REFINING, .event = GT_REFINE_EVENT_COMPARED,
-                                    .launch = 3, .shared = true,
-                                    .contender = schedule_of("group=column,item=column,assign=block"),
-                                    .contender_cost = 1.5, .incumbent_cost = 1.25, .p = NAN};
+    r->refine = (gt_refine_outcome){.ran = true, .state = GT_REFINE_REFINING, .event = GT_REFINE_EVENT_DROPPED,
+                                    .launch = 3, .nshares = 2, .incumbent_cost = 1.25};
+    r->refine.shares[0] = (gt_refine_share){.contender = schedule_of("group=column,item=column,assign=block"),
+                                            .cost = 1.5, .p = NAN, .event = GT_REFINE_EVENT_COMPARED};
+    r->refine.shares[1] = (gt_refine_share){.contender = schedule_of("group=linear,span=16,item=linear,assign=block"),
+                                            .cost = 4.0, .cut_short = true, .p = NAN,
+                                            .event = GT_REFINE_EVENT_DROPPED};
     r->source = GT_SOURCE_WISDOM;
     snprintf(r->reason, sizeof r->reason, "The wisdom has this kernel, range shape, worker count and machine.");
     r->winner = schedule_of("group=linear,item=tiled:4x4,assign=dynamic:1");
@@ -644,16 +647,22 @@ static void without_analysis_there_is_no_confirmation(void **state)
     assert_null_at(state, "decision.confirmation");
 }
 
-static void a_refining_launch_gives_its_pair(void **state)
+static void a_refining_launch_gives_its_pairs(void **state)
 {
     assert_text(state, "decision.refine.state", "refining");
-    assert_text(state, "decision.refine.event", "compared");
+    assert_text(state, "decision.refine.event", "dropped");
     assert_number(state, "decision.refine.launch", 3);
     assert_bool(state, "decision.refine.settled_now", false);
-    assert_text(state, "decision.refine.contender", "group=column,item=column,assign=block");
-    assert_number(state, "decision.refine.contender_cost", 1.5);
     assert_number(state, "decision.refine.incumbent_cost", 1.25);
-    assert_null_at(state, "decision.refine.p");
+    assert_text(state, "decision.refine.shares.0.contender", "group=column,item=column,assign=block");
+    assert_number(state, "decision.refine.shares.0.cost", 1.5);
+    assert_bool(state, "decision.refine.shares.0.cut_short", false);
+    assert_text(state, "decision.refine.shares.0.event", "compared");
+    assert_null_at(state, "decision.refine.shares.0.p");
+    assert_text(state, "decision.refine.shares.1.contender", "group=linear,span=16,item=linear,assign=block");
+    assert_bool(state, "decision.refine.shares.1.cut_short", true);
+    assert_text(state, "decision.refine.shares.1.event", "dropped");
+    assert_size(state, "decision.refine.shares", 2);
 }
 
 static void a_forced_launch_has_no_refine(void **state)
@@ -855,7 +864,7 @@ int main(int argc, char **argv)
         ON(analysis, analysis_decision_names_winner_source_and_reason),
         ON(analysis, confirmation_gives_the_pair_and_the_rank_test),
         ON(wisdom_hit, without_analysis_there_is_no_confirmation),
-        ON(wisdom_hit, a_refining_launch_gives_its_pair),
+        ON(wisdom_hit, a_refining_launch_gives_its_pairs),
         ON(forced, a_forced_launch_has_no_refine),
         ON(wisdom_hit, the_reader_gives_the_refine_state),
         ON(forced, the_reader_says_a_forced_launch_has_no_refine_state),

@@ -1056,11 +1056,11 @@ static void test_a_refining_launch_runs_a_contender_on_a_share(void **state)
     e = launch_again(fx, w, "item=column", 0.49 / 0.55);
     assert_int_equal(fx->result.source, GT_SOURCE_WISDOM);
     assert_winner(&fx->result, WINNER);
-    assert_true(fx->result.refine.shared);
+    assert_int_equal(fx->result.refine.nshares, 1);
     assert_true(fx->result.wisdom_changed); /* the pair and the launch count are the entry's */
     assert_int_equal(fx->result.groups_analysis, fx->fake.groups / GT_REFINE_SHARE);
     assert_int_equal(fx->result.refine.event, GT_REFINE_EVENT_COMPARED);
-    assert_true(fabs(fx->result.refine.contender_cost / fx->result.refine.incumbent_cost - 0.98) < 1e-9);
+    assert_true(fabs(fx->result.refine.shares[0].cost / fx->result.refine.incumbent_cost - 0.98) < 1e-9);
     assert_int_equal(e.refine.launches, 1);
     assert_int_equal(e.refine.contenders[0].n, 1);
     assert_non_null(strstr(fx->result.reason, "refining 1/12"));
@@ -1086,36 +1086,130 @@ static void test_a_refining_launch_runs_the_share_last(void **state)
     fake_executor_factor_from(&fx->fake, "item=column", 0.49 / 0.55, 2);
     assert_int_equal(tune(fx, rig->w), 0);
     assert_launch_complete(fx);
-    assert_true(fx->result.refine.shared);
+    assert_int_equal(fx->result.refine.nshares, 1);
     assert_int_equal(fx->fake.batches, 3);
     assert_int_equal(fx->result.groups_analysis, fx->fake.groups / GT_REFINE_SHARE);
-    assert_true(fabs(fx->result.refine.contender_cost / fx->result.refine.incumbent_cost - 0.98) < 1e-9);
+    assert_true(fabs(fx->result.refine.shares[0].cost / fx->result.refine.incumbent_cost - 0.98) < 1e-9);
+}
+
+/* close_runner_up with linear items 1.2 times the winner (0.6): a second contender, of the
+   third kind, within GT_REFINE_HOPELESS. */
+static void two_runners_up(fixture *fx)
+{
+    close_runner_up(fx);
+    fake_executor_factor(&fx->fake, "item=linear", 0.6 / 1.1, 0);
+}
+
+/* One more launch of the same kernel with two contenders, in which column items cost `column`
+   and linear items `linear` times the winner's (0.5). Returns the wisdom entry after it. */
+static gt_wisdom_entry launch_two(fixture *fx, gt_wisdom *w, double column, double linear)
+{
+    refresh(fx);
+    two_runners_up(fx);
+    fake_executor_factor(&fx->fake, "item=column", column * 0.5 / 0.55, 0);
+    fake_executor_factor(&fx->fake, "item=linear", linear * 0.5 / 0.6, 0);
+    assert_int_equal(tune(fx, w), 0);
+    assert_launch_complete(fx);
+    gt_wisdom_entry e;
+    assert_true(gt_wisdom_get(w, 0, NULL, &e));
+    return e;
+}
+
+/* With two contenders, a refining launch runs each on a quarter of the workgroups, after the
+   winner ran the other half, and records both pairs against the winner's cost; it counts as
+   one refining launch. */
+static void test_a_refining_launch_runs_two_contenders_on_a_share_each(void **state)
+{
+    refine_rig *rig = *state;
+    fixture *fx = &rig->fx;
+    gt_wisdom *w = rig->w;
+    refresh(fx);
+    two_runners_up(fx);
+    assert_int_equal(tune(fx, w), 0);
+    gt_wisdom_entry e;
+    assert_true(gt_wisdom_get(w, 0, NULL, &e));
+    assert_int_equal(e.refine.ncontenders, 2);
+    assert_schedule(&e.refine.contenders[0].schedule, RUNNER_UP);
+    assert_schedule(&e.refine.contenders[1].schedule, "group=linear,item=linear,assign=stealing");
+
+    e = launch_two(fx, w, 0.98, 0.97);
+    const gt_refine_outcome *o = &fx->result.refine;
+    assert_int_equal(o->nshares, 2);
+    assert_int_equal(fx->result.groups_analysis, 2 * (fx->fake.groups / GT_REFINE_SHARE));
+    assert_int_equal(fx->result.groups_remainder, fx->fake.groups - 2 * (fx->fake.groups / GT_REFINE_SHARE));
+    assert_schedule(&o->shares[0].contender, RUNNER_UP);
+    assert_schedule(&o->shares[1].contender, "group=linear,item=linear,assign=stealing");
+    assert_true(fabs(o->shares[0].cost / o->incumbent_cost - 0.98) < 1e-9);
+    assert_true(fabs(o->shares[1].cost / o->incumbent_cost - 0.97) < 1e-9);
+    assert_int_equal(o->shares[0].event, GT_REFINE_EVENT_COMPARED);
+    assert_int_equal(o->shares[1].event, GT_REFINE_EVENT_COMPARED);
+    assert_int_equal(o->event, GT_REFINE_EVENT_COMPARED);
+    assert_int_equal(e.refine.launches, 1);
+    assert_int_equal(e.refine.contenders[0].n, 1);
+    assert_int_equal(e.refine.contenders[1].n, 1);
+    assert_non_null(strstr(fx->result.reason, "refining 1/12: the winner ran the launch but 2 shares"));
+
+    /* the first no faster leaves; the other's pair stands: the launch's event is the drop */
+    e = launch_two(fx, w, 1.05, 0.97);
+    assert_int_equal(o->shares[0].event, GT_REFINE_EVENT_COMPARED); /* its second pair */
+    assert_int_equal(o->shares[1].event, GT_REFINE_EVENT_COMPARED);
+    assert_int_equal(e.refine.ncontenders, 2);
+    e = launch_two(fx, w, 1.05, 0.97);
+    assert_int_equal(o->event, GT_REFINE_EVENT_DROPPED); /* three pairs, the first without a gain in sight */
+    assert_int_equal(e.refine.ncontenders, 1);
+    assert_schedule(&e.refine.contenders[0].schedule, "group=linear,item=linear,assign=stealing");
+    assert_int_equal(e.refine.contenders[0].n, 3);
+    assert_int_equal(e.refine.launches, 3);
+}
+
+/* When the second contender takes over at once (far ahead on its first share), the first's
+   pair of the same launch was against the old winner: it is not kept (event none), and the
+   contenders follow the new winner, the old one among them. */
+static void test_a_pair_against_a_replaced_winner_is_not_kept(void **state)
+{
+    refine_rig *rig = *state;
+    fixture *fx = &rig->fx;
+    gt_wisdom *w = rig->w;
+    refresh(fx);
+    two_runners_up(fx);
+    assert_int_equal(tune(fx, w), 0);
+    gt_wisdom_entry e = launch_two(fx, w, 0.98, 0.5);
+    const gt_refine_outcome *o = &fx->result.refine;
+    assert_int_equal(o->shares[1].event, GT_REFINE_EVENT_REPLACED);
+    assert_int_equal(o->shares[0].event, GT_REFINE_EVENT_NONE);
+    assert_int_equal(o->event, GT_REFINE_EVENT_REPLACED);
+    assert_schedule(&e.schedule, "group=linear,item=linear,assign=stealing");
+    for (unsigned i = 0; i < e.refine.ncontenders; i++)
+        assert_int_equal(e.refine.contenders[i].n, 0);
+    assert_int_equal(e.refine.ncontenders, 2);
+    assert_schedule(&e.refine.contenders[0].schedule, RUNNER_UP);
+    assert_schedule(&e.refine.contenders[1].schedule, WINNER);
 }
 
 /* A contender that runs faster on shares of whole launches than it did in the samples (1.25
    times) takes the winner's place once the signed-rank test shows it (five pairs); the old
-   winner, now the slower contender, leaves after its first share, and with none left the entry
-   settles: the winner runs alone. */
+   winner, which the test ruled out, does not return, and with none left the entry settles at
+   once: the winner runs alone. */
 static void test_a_faster_contender_replaces_the_winner(void **state)
 {
     refine_rig *rig = *state;
     fixture *fx = &rig->fx;
     gt_wisdom *w = rig->w;
     gt_wisdom_entry e = launch_again(fx, w, NULL, 1);
-    unsigned launch = 1, replaced_at = 0, dropped_at = 0;
+    unsigned launch = 1, replaced_at = 0, settled_at = 0;
     double replaced_p = NAN;
     while (e.refine.state != GT_REFINE_SETTLED && launch < 20) {
         e = launch_again(fx, w, "item=column", 0.4 / 0.55);
         launch++;
         if (fx->result.refine.event == GT_REFINE_EVENT_REPLACED) {
             replaced_at = launch;
-            replaced_p = fx->result.refine.p;
+            replaced_p = fx->result.refine.shares[0].p;
         }
-        if (fx->result.refine.event == GT_REFINE_EVENT_DROPPED)
-            dropped_at = launch;
+        if (fx->result.refine.settled_now)
+            settled_at = launch;
     }
     assert_int_equal(replaced_at, 1 + GT_REFINE_MIN_PAIRS);
-    assert_int_equal(dropped_at, 2 + GT_REFINE_MIN_PAIRS);
+    assert_int_equal(settled_at, replaced_at);
     assert_true(replaced_p < GT_RANK_TEST_ALPHA);
     assert_true(fx->result.wisdom_changed);
     assert_int_equal(e.refine.state, GT_REFINE_SETTLED);
@@ -1139,7 +1233,7 @@ static void test_a_slower_contender_leaves_after_one_share(void **state)
         launch_again(fx, w, NULL, 1);
         gt_wisdom_entry e = launch_again(fx, w, "item=column", factors[i]);
         assert_int_equal(fx->result.refine.event, GT_REFINE_EVENT_DROPPED);
-        assert_true(isnan(fx->result.refine.p));
+        assert_true(isnan(fx->result.refine.shares[0].p));
         assert_int_equal(e.refine.ncontenders, 0);
         assert_int_equal(e.refine.state, GT_REFINE_SETTLED);
     }
@@ -1183,7 +1277,7 @@ static void test_a_hopeless_first_share_is_cut_short(void **state)
         assert_int_equal(fx->fake.batches, 3);
         assert_int_equal(fx->result.groups_analysis, ran);
         assert_int_equal(fx->result.groups_remainder, fx->fake.groups - ran);
-        assert_true(fabs(fx->result.refine.contender_cost / fx->result.refine.incumbent_cost - cases[i].ratio) < 1e-9);
+        assert_true(fabs(fx->result.refine.shares[0].cost / fx->result.refine.incumbent_cost - cases[i].ratio) < 1e-9);
         assert_int_equal(fx->result.refine.event, GT_REFINE_EVENT_DROPPED);
         assert_int_equal(e.refine.ncontenders, 0);
         assert_int_equal(strstr(fx->result.reason, "so slowly that the winner ran the rest") != NULL, cases[i].cut);
@@ -1198,7 +1292,7 @@ static void test_a_hopeless_first_share_is_cut_short(void **state)
         assert_int_equal(tune(fx, w), 0);
         assert_launch_complete(fx);
     }
-    assert_schedule(&fx->result.refine.contender, "group=linear,span=256,item=linear,assign=stealing");
+    assert_schedule(&fx->result.refine.shares[0].contender, "group=linear,span=256,item=linear,assign=stealing");
     assert_winner(&fx->result, "group=linear,item=linear,assign=stealing");
     /* the winner here costs twice the rig's, so an 8th of the share holds 1 ms of its time */
     assert_int_equal(fx->result.groups_analysis, fx->fake.groups / GT_REFINE_SHARE / (2 * GT_REFINE_PROBE_PARTS));
@@ -1246,7 +1340,7 @@ static void test_an_undecided_entry_settles_at_the_limit(void **state)
     for (unsigned k = 1; k <= 2; k++) {
         assert_int_equal(e.refine.state, GT_REFINE_REFINING);
         e = launch_again(fx, w, "item=column", 0.49 / 0.55);
-        assert_true(fx->result.refine.shared);
+        assert_int_equal(fx->result.refine.nshares, 1);
     }
     assert_int_equal(e.refine.state, GT_REFINE_SETTLED);
     assert_true(fx->result.refine.settled_now);
@@ -1270,7 +1364,7 @@ static void test_a_drifting_winner_reopens_the_entry(void **state)
         e = launch_again(fx, w, NULL, 1);
     }
     assert_int_equal(fx->result.refine.event, GT_REFINE_EVENT_DROPPED);
-    assert_true(isnan(fx->result.refine.p));
+    assert_true(isnan(fx->result.refine.shares[0].p));
     assert_int_equal(e.refine.state, GT_REFINE_SETTLED);
     e = launch_again(fx, w, NULL, 1); /* the first settled launch sets the settled cost */
     assert_int_equal(fx->result.refine.event, GT_REFINE_EVENT_NONE);
@@ -1443,6 +1537,8 @@ int main(void)
         cmocka_unit_test(test_a_pick_above_the_start_keeps_the_start),
         REFINE_TEST(test_a_refining_launch_runs_a_contender_on_a_share),
         REFINE_TEST(test_a_refining_launch_runs_the_share_last),
+        REFINE_TEST(test_a_refining_launch_runs_two_contenders_on_a_share_each),
+        REFINE_TEST(test_a_pair_against_a_replaced_winner_is_not_kept),
         REFINE_TEST(test_a_faster_contender_replaces_the_winner),
         REFINE_TEST(test_an_undecided_entry_settles_at_the_limit),
         REFINE_TEST(test_a_slower_contender_leaves_after_one_share),

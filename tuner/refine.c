@@ -23,7 +23,10 @@ static double winner_median(const gt_tune_result *r)
     return NAN;
 }
 
-/* The winner with its setting on this axis taken from s. */
+/* The winner with its setting on this axis taken from s. On the span axis the winner's grab
+   stays: a chunk counts workgroups and a grab holds one span at least, so a chunk below the
+   winner's span grows to it (copy_cols' dynamic:2 at a span of 32 grabbed 32 workgroups; at a
+   span of 1 it grabbed 2, and the launch took twice as long). */
 static gt_schedule with_axis_of(const gt_schedule *winner, gt_axis axis, const gt_schedule *s)
 {
     gt_schedule out = *winner;
@@ -36,6 +39,8 @@ static gt_schedule with_axis_of(const gt_schedule *winner, gt_axis axis, const g
         break;
     case GT_AXIS_SPAN:
         out.span = s->span;
+        if (gt_assign_has_chunk(out.assign.kind) && out.assign.chunk < winner->span)
+            out.assign.chunk = winner->span;
         break;
     default:
         out.assign = s->assign;
@@ -51,19 +56,25 @@ static bool differs_on(const gt_schedule *w, gt_axis axis, const gt_schedule *s)
     return !gt_schedule_equal(&only, w);
 }
 
-/* The one axis on which s differs from w; GT_AXIS_COUNT when none or several do. */
+/* The axis along which s is w moved (with_axis_of); GT_AXIS_COUNT when s is w, or w moved
+   along more than one axis. */
 static gt_axis moved_axis(const gt_schedule *w, const gt_schedule *s)
 {
     static const gt_axis axes[] = {GT_AXIS_ITEM, GT_AXIS_GROUP, GT_AXIS_SPAN, GT_AXIS_ASSIGN};
-    gt_axis moved = GT_AXIS_COUNT;
-    for (size_t a = 0; a < sizeof axes / sizeof axes[0]; a++) {
-        if (!differs_on(w, axes[a], s))
-            continue;
-        if (moved != GT_AXIS_COUNT)
-            return GT_AXIS_COUNT;
-        moved = axes[a];
+    for (size_t a = 0; !gt_schedule_equal(w, s) && a < sizeof axes / sizeof axes[0]; a++) {
+        gt_schedule moved = with_axis_of(w, axes[a], s);
+        if (gt_schedule_equal(&moved, s))
+            return axes[a];
     }
-    return moved;
+    return GT_AXIS_COUNT;
+}
+
+/* The winner with another span (with_axis_of). */
+static gt_schedule with_span(const gt_schedule *winner, uint32_t span)
+{
+    gt_schedule s = *winner;
+    s.span = span;
+    return with_axis_of(winner, GT_AXIS_SPAN, &s);
 }
 
 /* c moved from `from` on one axis: the same move from `to`, in out (true); false otherwise. */
@@ -163,8 +174,7 @@ void gt_refine_start(const gt_tune_config *cfg, const gt_tune_result *r, const u
     double winner_cost = winner_median(r);
     for (size_t a = 0; cfg->refine && winner_cost > 0 && a < sizeof axes / sizeof axes[0]; a++) {
         if (axes[a] == GT_AXIS_SPAN && spans && r->winner.span < widest_span(grid)) {
-            gt_schedule s = r->winner;
-            s.span = widest_span(grid); /* whether or not the analysis reached the span axis */
+            gt_schedule s = with_span(&r->winner, widest_span(grid)); /* whether or not analysis reached spans */
             add_contender(rf, &s, &r->winner);
             continue;
         }
@@ -182,6 +192,14 @@ void gt_refine_start(const gt_tune_config *cfg, const gt_tune_result *r, const u
             add_contender(rf, &s, &r->winner);
             kinds |= orders ? order_kind_bit(&s, axes[a]) : 0;
         }
+    }
+    /* A span between the ends has the narrowest as a contender too, after the others: within
+       the column group order samples misorder spans the other way (copy_cols' span 8 was its
+       best launch and its worst sample, bench/results/sample-vs-launch-2026-11-27/), and a
+       cold pick of span 16 or 32 stayed at 1.14-1.32 times span 1's launch. */
+    if (cfg->refine && winner_cost > 0 && spans && r->winner.span > 1 && r->winner.span < widest_span(grid)) {
+        gt_schedule s = with_span(&r->winner, 1);
+        add_contender(rf, &s, &r->winner);
     }
     /* One that moved it starts afresh from its own candidates, which cover only the axes it
        resumed; the old contenders' moves on the other axes still apply, to the new winner and
@@ -219,20 +237,28 @@ static double median_ratio(const gt_refine_contender *k)
     return gt_stats_median(ratio, k->n);
 }
 
-size_t gt_refine_next(const gt_wisdom_refine *rf)
+size_t gt_refine_pick(const gt_wisdom_refine *rf, size_t picked[GT_REFINE_PER_LAUNCH])
 {
-    size_t lead = 0;
-    double best = INFINITY;
-    for (size_t i = 0; i < rf->ncontenders; i++) {
+    size_t n = 0;
+    for (size_t i = 0; i < rf->ncontenders && n < GT_REFINE_PER_LAUNCH; i++)
         if (rf->contenders[i].n == 0)
-            return i;
-        double r = median_ratio(&rf->contenders[i]);
-        if (r < best) {
-            best = r;
-            lead = i;
+            picked[n++] = i;
+    while (n < GT_REFINE_PER_LAUNCH && n < rf->ncontenders) {
+        size_t lead = SIZE_MAX;
+        double best = INFINITY;
+        for (size_t i = 0; i < rf->ncontenders; i++) {
+            bool taken = false;
+            for (size_t j = 0; j < n; j++)
+                taken |= picked[j] == i;
+            double r = taken ? INFINITY : median_ratio(&rf->contenders[i]);
+            if (lead == SIZE_MAX ? !taken : r < best) {
+                best = r;
+                lead = i;
+            }
         }
+        picked[n++] = lead;
     }
-    return lead;
+    return n;
 }
 
 static void clear_pairs(gt_wisdom_refine *rf)
@@ -263,37 +289,39 @@ static uint32_t step_on(uint32_t from, uint32_t to, uint64_t most)
    spans per worker), which whole shares of launches can. That step joins the contenders. */
 static void add_next_step(gt_wisdom_refine *rf, const gt_schedule *from, const gt_schedule *to, const uint32_t grid[3])
 {
-    gt_schedule next = *to, same = *from;
-    same.span = to->span;
-    if (gt_schedule_equal(&same, to)) {
-        next.span = step_on(from->span, to->span, widest_span(grid));
-        if (next.span)
+    gt_axis moved = moved_axis(from, to);
+    if (moved == GT_AXIS_SPAN) {
+        uint32_t span = step_on(from->span, to->span, widest_span(grid));
+        gt_schedule next = with_span(to, span);
+        if (span)
             add_contender(rf, &next, to);
-        return;
-    }
-    same = *from;
-    same.assign.chunk = to->assign.chunk;
-    if (gt_schedule_equal(&same, to) && gt_assign_has_chunk(to->assign.kind)) {
+    } else if (moved == GT_AXIS_ASSIGN && from->assign.kind == to->assign.kind && gt_assign_has_chunk(to->assign.kind)) {
+        gt_schedule next = *to;
         next.assign.chunk = step_on(from->assign.chunk, to->assign.chunk, gt_walk_positions(grid, to->span) / 2);
         if (next.assign.chunk)
             add_contender(rf, &next, to);
     }
 }
 
-/* Contender k becomes the winner, the winner contender k; every pair was against the old
-   winner, so none is kept. The other contenders make their moves from the new winner (when
-   copy_cols' item=column took over from tiled:8x8, its group contender, which still had the
-   tiled items, could not win), and the next step along the series the winner moved on joins
-   them. */
-static void promote(gt_wisdom_entry *e, gt_refine_contender *k, const uint32_t grid[3])
+/* Contender k becomes the winner. The old winner becomes contender k when k took over on one
+   share far ahead, which may have misled; when the rank test ruled it out, it leaves (it lost
+   its first share again in every copy_cols series, a launch before the entry could settle).
+   Every pair was against the old winner, so none is kept. The other contenders make their
+   moves from the new winner (when copy_cols' item=column took over from tiled:8x8, its group
+   contender, which still had the tiled items, could not win), and the next step along the
+   series the winner moved on joins them. */
+static void promote(gt_wisdom_entry *e, gt_refine_contender *k, const uint32_t grid[3], bool tested)
 {
     gt_schedule old = e->schedule;
+    size_t taken = (size_t)(k - e->refine.contenders);
     e->schedule = k->schedule;
     e->cost = gt_stats_median(k->cost, k->n);
     k->schedule = old;
     gt_wisdom_refine was = e->refine;
     e->refine.ncontenders = 0;
     for (unsigned i = 0; i < was.ncontenders; i++) {
+        if (tested && i == taken)
+            continue;
         gt_schedule s = was.contenders[i].schedule;
         same_move(&old, &e->schedule, &s, &s);
         add_contender(&e->refine, &s, &e->schedule);
@@ -312,12 +340,11 @@ static void settle(gt_wisdom_refine *rf)
     rf->drifted = 0;
 }
 
-gt_refine_event gt_refine_observe(const gt_tune_config *cfg, gt_wisdom_entry *e, const uint32_t grid[3], size_t c,
-                                  double contender_cost, double incumbent_cost, double *p, bool *settled)
+gt_refine_event gt_refine_record(const gt_tune_config *cfg, gt_wisdom_entry *e, const uint32_t grid[3], size_t c,
+                                 double contender_cost, double incumbent_cost, double *p)
 {
     gt_wisdom_refine *rf = &e->refine;
     *p = NAN;
-    *settled = false;
     if (c >= rf->ncontenders)
         return GT_REFINE_EVENT_NONE;
     gt_refine_contender *k = &rf->contenders[c];
@@ -329,13 +356,12 @@ gt_refine_event gt_refine_observe(const gt_tune_config *cfg, gt_wisdom_entry *e,
     k->cost[k->n] = contender_cost;
     k->incumbent[k->n] = incumbent_cost;
     k->n++;
-    rf->launches++;
     gt_refine_event ev = GT_REFINE_EVENT_COMPARED;
     if (k->n == 1 && !(contender_cost < incumbent_cost)) {
         drop(rf, c); /* no faster on its first share: not worth the launches a test needs */
         ev = GT_REFINE_EVENT_DROPPED;
     } else if (k->n == 1 && incumbent_cost > GT_REFINE_HOPELESS * contender_cost) {
-        promote(e, k, grid); /* far ahead on its first share: every launch it waits costs more */
+        promote(e, k, grid, false); /* far ahead on its first share: every launch it waits costs more */
         ev = GT_REFINE_EVENT_REPLACED;
     } else if (k->n == GT_REFINE_SIGHT_PAIRS && !(median_ratio(k) * (1 + cfg->min_gain) < 1)) {
         drop(rf, c); /* no gain of min_gain in sight: the launches a test needs would be lost */
@@ -346,7 +372,7 @@ gt_refine_event gt_refine_observe(const gt_tune_config *cfg, gt_wisdom_entry *e,
         gt_signed_rank_test_less(k->incumbent, k->cost, k->n, 0, &worse);
         if (better.p < GT_RANK_TEST_ALPHA) {
             *p = better.p;
-            promote(e, k, grid);
+            promote(e, k, grid, true);
             ev = GT_REFINE_EVENT_REPLACED;
         } else if (worse.p < GT_RANK_TEST_ALPHA) {
             *p = worse.p;
@@ -354,11 +380,17 @@ gt_refine_event gt_refine_observe(const gt_tune_config *cfg, gt_wisdom_entry *e,
             ev = GT_REFINE_EVENT_DROPPED;
         }
     }
-    if (rf->ncontenders == 0 || rf->launches >= cfg->refine_limit) {
-        settle(rf);
-        *settled = true;
-    }
     return ev;
+}
+
+bool gt_refine_end_launch(const gt_tune_config *cfg, gt_wisdom_entry *e)
+{
+    gt_wisdom_refine *rf = &e->refine;
+    rf->launches++;
+    if (rf->state == GT_REFINE_SETTLED || !(rf->ncontenders == 0 || rf->launches >= cfg->refine_limit))
+        return false;
+    settle(rf);
+    return true;
 }
 
 gt_refine_event gt_refine_check_drift(const gt_tune_config *cfg, gt_wisdom_entry *e, double cost)

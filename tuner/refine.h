@@ -113,14 +113,19 @@ bool gt_refine_resumes(const gt_tune_config *cfg, const gt_wisdom_entry *e);
 bool gt_refine_active(const gt_tune_config *cfg, const gt_wisdom_entry *e);
 /* The entry reopened with no contender left: the launch analyses again. */
 bool gt_refine_needs_analysis(const gt_tune_config *cfg, const gt_wisdom_entry *e);
-/* The contender this launch runs: the first without a pair, else the leader. */
-size_t gt_refine_next(const gt_wisdom_refine *rf);
+/* The contenders this refining launch runs on shares, at most GT_REFINE_PER_LAUNCH (tune.h),
+ * as indices into picked: those without a pair first, in their order, then the leaders (the
+ * lowest median cost over the winner's in their pairs). Returns how many. */
+size_t gt_refine_pick(const gt_wisdom_refine *rf, size_t picked[GT_REFINE_PER_LAUNCH]);
 /* Records a refining launch's pair for contender c and applies the rules; *p is the deciding
  * test's p-value (NaN when none ran). grid is the launch's in workgroups, which bounds the
- * next step of a series. The entry's state, contenders and winner may change; settled says
- * whether this launch settled it. */
-gt_refine_event gt_refine_observe(const gt_tune_config *cfg, gt_wisdom_entry *e, const uint32_t grid[3], size_t c,
-                                  double contender_cost, double incumbent_cost, double *p, bool *settled);
+ * next step of a series. The entry's winner and contenders may change: c may leave (those
+ * after it move down one), or take the winner's place (every pair is cleared then). */
+gt_refine_event gt_refine_record(const gt_tune_config *cfg, gt_wisdom_entry *e, const uint32_t grid[3], size_t c,
+                                 double contender_cost, double incumbent_cost, double *p);
+/* Ends a refining launch: counts it, and settles the entry when no contender is left or the
+ * refine limit is reached; returns whether it settled now. */
+bool gt_refine_end_launch(const gt_tune_config *cfg, gt_wisdom_entry *e);
 /* A settled launch's whole-launch cost per work-item: the drift rule. */
 gt_refine_event gt_refine_check_drift(const gt_tune_config *cfg, gt_wisdom_entry *e, double cost);
 

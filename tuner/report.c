@@ -18,7 +18,7 @@
 #define REPORT_VERSION 1
 
 /* Room for the longest fixed-size text field of the inputs (gt_tune_result.reason). */
-#define TEXT_MAX 256
+#define TEXT_MAX 512
 
 /* Adds item under key, or appends it to the array obj when key is NULL; the add_* helpers
  * below all follow that convention. An item that could not be added is freed here. */
@@ -304,12 +304,19 @@ static bool add_refine(cJSON *obj, const gt_tune_result *r)
     if (!o->ran)
         return add_item(obj, "refine", cJSON_CreateNull());
     cJSON *c = cJSON_AddObjectToObject(obj, "refine");
-    return c && add_name(c, "state", gt_refine_state_name((gt_refine_state)o->state)) &&
+    cJSON *shares = c ? cJSON_AddArrayToObject(c, "shares") : NULL;
+    for (unsigned i = 0; shares && i < o->nshares; i++) {
+        const gt_refine_share *sh = &o->shares[i];
+        cJSON *s = cJSON_CreateObject();
+        if (!add_item(shares, NULL, s) || !add_schedule(s, "contender", &sh->contender) ||
+            !add_real(s, "cost", sh->cost) || !add_bool(s, "cut_short", sh->cut_short) ||
+            !add_name(s, "event", gt_refine_event_name((gt_refine_event)sh->event)) || !add_real(s, "p", sh->p))
+            return false;
+    }
+    return shares && add_name(c, "state", gt_refine_state_name((gt_refine_state)o->state)) &&
            add_name(c, "event", gt_refine_event_name((gt_refine_event)o->event)) &&
            add_uint(c, "launch", o->launch) && add_bool(c, "settled_now", o->settled_now) &&
-           (o->shared ? add_schedule(c, "contender", &o->contender) : add_item(c, "contender", cJSON_CreateNull())) &&
-           add_real(c, "contender_cost", o->contender_cost) && add_real(c, "incumbent_cost", o->incumbent_cost) &&
-           add_real(c, "p", o->p);
+           add_real(c, "incumbent_cost", o->incumbent_cost);
 }
 
 static bool add_decision(cJSON *root, const gt_tune_result *r)

@@ -245,8 +245,7 @@ static void record_wisdom(const gt_tune_config *cfg, gt_wisdom *w, const gt_wisd
         if (gt_schedule_equal(&r->candidates[i].schedule, &r->winner))
             e.cost = r->candidates[i].median;
     gt_refine_start(cfg, r, grid, before, &e.refine);
-    r->refine = (gt_refine_outcome){.ran = cfg->refine, .state = e.refine.state, .p = NAN,
-                                    .contender_cost = NAN, .incumbent_cost = NAN};
+    r->refine = (gt_refine_outcome){.ran = cfg->refine, .state = e.refine.state, .incumbent_cost = NAN};
     r->wisdom_changed = true;
     store_entry(w, key, &e, r);
 }
@@ -294,10 +293,10 @@ static int run_stretch_of(const gt_executor *exec, const gt_schedule *s, const g
 }
 
 /* The winner on what is left of a share, in its own walk: the share's runs are the
-   contender's spans, which the winner's span may not hold. Skipped: every workgroup the
-   remainder ran (not in done) and the share's head. */
-static int run_rest_with_winner(const gt_executor *exec, const gt_schedule *winner, const uint8_t *done,
-                                const uint8_t *head_done, uint64_t groups, uint64_t total, gt_exec_result *er,
+   contender's spans, which the winner's span may not hold. Runs the workgroups of mine (the
+   share's) not in seen (its head). */
+static int run_rest_with_winner(const gt_executor *exec, const gt_schedule *winner, const uint8_t *mine,
+                                const uint8_t *seen, uint64_t groups, uint64_t total, gt_exec_result *er,
                                 char *err, size_t errlen)
 {
     size_t bytes = (total + 7) / 8;
@@ -307,25 +306,26 @@ static int run_rest_with_winner(const gt_executor *exec, const gt_schedule *winn
         return -ENOMEM;
     }
     for (size_t i = 0; i < bytes; i++)
-        skip[i] = (uint8_t)(~done[i] | head_done[i]);
+        skip[i] = (uint8_t)(~mine[i] | seen[i]);
     gt_exec_batch b = {.schedule = *winner, .skip = skip};
     int rc = run_counted(exec, &b, groups, "the rest of a share", er, err, errlen);
     free(skip);
     return rc;
 }
 
-/* The contender's share, run after the winner ran the rest of the launch. A first share runs a
-   piece of itself first (refine.h); when that piece costs GT_REFINE_HOPELESS times the
-   winner's cost in this launch, the winner runs the share's rest (the contender's first share
-   decides whether it stays, and this one would leave: a quarter of a launch at 2.6-7.7 times
-   the winner's cost made copy_cols' refining launches 1.5-2.6 times its settled ones,
-   bench/results/refine-probe-2026-11-27/). Sets *cut_short then; *er is the contender's. */
-static int run_share(const gt_executor *exec, gt_walks *walks, const gt_schedule *contender, bool first,
-                     uint64_t start, const gt_stretch *share, const uint8_t *done, const gt_metric_plan *metric,
-                     double incumbent_cost, gt_tune_result *r, gt_exec_result *er, bool *cut_short, char *err,
-                     size_t errlen)
+/* A contender's share, run after the winner ran the rest of the launch: the stretch of its
+   walk from start that the shares before it (in done, beside mine, this share's) left. A
+   first share runs a piece of itself first (refine.h); when that piece costs
+   GT_REFINE_HOPELESS times the winner's cost in this launch, the winner runs the share's rest
+   (the contender's first share decides whether it stays, and this one would leave: a quarter
+   of a launch at 2.6-7.7 times the winner's cost made copy_cols' refining launches 1.5-2.6
+   times its settled ones, bench/results/refine-probe-2026-11-27/). Sets sh->cut_short then;
+   *er is the contender's. */
+static int run_share(const gt_executor *exec, gt_walks *walks, gt_refine_share *sh, bool first, uint64_t start,
+                     const gt_stretch *share, const uint8_t *done, const uint8_t *mine, const gt_metric_plan *metric,
+                     double incumbent_cost, gt_tune_result *r, gt_exec_result *er, char *err, size_t errlen)
 {
-    *cut_short = false;
+    sh->cut_short = false;
     /* The smallest piece the winner would run in GT_REFINE_PROBE_MIN_NS or more: a hopeless
        contender costs the launch its piece times its excess (transpose's item=linear at a
        span of ~470, 11 times the winner's cost, took a quarter share: 1.6 times a launch); a
@@ -339,101 +339,182 @@ static int run_share(const gt_executor *exec, gt_walks *walks, const gt_schedule
             break;
         }
     if (piece == 0)
-        return run_stretch_of(exec, contender, share, er, err, errlen);
+        return run_stretch_of(exec, &sh->contender, share, er, err, errlen);
+    size_t bytes = (r->groups_total + 7) / 8;
     gt_stretch head = {0}, rest = {0};
-    uint8_t *head_done = calloc((r->groups_total + 7) / 8, 1);
-    int rc = head_done ? gt_stretch_take(walks, contender, start, piece, NULL, &head) : -ENOMEM;
+    uint8_t *seen = malloc(bytes); /* the other shares' workgroups, then the head's too */
+    int rc = seen ? 0 : -ENOMEM;
+    for (size_t i = 0; seen && i < bytes; i++)
+        seen[i] = (uint8_t)(done[i] & ~mine[i]);
+    if (rc == 0)
+        rc = gt_stretch_take(walks, &sh->contender, start, piece, seen, &head);
     if (rc == 0) {
-        gt_stretch_mark(&head, head_done);
-        rc = run_stretch_of(exec, contender, &head, er, err, errlen);
+        gt_stretch_mark(&head, seen);
+        rc = run_stretch_of(exec, &sh->contender, &head, er, err, errlen);
     } else {
         snprintf(err, errlen, "cannot plan the contender's share of the launch: out of memory");
     }
     if (rc == 0)
-        *cut_short = gt_metric_cost(metric, er, er->groups * r->items_per_group) > GT_REFINE_HOPELESS * incumbent_cost;
+        sh->cut_short =
+            gt_metric_cost(metric, er, er->groups * r->items_per_group) > GT_REFINE_HOPELESS * incumbent_cost;
     gt_exec_result more;
     uint64_t left = share->groups - head.groups;
-    if (rc == 0 && *cut_short) { /* the winner's, counted as the remainder's */
-        rc = run_rest_with_winner(exec, &r->winner, done, head_done, left, r->groups_total, &more, err, errlen);
+    if (rc == 0 && sh->cut_short) { /* the winner's, counted as the remainder's */
+        rc = run_rest_with_winner(exec, &r->winner, mine, seen, left, r->groups_total, &more, err, errlen);
         if (rc == 0)
             count_as_remainder(r, &more);
     } else if (rc == 0) { /* the contender's: the share after its head */
-        rc = gt_stretch_take(walks, contender, start, left, head_done, &rest);
+        rc = gt_stretch_take(walks, &sh->contender, start, left, seen, &rest);
         if (rc < 0)
             snprintf(err, errlen, "cannot plan the contender's share of the launch: out of memory");
         else
-            rc = run_stretch_of(exec, contender, &rest, &more, err, errlen);
+            rc = run_stretch_of(exec, &sh->contender, &rest, &more, err, errlen);
         if (rc == 0)
             add_exec_result(er, &more);
     }
     gt_stretch_free(&head);
     gt_stretch_free(&rest);
-    free(head_done);
+    free(seen);
     return rc;
 }
 
-/* A refining launch: the contender whose turn it is runs a stretch of its own walk holding a
-   GT_REFINE_SHARE-th of the workgroups, after the winner ran the rest, and the pair of costs
-   goes to the rules of refine.h. The contender's share is accounted as the launch's analysis. */
+/* How much a share's event says about the launch: a new winner most, then a contender that
+   left, then a pair recorded. */
+static int event_weight(int event)
+{
+    return event == GT_REFINE_EVENT_REPLACED ? 3
+           : event == GT_REFINE_EVENT_DROPPED ? 2
+           : event == GT_REFINE_EVENT_COMPARED ? 1
+                                               : 0;
+}
+
+/* The shares' pairs go to the rules of refine.h, the contender with the highest index first
+   (one that leaves moves those after it down); once one took the winner's place, the others'
+   pairs were against a winner that no longer is, and are not kept (event none). The launch's
+   event is the weightiest of theirs. */
+static void record_pairs(const gt_tune_config *cfg, gt_wisdom_entry *e, const uint32_t grid[3],
+                         const size_t picked[GT_REFINE_PER_LAUNCH], gt_refine_outcome *o)
+{
+    bool recorded[GT_REFINE_PER_LAUNCH] = {false}, replaced = false;
+    o->event = GT_REFINE_EVENT_NONE;
+    for (unsigned n = 0; n < o->nshares; n++) {
+        unsigned top = 0;
+        while (recorded[top])
+            top++;
+        for (unsigned i = top + 1; i < o->nshares; i++)
+            if (!recorded[i] && picked[i] > picked[top])
+                top = i;
+        recorded[top] = true;
+        gt_refine_share *sh = &o->shares[top];
+        sh->event = replaced ? GT_REFINE_EVENT_NONE
+                             : gt_refine_record(cfg, e, grid, picked[top], sh->cost, o->incumbent_cost, &sh->p);
+        replaced = replaced || sh->event == GT_REFINE_EVENT_REPLACED;
+        if (event_weight(sh->event) > event_weight(o->event))
+            o->event = sh->event;
+    }
+}
+
+/* "refining 3/12: the winner ran the launch but 2 shares: A ran (...); B began, ..." */
+static void describe_refining(const gt_tune_config *cfg, gt_tune_result *r)
+{
+    const gt_refine_outcome *o = &r->refine;
+    size_t at = (size_t)snprintf(r->reason, sizeof r->reason, "refining %u/%u: the winner ran the launch but %u %s",
+                                 o->launch, cfg->refine_limit, o->nshares, o->nshares == 1 ? "share" : "shares");
+    for (unsigned i = 0; i < o->nshares && at < sizeof r->reason; i++) {
+        const gt_refine_share *sh = &o->shares[i];
+        char text[GT_SCHEDULE_TEXT_MAX];
+        gt_schedule_format(&sh->contender, text, sizeof text);
+        at += (size_t)snprintf(r->reason + at, sizeof r->reason - at, "%s %s %s (%.3g against %.3g %s)%s",
+                               i ? ";" : ":", text,
+                               sh->cut_short ? "began, so slowly that the winner ran the rest of its share" : "ran",
+                               sh->cost, o->incumbent_cost, gt_metric_unit(r->metric),
+                               sh->event == GT_REFINE_EVENT_REPLACED  ? ", and replaced the winner"
+                               : sh->event == GT_REFINE_EVENT_DROPPED ? ", and left: the winner beat it"
+                                                                      : "");
+    }
+    if (o->settled_now && at < sizeof r->reason)
+        snprintf(r->reason + at, sizeof r->reason - at, "; the entry settled");
+}
+
+/* A refining launch: the contenders whose turn it is (gt_refine_pick) run a stretch of their
+   own walks holding a GT_REFINE_SHARE-th of the workgroups each, after the winner ran the
+   rest, and each pair of costs goes to the rules of refine.h. The shares are accounted as the
+   launch's analysis. */
 static int refine_launch(const gt_tune_config *cfg, const gt_tune_launch *launch, const gt_executor *exec,
                          const gt_metric_plan *metric, gt_wisdom *wisdom, const gt_wisdom_key *key,
                          gt_wisdom_entry *e, gt_tune_result *r, char *err, size_t errlen)
 {
-    size_t c = gt_refine_next(&e->refine);
-    gt_schedule contender = e->refine.contenders[c].schedule;
-    bool first = e->refine.contenders[c].n == 0, cut_short = false;
+    size_t picked[GT_REFINE_PER_LAUNCH];
+    gt_refine_outcome *o = &r->refine;
+    *o = (gt_refine_outcome){.ran = true, .nshares = (unsigned)gt_refine_pick(&e->refine, picked)};
+    bool first[GT_REFINE_PER_LAUNCH];
+    uint64_t start[GT_REFINE_PER_LAUNCH];
+    gt_stretch st[GT_REFINE_PER_LAUNCH] = {{0}};
+    uint8_t *mine[GT_REFINE_PER_LAUNCH] = {NULL};
     uint32_t grid[3];
     gt_range_groups(&launch->range, grid);
-    uint8_t *done = calloc((r->groups_total + 7) / 8, 1);
+    size_t bytes = (r->groups_total + 7) / 8;
+    uint8_t *done = calloc(bytes, 1);
     gt_walks *walks = gt_walks_create(grid);
-    gt_stretch st = {0};
     uint64_t share = r->groups_total / GT_REFINE_SHARE ? r->groups_total / GT_REFINE_SHARE : 1;
-    uint64_t start = (uint64_t)(gt_walk_share(e->refine.launches) * (double)gt_walk_positions(grid, contender.span));
-    int rc = done && walks ? gt_stretch_take(walks, &contender, start, share, NULL, &st) : -ENOMEM;
+    int rc = done && walks ? 0 : -ENOMEM;
+    r->groups_analysis = 0;
+    for (unsigned i = 0; rc == 0 && i < o->nshares; i++) {
+        gt_refine_share *sh = &o->shares[i];
+        sh->contender = e->refine.contenders[picked[i]].schedule;
+        sh->p = NAN;
+        first[i] = e->refine.contenders[picked[i]].n == 0;
+        unsigned k = e->refine.launches * GT_REFINE_PER_LAUNCH + i; /* spread over the launches' shares */
+        start[i] = (uint64_t)(gt_walk_share(k) * (double)gt_walk_positions(grid, sh->contender.span));
+        mine[i] = calloc(bytes, 1);
+        rc = mine[i] ? gt_stretch_take(walks, &sh->contender, start[i], share, done, &st[i]) : -ENOMEM;
+        if (rc == 0 && st[i].groups == 0) {
+            o->nshares = i; /* a launch too small for another share */
+            break;
+        }
+        if (rc == 0) {
+            gt_stretch_mark(&st[i], done);
+            gt_stretch_mark(&st[i], mine[i]);
+            r->groups_analysis += st[i].groups;
+        }
+    }
     if (rc < 0)
-        snprintf(err, errlen, "cannot plan the contender's share of the launch: %s",
+        snprintf(err, errlen, "cannot plan the contenders' shares of the launch: %s",
                  rc == -ENOMEM ? "out of memory" : "bad order or span");
-    /* The winner runs the rest first, the contender its share last: a share run first cost
+    /* The winner runs the rest first, the contenders their shares last: a share run first cost
        the winner itself 0.5-4% more than the rest (bench/results/refine-share-aa-2026-11-26),
        a bias against every contender of the size of the minimum gain. */
-    if (rc == 0) {
-        gt_stretch_mark(&st, done);
-        r->groups_analysis = st.groups;
-        rc = run_remainder(exec, &r->winner, done, r, err, errlen);
-    }
-    gt_exec_result er = {0};
-    double incumbent_cost = rc == 0 ? remainder_cost(metric, r) : NAN;
     if (rc == 0)
-        rc = run_share(exec, walks, &contender, first, start, &st, done, metric, incumbent_cost, r, &er, &cut_short,
-                       err, errlen);
-    if (rc == 0) {
-        r->groups_analysis = er.groups;
-        r->analysis_ns = er.wall_ns;
-        r->analysis_page_faults = er.probed ? er.probe.page_faults : 0;
+        rc = run_remainder(exec, &r->winner, done, r, err, errlen);
+    o->incumbent_cost = rc == 0 ? remainder_cost(metric, r) : NAN;
+    gt_exec_result sum = {0};
+    for (unsigned i = 0; rc == 0 && i < o->nshares; i++) {
+        gt_exec_result er = {0};
+        rc = run_share(exec, walks, &o->shares[i], first[i], start[i], &st[i], done, mine[i], metric,
+                       o->incumbent_cost, r, &er, err, errlen);
+        o->shares[i].cost = gt_metric_cost(metric, &er, er.groups * r->items_per_group);
+        add_exec_result(&sum, &er);
     }
-    gt_stretch_free(&st);
+    if (rc == 0) {
+        r->groups_analysis = sum.groups;
+        r->analysis_ns = sum.wall_ns;
+        r->analysis_page_faults = sum.probed ? sum.probe.page_faults : 0;
+    }
+    for (unsigned i = 0; i < GT_REFINE_PER_LAUNCH; i++) {
+        gt_stretch_free(&st[i]);
+        free(mine[i]);
+    }
     gt_walks_destroy(walks);
     free(done);
     r->total_ns = r->analysis_ns + r->remainder_ns;
     if (rc < 0)
         return rc;
-    gt_refine_outcome *o = &r->refine;
-    *o = (gt_refine_outcome){.ran = true, .shared = true, .contender = contender};
-    o->contender_cost = gt_metric_cost(metric, &er, er.groups * r->items_per_group);
-    o->incumbent_cost = incumbent_cost;
-    o->event = gt_refine_observe(cfg, e, grid, c, o->contender_cost, o->incumbent_cost, &o->p, &o->settled_now);
+    record_pairs(cfg, e, grid, picked, o);
+    o->settled_now = gt_refine_end_launch(cfg, e);
     o->state = e->refine.state;
     o->launch = e->refine.launches;
-    r->wisdom_changed = true; /* a pair and a launch more at least: an executor's gridtuned must keep them */
-    char text[GT_SCHEDULE_TEXT_MAX];
-    gt_schedule_format(&contender, text, sizeof text);
-    const char *ran = cut_short ? "began, so slowly that the winner ran the rest of it" : "ran";
-    set_reason(r, "refining %u/%u: the winner ran the launch but a share, which %s %s (%.3g against %.3g %s)%s",
-               o->launch, cfg->refine_limit, text, ran, o->contender_cost, o->incumbent_cost, gt_metric_unit(r->metric),
-               o->event == GT_REFINE_EVENT_REPLACED  ? "; it replaced the winner"
-               : o->event == GT_REFINE_EVENT_DROPPED ? "; the winner beat it, and it left"
-               : o->settled_now                      ? "; the entry settled"
-                                                     : "");
+    r->wisdom_changed = true; /* pairs and a launch more at least: an executor's gridtuned must keep them */
+    describe_refining(cfg, r);
     store_entry(wisdom, key, e, r);
     return 0;
 }
@@ -446,7 +527,7 @@ static void after_settled_launch(const gt_tune_config *cfg, const gt_metric_plan
         return;
     double cost = remainder_cost(metric, r);
     gt_refine_outcome *o = &r->refine;
-    *o = (gt_refine_outcome){.ran = true, .incumbent_cost = cost, .contender_cost = NAN, .p = NAN};
+    *o = (gt_refine_outcome){.ran = true, .incumbent_cost = cost};
     gt_wisdom_refine before = e->refine;
     o->event = gt_refine_check_drift(cfg, e, cost);
     o->state = e->refine.state;

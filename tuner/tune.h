@@ -142,22 +142,35 @@ typedef struct gt_confirmation {
     bool replaced;                /* the test showed the gain: the challenger won */
 } gt_confirmation;
 
+/* Contenders that run a share each in one refining launch: two give each launch two pairs,
+   so that an entry rules out its contenders in half the launches, at the same cost per pair. */
+#define GT_REFINE_PER_LAUNCH 2
+
+/* A contender's share of a refining launch. */
+typedef struct gt_refine_share {
+    gt_schedule contender;
+    double cost;    /* its cost per work-item on its share */
+    bool cut_short; /* its first piece was so slow that the winner ran the rest of the share */
+    double p;       /* the rank test that decided its pair, NaN if none */
+    int event;      /* gt_refine_event of its pair; none when another contender took over first */
+} gt_refine_share;
+
 /* What a launch did for the refinement of its wisdom entry (refine.h). */
 typedef struct gt_refine_outcome {
     bool ran;              /* the launch was a refining or a settled one with refinement on */
     int state;             /* the entry's gt_refine_state after the launch */
     bool settled_now;      /* this launch settled the entry */
     unsigned launch;       /* refining launches so far, this one included */
-    bool shared;           /* a contender ran a share of this launch */
-    gt_schedule contender; /* which one */
-    double contender_cost, incumbent_cost; /* their costs per work-item in this launch */
-    double p;              /* the rank test that decided something, NaN if none */
-    int event;             /* gt_refine_event */
+    unsigned nshares;      /* contenders that ran a share of this launch */
+    gt_refine_share shares[GT_REFINE_PER_LAUNCH];
+    double incumbent_cost; /* the winner's cost per work-item in this launch */
+    int event;             /* gt_refine_event: the settled launch's drift rule; in a refining
+                              launch the weightiest of the shares' (replaced, dropped, compared) */
 } gt_refine_outcome;
 
 typedef struct gt_tune_result {
     gt_decision_source source;
-    char reason[256];   /* why this schedule: one sentence */
+    char reason[512];   /* why this schedule: one sentence */
     gt_schedule winner;
     gt_metric metric;   /* the metric actually used (time when the asked one was not counted) */
     char metric_note[160]; /* why the asked metric was replaced, or "" */

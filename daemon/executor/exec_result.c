@@ -86,7 +86,8 @@ static int check_result(gt_tune_result *r)
     fix_bool(&r->confirmation.test.exact);
     fix_bool(&r->refine.ran);
     fix_bool(&r->refine.settled_now);
-    fix_bool(&r->refine.shared);
+    for (unsigned i = 0; i < GT_REFINE_PER_LAUNCH; i++)
+        fix_bool(&r->refine.shares[i].cut_short);
     terminate(r->reason, sizeof r->reason);
     terminate(r->metric_note, sizeof r->metric_note);
     terminate(r->wisdom_note, sizeof r->wisdom_note);
@@ -97,8 +98,12 @@ static int check_result(gt_tune_result *r)
         (r->confirmation.incumbent >= r->ncandidates || r->confirmation.challenger >= r->ncandidates))
         return -1;
     if (r->refine.state < 0 || r->refine.state >= GT_REFINE_STATES || r->refine.event < 0 ||
-        r->refine.event > GT_REFINE_EVENT_REOPENED || (r->refine.shared && !schedule_ok(&r->refine.contender)))
+        r->refine.event > GT_REFINE_EVENT_REOPENED || r->refine.nshares > GT_REFINE_PER_LAUNCH)
         return -1;
+    for (unsigned i = 0; i < r->refine.nshares; i++)
+        if (!schedule_ok(&r->refine.shares[i].contender) || r->refine.shares[i].event < 0 ||
+            r->refine.shares[i].event > GT_REFINE_EVENT_DROPPED)
+            return -1;
     for (size_t i = 0; i < r->ncandidates; i++)
         if (check_candidate(&r->candidates[i]) != 0)
             return -1;

@@ -42,10 +42,10 @@ static void analysis(gt_tune_result *r, gt_candidate c[2], gt_sample s[2])
                           .total_ns = 10000000, .estimated_gain = 0.25};
     snprintf(r->reason, sizeof r->reason, "won the resumed analysis");
     r->confirmation = (gt_confirmation){.ran = true, .incumbent = 0, .challenger = 1, .replaced = true};
-    r->refine = (gt_refine_outcome){.ran = true, .state = 1, .p = 0.5};
+    r->refine = (gt_refine_outcome){.ran = true, .state = 1};
 }
 
-/* A refining launch from the wisdom: no candidates, a contender on a share. */
+/* A refining launch from the wisdom: no candidates, two contenders on a share each. */
 static void wisdom(gt_tune_result *r)
 {
     char err[256];
@@ -54,9 +54,11 @@ static void wisdom(gt_tune_result *r)
                           .estimated_gain = 1.5};
     snprintf(r->reason, sizeof r->reason, "the wisdom has this kernel, range and worker count on this machine");
     gt_schedule_parse("group=linear,item=column,assign=stealing", &r->winner, err, sizeof err);
-    r->refine = (gt_refine_outcome){.ran = true, .shared = true, .state = 1, .event = 1, .launch = 2,
-                                    .contender_cost = 1.5, .incumbent_cost = 1.2, .p = 0.1};
-    gt_schedule_parse("group=linear,span=64,item=column,assign=stealing", &r->refine.contender, err, sizeof err);
+    r->refine = (gt_refine_outcome){.ran = true, .nshares = 2, .state = 1, .event = 3, .launch = 2, .incumbent_cost = 1.2};
+    r->refine.shares[0] = (gt_refine_share){.cost = 1.5, .event = 1, .p = 0.1};
+    r->refine.shares[1] = (gt_refine_share){.cost = 3.5, .event = 3, .cut_short = true, .p = 0.02};
+    gt_schedule_parse("group=linear,span=64,item=column,assign=stealing", &r->refine.shares[0].contender, err, sizeof err);
+    gt_schedule_parse("group=column,item=column,assign=block", &r->refine.shares[1].contender, err, sizeof err);
 }
 
 static int write_seeds(const char *dir)
