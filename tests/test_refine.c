@@ -61,14 +61,20 @@ static size_t next(const gt_wisdom_refine *rf)
     return gt_refine_pick(rf, picked) ? picked[0] : SIZE_MAX;
 }
 
+/* An entry with three contenders of the winner group=linear,item=linear,assign=dynamic:1. */
+static gt_wisdom_entry entry_of_three(void)
+{
+    static const char *const three[] = {"group=linear,item=column,assign=dynamic:1",
+                                        "group=zigzag,item=linear,assign=dynamic:1",
+                                        "group=linear,item=linear,assign=block", NULL};
+    return entry("group=linear,item=linear,assign=dynamic:1", three);
+}
+
 static void test_each_contender_gets_a_first_share_then_the_leader_runs(void **state)
 {
     (void)state;
     gt_tune_config cfg = gt_tune_config_default();
-    static const char *const three[] = {"group=linear,item=column,assign=dynamic:1",
-                                        "group=zigzag,item=linear,assign=dynamic:1",
-                                        "group=linear,item=linear,assign=block", NULL};
-    gt_wisdom_entry e = entry("group=linear,item=linear,assign=dynamic:1", three);
+    gt_wisdom_entry e = entry_of_three();
     assert_int_equal(next(&e.refine), 0);
     assert_int_equal(observe(&cfg, &e, 0, 0.99), GT_REFINE_EVENT_COMPARED);
     assert_int_equal(next(&e.refine), 1);
@@ -89,10 +95,7 @@ static void test_a_launch_picks_the_unpaired_then_the_leaders(void **state)
 {
     (void)state;
     gt_tune_config cfg = gt_tune_config_default();
-    static const char *const three[] = {"group=linear,item=column,assign=dynamic:1",
-                                        "group=zigzag,item=linear,assign=dynamic:1",
-                                        "group=linear,item=linear,assign=block", NULL};
-    gt_wisdom_entry e = entry("group=linear,item=linear,assign=dynamic:1", three);
+    gt_wisdom_entry e = entry_of_three();
     size_t picked[GT_REFINE_PER_LAUNCH];
     double p;
     assert_int_equal(gt_refine_pick(&e.refine, picked), 2);
@@ -108,7 +111,8 @@ static void test_a_launch_picks_the_unpaired_then_the_leaders(void **state)
     assert_int_equal(picked[0], 1);
     assert_int_equal(picked[1], 2);
     assert_int_equal(e.refine.launches, 0); /* pairs alone count no launch */
-    gt_wisdom_entry one = entry("group=linear,item=linear,assign=dynamic:1", three + 2);
+    static const char *const block[] = {"group=linear,item=linear,assign=block", NULL};
+    gt_wisdom_entry one = entry("group=linear,item=linear,assign=dynamic:1", block);
     assert_int_equal(gt_refine_pick(&one.refine, picked), 1);
     assert_int_equal(picked[0], 0);
     one.refine.ncontenders = 0;

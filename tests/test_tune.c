@@ -1100,6 +1100,15 @@ static void two_runners_up(fixture *fx)
     fake_executor_factor(&fx->fake, "item=linear", 0.6 / 1.1, 0);
 }
 
+/* The first launch of the kernel with two runners-up: an analysis. */
+static void decide_with_two_runners_up(fixture *fx, gt_wisdom *w)
+{
+    refresh(fx);
+    two_runners_up(fx);
+    assert_int_equal(tune(fx, w), 0);
+    assert_launch_complete(fx);
+}
+
 /* One more launch of the same kernel with two contenders, in which column items cost `column`
    and linear items `linear` times the winner's (0.5). Returns the wisdom entry after it. */
 static gt_wisdom_entry launch_two(fixture *fx, gt_wisdom *w, double column, double linear)
@@ -1123,9 +1132,7 @@ static void test_a_refining_launch_runs_two_contenders_on_a_share_each(void **st
     refine_rig *rig = *state;
     fixture *fx = &rig->fx;
     gt_wisdom *w = rig->w;
-    refresh(fx);
-    two_runners_up(fx);
-    assert_int_equal(tune(fx, w), 0);
+    decide_with_two_runners_up(fx, w);
     gt_wisdom_entry e;
     assert_true(gt_wisdom_get(w, 0, NULL, &e));
     assert_int_equal(e.refine.ncontenders, 2);
@@ -1170,9 +1177,7 @@ static void test_a_pair_against_a_replaced_winner_is_not_kept(void **state)
     refine_rig *rig = *state;
     fixture *fx = &rig->fx;
     gt_wisdom *w = rig->w;
-    refresh(fx);
-    two_runners_up(fx);
-    assert_int_equal(tune(fx, w), 0);
+    decide_with_two_runners_up(fx, w);
     gt_wisdom_entry e = launch_two(fx, w, 0.98, 0.5);
     const gt_refine_outcome *o = &fx->result.refine;
     assert_int_equal(o->shares[1].event, GT_REFINE_EVENT_REPLACED);
