@@ -6,12 +6,13 @@
  * on a share of the launch (a stretch of its own walk, GT_REFINE_SHARE of the workgroups) and
  * the winner on the rest (the rest first), and records both costs per work-item as a pair.
  *
- * Which contender: each one gets a first share in turn; after that the launches go to the
- * leader, the contender whose costs over the winner's are lowest (median of its pairs), so
- * that one contender gathers the pairs a test needs within a few launches instead of all of
- * them a few each. A contender no faster than the winner on its first share leaves at once
- * (a test would need five more launches to show a gain it did not show once), and one whose
- * first share the winner's costs GT_REFINE_HOPELESS times takes its place at once. A first
+ * Which contenders: a refining launch runs GT_REFINE_PER_LAUNCH (tune.h) on a share each. Those
+ * without a pair go first; after that the launches go to the leaders, the contenders whose
+ * costs over the winner's are lowest (median of their pairs), so that they gather the pairs a
+ * test needs within a few launches instead of all of them a few each. A contender no faster
+ * than the winner on its first share leaves at once (a test would need five more launches to
+ * show a gain it did not show once), and one whose first share the winner's costs
+ * GT_REFINE_HOPELESS times takes its place at once. A first
  * share runs a 16th, 8th or 4th of itself first (the smallest that takes the winner
  * GT_REFINE_PROBE_MIN_NS at least): a contender that costs
  * GT_REFINE_HOPELESS times the winner's cost there leaves the rest of the share to the winner,
@@ -21,8 +22,9 @@
  * once a contender has GT_REFINE_MIN_PAIRS pairs, the paired signed-rank test (stats.h) on
  * them decides: pairs share their launch, so a launch that ran slower as a whole (here
  * launches of one schedule moved by up to 30%) weighs on both sides alike. A contender faster
- * than the winner by the minimum gain becomes the winner (the old winner a contender, every
- * pair cleared); one shown slower leaves.
+ * than the winner by the minimum gain becomes the winner (every pair cleared; the old winner,
+ * which the test ruled out, does not return, while one replaced on a single share far ahead
+ * stays a contender); one shown slower leaves.
  *
  * The contenders are the winner with its item order, its group order and its assignment, in
  * turn, replaced by the best other setting the analysis measured (on the order axes, the best
@@ -30,9 +32,11 @@
  * the choices samples judge least well, each measured under the other axes' earlier settings;
  * and, when the kernel takes
  * spans, the winner with the widest span, a row of the grid (wider than a sample can judge: it
- * holds a few spans per worker), within GT_REFINE_SHARE_SPANS spans per share. A contender
- * that took over by moving the span or the chunk along its series brings the next step the
- * same way, and the other contenders then make their moves from the new winner.
+ * holds a few spans per worker), within GT_REFINE_SHARE_SPANS spans per share, and span 1 when
+ * the winner's lies between (samples of the column order misorder spans the other way); a
+ * span contender keeps the winner's grab (a chunk below the winner's span grows to it). A
+ * contender that took over by moving the span or the chunk along its series brings the next
+ * step the same way, and the other contenders then make their moves from the new winner.
  *
  * Analysis decides on a minority of the first launch, under a time limit; when that ends an
  * axis before each of its candidates had a sample (a slow default spends it on the first
@@ -44,7 +48,7 @@
  * launches; a settled entry runs the winner alone. When a settled winner's whole-launch cost
  * drifts above its first settled launch's by GT_REFINE_DRIFT for GT_REFINE_DRIFT_LAUNCHES
  * launches in a row, the entry reopens: refining again with its contenders, or analysis again
- * when none is left. A refining launch costs a share of the contender's difference from the
+ * when none is left. A refining launch costs a share of each contender's difference from the
  * winner, and contenders slower than the winner leave after one share; nothing once settled.
  * This file keeps the rules; tune.c runs the launches. */
 #ifndef GT_REFINE_H
