@@ -1261,9 +1261,9 @@ static void launch_hopeless_runner_up(fixture *fx, gt_wisdom *w, double base_ns)
 /* A contender whose first piece of its first share costs more than GT_REFINE_HOPELESS times the
    winner's (2.2 times here) leaves the rest of the share to the winner, and leaves; one 1.32
    times as costly runs its whole share, and leaves too. Either way every workgroup runs once,
-   and the launch's analysis is what the contender ran. The piece is the smallest of a 16th,
-   an 8th and a quarter of the share that takes the winner GT_REFINE_PROBE_MIN_NS or more:
-   here a quarter, just over (4 Ki workgroups at 0.5 us each, over two workers). */
+   and the launch's analysis is what the contender ran. The piece is the smallest of a 32nd,
+   a 16th, an 8th and a quarter of the share that takes the winner GT_REFINE_PROBE_MIN_NS or
+   more: here an 8th, just over (2 Ki workgroups at 0.5 us each, over two workers). */
 static void test_a_hopeless_first_share_is_cut_short(void **state)
 {
     refine_rig *rig = *state;
@@ -1278,7 +1278,7 @@ static void test_a_hopeless_first_share_is_cut_short(void **state)
         launch_again(fx, w, NULL, 1);
         gt_wisdom_entry e = launch_again(fx, w, "item=column", cases[i].factor);
         uint64_t share = fx->fake.groups / GT_REFINE_SHARE;
-        uint64_t ran = cases[i].cut ? share / GT_REFINE_PROBE_PARTS : share;
+        uint64_t ran = cases[i].cut ? share / (2 * GT_REFINE_PROBE_PARTS) : share;
         assert_int_equal(fx->fake.batches, 3);
         assert_int_equal(fx->result.groups_analysis, ran);
         assert_int_equal(fx->result.groups_remainder, fx->fake.groups - ran);
@@ -1299,10 +1299,10 @@ static void test_a_hopeless_first_share_is_cut_short(void **state)
     }
     assert_schedule(&fx->result.refine.shares[0].contender, "group=linear,span=256,item=linear,assign=stealing");
     assert_winner(&fx->result, "group=linear,item=linear,assign=stealing");
-    /* the winner here costs twice the rig's, so an 8th of the share holds 1 ms of its time */
-    assert_int_equal(fx->result.groups_analysis, fx->fake.groups / GT_REFINE_SHARE / (2 * GT_REFINE_PROBE_PARTS));
+    /* the winner here costs twice the rig's, so a 16th of the share holds 0.5 ms of its time */
+    assert_int_equal(fx->result.groups_analysis, fx->fake.groups / GT_REFINE_SHARE / (4 * GT_REFINE_PROBE_PARTS));
     assert_int_equal(fx->result.refine.event, GT_REFINE_EVENT_DROPPED);
-    /* Workgroups four times as costly: a 16th of the share holds 1 ms, and is the piece. */
+    /* Workgroups four times as costly: a 32nd of the share holds 0.5 ms, and is the piece. */
     launch_hopeless_runner_up(fx, w, 4000);
     assert_int_equal(fx->result.groups_analysis, fx->fake.groups / GT_REFINE_SHARE / GT_REFINE_PROBE_PARTS_MAX);
     assert_int_equal(fx->result.refine.event, GT_REFINE_EVENT_DROPPED);

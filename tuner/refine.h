@@ -13,7 +13,7 @@
  * than the winner on its first share leaves at once (a test would need five more launches to
  * show a gain it did not show once), and one whose first share the winner's costs
  * GT_REFINE_HOPELESS times takes its place at once. A first
- * share runs a 16th, 8th or 4th of itself first (the smallest that takes the winner
+ * share runs a 32nd, 16th, 8th or 4th of itself first (the smallest that takes the winner
  * GT_REFINE_PROBE_MIN_NS at least): a contender that costs
  * GT_REFINE_HOPELESS times the winner's cost there leaves the rest of the share to the winner,
  * and the contender (no faster, with that piece's cost) leaves. One whose
@@ -82,10 +82,13 @@
    GT_REFINE_PROBE_PARTS_MAX-th, twice that, ... up to a GT_REFINE_PROBE_PARTS-th of the share
    that holds GT_REFINE_PROBE_MIN_NS of the winner's time. */
 #define GT_REFINE_PROBE_PARTS 4
-#define GT_REFINE_PROBE_PARTS_MAX 16
+#define GT_REFINE_PROBE_PARTS_MAX 32
 /* ... when the winner would run that piece in this long at least: a batch costs 20-50 us to
-   start here whatever its size, which a shorter piece would count against the contender. */
-#define GT_REFINE_PROBE_MIN_NS 1e6
+   start here whatever its size, which a shorter piece would count against the contender (at
+   0.5 ms, 4-10%, far below GT_REFINE_HOPELESS; at 1 ms, copy_cols' and transpose's launches
+   with a cut piece took 1.35 and 1.32 times their later launches, at 0.5 ms 1.26 and 1.10,
+   bench/results/probe-half-2026-11-27/). */
+#define GT_REFINE_PROBE_MIN_NS 5e5
 /* A settled winner drifted when a launch costs this much more than its first settled launch:
    launches of the same schedule moved by up to 30% here (copy_cols, 45 to 59 ms). */
 #define GT_REFINE_DRIFT 0.5
