@@ -363,7 +363,7 @@ gt_refine_event gt_refine_record(const gt_tune_config *cfg, gt_wisdom_entry *e, 
     } else if (k->n == 1 && incumbent_cost > GT_REFINE_HOPELESS * contender_cost) {
         promote(e, k, grid, false); /* far ahead on its first share: every launch it waits costs more */
         ev = GT_REFINE_EVENT_REPLACED;
-    } else if (k->n == GT_REFINE_SIGHT_PAIRS && !(median_ratio(k) * (1 + cfg->min_gain) < 1)) {
+    } else if (k->n >= GT_REFINE_SIGHT_PAIRS && !(median_ratio(k) * (1 + cfg->min_gain) < 1)) {
         drop(rf, c); /* no gain of min_gain in sight: the launches a test needs would be lost */
         ev = GT_REFINE_EVENT_DROPPED;
     } else if (k->n >= GT_REFINE_MIN_PAIRS) {

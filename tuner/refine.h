@@ -17,7 +17,7 @@
  * GT_REFINE_PROBE_MIN_NS at least): a contender that costs
  * GT_REFINE_HOPELESS times the winner's cost there leaves the rest of the share to the winner,
  * and the contender (no faster, with that piece's cost) leaves. One whose
- * median over GT_REFINE_SIGHT_PAIRS pairs is not below the winner's by the minimum gain leaves
+ * median from GT_REFINE_SIGHT_PAIRS pairs on is not below the winner's by the minimum gain leaves
  * too: the test could hardly show a gain its pairs do not show. Otherwise,
  * once a contender has GT_REFINE_MIN_PAIRS pairs, the paired signed-rank test (stats.h) on
  * them decides: pairs share their launch, so a launch that ran slower as a whole (here
@@ -64,7 +64,7 @@
 /* Pairs a contender needs before the signed-rank test may decide: five is the fewest whose
    one-sided p can fall below 0.05 (1/32). */
 #define GT_REFINE_MIN_PAIRS 5
-/* After this many pairs, a contender whose median cost is not below the winner's by the
+/* From this many pairs on, a contender whose median cost is not below the winner's by the
    minimum gain leaves: a test could hardly show a gain its pairs do not show. */
 #define GT_REFINE_SIGHT_PAIRS 3
 /* Item orders of other kinds than the winner's that become contenders, the best of each
