@@ -314,7 +314,7 @@ static int run_rest_with_winner(const gt_executor *exec, const gt_schedule *winn
 }
 
 /* A contender's share, run after the winner ran the rest of the launch: the stretch of its
-   walk from start that the shares before it (in done, beside mine, this share's) left. A
+   walk from start that the shares before it (in done, beside this share's own) left. A
    first share runs a piece of itself first (refine.h); when that piece costs
    GT_REFINE_HOPELESS times the winner's cost in this launch, the winner runs the share's rest
    (the contender's first share decides whether it stays, and this one would leave: a quarter
@@ -322,7 +322,7 @@ static int run_rest_with_winner(const gt_executor *exec, const gt_schedule *winn
    times its settled ones, bench/results/refine-probe-2026-11-27/). Sets sh->cut_short then;
    *er is the contender's. */
 static int run_share(const gt_executor *exec, gt_walks *walks, gt_refine_share *sh, bool first, uint64_t start,
-                     const gt_stretch *share, const uint8_t *done, const uint8_t *mine, const gt_metric_plan *metric,
+                     const gt_stretch *share, const uint8_t *done, const gt_metric_plan *metric,
                      double incumbent_cost, gt_tune_result *r, gt_exec_result *er, char *err, size_t errlen)
 {
     sh->cut_short = false;
@@ -342,9 +342,12 @@ static int run_share(const gt_executor *exec, gt_walks *walks, gt_refine_share *
         return run_stretch_of(exec, &sh->contender, share, er, err, errlen);
     size_t bytes = (r->groups_total + 7) / 8;
     gt_stretch head = {0}, rest = {0};
-    uint8_t *seen = malloc(bytes); /* the other shares' workgroups, then the head's too */
-    int rc = seen ? 0 : -ENOMEM;
-    for (size_t i = 0; seen && i < bytes; i++)
+    uint8_t *mine = calloc(bytes, 1);  /* this share's workgroups */
+    uint8_t *seen = malloc(bytes);     /* the other shares', then the head's too */
+    int rc = mine && seen ? 0 : -ENOMEM;
+    if (rc == 0)
+        gt_stretch_mark(share, mine);
+    for (size_t i = 0; rc == 0 && i < bytes; i++)
         seen[i] = (uint8_t)(done[i] & ~mine[i]);
     if (rc == 0)
         rc = gt_stretch_take(walks, &sh->contender, start, piece, seen, &head);
@@ -375,6 +378,7 @@ static int run_share(const gt_executor *exec, gt_walks *walks, gt_refine_share *
     gt_stretch_free(&head);
     gt_stretch_free(&rest);
     free(seen);
+    free(mine);
     return rc;
 }
 
@@ -447,10 +451,8 @@ static int refine_launch(const gt_tune_config *cfg, const gt_tune_launch *launch
     size_t picked[GT_REFINE_PER_LAUNCH];
     gt_refine_outcome *o = &r->refine;
     *o = (gt_refine_outcome){.ran = true, .nshares = (unsigned)gt_refine_pick(&e->refine, picked)};
-    bool first[GT_REFINE_PER_LAUNCH];
     uint64_t start[GT_REFINE_PER_LAUNCH];
     gt_stretch st[GT_REFINE_PER_LAUNCH] = {{0}};
-    uint8_t *mine[GT_REFINE_PER_LAUNCH] = {NULL};
     uint32_t grid[3];
     gt_range_groups(&launch->range, grid);
     size_t bytes = (r->groups_total + 7) / 8;
@@ -463,18 +465,15 @@ static int refine_launch(const gt_tune_config *cfg, const gt_tune_launch *launch
         gt_refine_share *sh = &o->shares[i];
         sh->contender = e->refine.contenders[picked[i]].schedule;
         sh->p = NAN;
-        first[i] = e->refine.contenders[picked[i]].n == 0;
         unsigned k = e->refine.launches * GT_REFINE_PER_LAUNCH + i; /* spread over the launches' shares */
         start[i] = (uint64_t)(gt_walk_share(k) * (double)gt_walk_positions(grid, sh->contender.span));
-        mine[i] = calloc(bytes, 1);
-        rc = mine[i] ? gt_stretch_take(walks, &sh->contender, start[i], share, done, &st[i]) : -ENOMEM;
+        rc = gt_stretch_take(walks, &sh->contender, start[i], share, done, &st[i]);
         if (rc == 0 && st[i].groups == 0) {
             o->nshares = i; /* a launch too small for another share */
             break;
         }
         if (rc == 0) {
             gt_stretch_mark(&st[i], done);
-            gt_stretch_mark(&st[i], mine[i]);
             r->groups_analysis += st[i].groups;
         }
     }
@@ -490,7 +489,8 @@ static int refine_launch(const gt_tune_config *cfg, const gt_tune_launch *launch
     gt_exec_result sum = {0};
     for (unsigned i = 0; rc == 0 && i < o->nshares; i++) {
         gt_exec_result er = {0};
-        rc = run_share(exec, walks, &o->shares[i], first[i], start[i], &st[i], done, mine[i], metric,
+        bool first = e->refine.contenders[picked[i]].n == 0; /* no pair is recorded before the end */
+        rc = run_share(exec, walks, &o->shares[i], first, start[i], &st[i], done, metric,
                        o->incumbent_cost, r, &er, err, errlen);
         o->shares[i].cost = gt_metric_cost(metric, &er, er.groups * r->items_per_group);
         add_exec_result(&sum, &er);
@@ -500,10 +500,8 @@ static int refine_launch(const gt_tune_config *cfg, const gt_tune_launch *launch
         r->analysis_ns = sum.wall_ns;
         r->analysis_page_faults = sum.probed ? sum.probe.page_faults : 0;
     }
-    for (unsigned i = 0; i < GT_REFINE_PER_LAUNCH; i++) {
+    for (unsigned i = 0; i < GT_REFINE_PER_LAUNCH; i++)
         gt_stretch_free(&st[i]);
-        free(mine[i]);
-    }
     gt_walks_destroy(walks);
     free(done);
     r->total_ns = r->analysis_ns + r->remainder_ns;
