@@ -37,7 +37,7 @@ static gt_tune_result sample_result(void)
                                         .cost = 1.0 + s, .used = true};
     }
     r.candidates[1].schedule.assign = (gt_assign){.kind = GT_ASSIGN_STEALING};
-    r.confirmation = (gt_confirmation){.ran = true, .incumbent = 0, .challenger = 1, .test = {.p = 0.5}};
+    r.confirmation = (gt_confirmation){.ran = true, .incumbent = 0, .challenger = 1, .out_of_reach = true, .test = {.p = 0.5}};
     r.refine = (gt_refine_outcome){.ran = true, .state = GT_REFINE_REFINING, .nshares = 1,
                                    .event = GT_REFINE_EVENT_COMPARED};
     r.refine.shares[0] = (gt_refine_share){.contender = candidates[1].schedule, .p = NAN,
@@ -81,6 +81,7 @@ static void test_a_result_reads_back_the_same(void **state)
     }
     assert_string_equal(got.reason, "won the analysis");
     assert_int_equal(got.confirmation.challenger, 1);
+    assert_true(got.confirmation.out_of_reach);
     assert_int_equal(got.refine.nshares, 1);
     assert_int_equal(got.refine.shares[0].contender.assign.kind, GT_ASSIGN_STEALING);
     gt_tune_result_free(&got);

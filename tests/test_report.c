@@ -175,7 +175,7 @@ static void set_analysis(report_case *c)
     r->remainder_counters[0] = 123456789;
     r->remainder_counters[1] = 98765432;
     r->estimated_gain = 0.6;
-    r->confirmation = (gt_confirmation){.ran = true, .incumbent = 1, .challenger = 0,
+    r->confirmation = (gt_confirmation){.ran = true, .incumbent = 1, .challenger = 0, .out_of_reach = true,
                                         .test = {.na = 4, .nb = 3, .u = 1.5, .p = 0.9, .exact = false}};
 }
 
@@ -640,6 +640,7 @@ static void confirmation_gives_the_pair_and_the_rank_test(void **state)
     assert_number(state, "decision.confirmation.p", 0.9);
     assert_bool(state, "decision.confirmation.exact", false);
     assert_bool(state, "decision.confirmation.replaced", false);
+    assert_bool(state, "decision.confirmation.out_of_reach", true);
 }
 
 static void without_analysis_there_is_no_confirmation(void **state)

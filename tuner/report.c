@@ -295,7 +295,7 @@ static bool add_confirmation(cJSON *obj, const gt_tune_result *r)
            add_schedule(c, "challenger", &r->candidates[cf->challenger].schedule) &&
            add_uint(c, "challenger_samples", cf->test.na) && add_uint(c, "incumbent_samples", cf->test.nb) &&
            add_real(c, "u", cf->test.u) && add_real(c, "p", cf->test.p) && add_bool(c, "exact", cf->test.exact) &&
-           add_bool(c, "replaced", cf->replaced);
+           add_bool(c, "replaced", cf->replaced) && add_bool(c, "out_of_reach", cf->out_of_reach);
 }
 
 static bool add_refine(cJSON *obj, const gt_tune_result *r)

@@ -140,6 +140,7 @@ typedef struct gt_confirmation {
     size_t incumbent, challenger; /* indices into the result's candidates */
     gt_rank_test test;            /* the challenger's confirming costs against the incumbent's */
     bool replaced;                /* the test showed the gain: the challenger won */
+    bool out_of_reach;            /* stopped before its last pair: no costs still to come could show the gain */
 } gt_confirmation;
 
 /* Contenders that run a share each in one refining launch: two give each launch two pairs,

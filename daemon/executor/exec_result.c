@@ -83,6 +83,7 @@ static int check_result(gt_tune_result *r)
     fix_bool(&r->resumed);
     fix_bool(&r->confirmation.ran);
     fix_bool(&r->confirmation.replaced);
+    fix_bool(&r->confirmation.out_of_reach);
     fix_bool(&r->confirmation.test.exact);
     fix_bool(&r->refine.ran);
     fix_bool(&r->refine.settled_now);
