@@ -31,6 +31,9 @@
 /* A candidate's own speed may size its samples at most this many times smaller or larger than
    the default's: one odd look must not make a sample of a few workgroups or of the budget. */
 #define SIZE_RANGE 16
+/* A look runs its first 1/GLANCE_PARTS alone, which ends the look when it shows the candidate
+   hopeless. */
+#define GLANCE_PARTS 4
 /* A disturbed sample is measured again on fresh workgroups at most this many times in a row,
    while the budget lasts; a machine that disturbs every sample must not eat the budget. */
 #define REMEASURE_MAX 3
@@ -65,7 +68,7 @@ struct gt_sampler {
     size_t probed_samples;      /* samples that came with probe figures */
 };
 
-static const char *const kind_names[] = {"calibration", "look", "sized", "confirm"};
+static const char *const kind_names[] = {"calibration", "look", "sized", "confirm", "glance"};
 
 const char *gt_sample_kind_name(gt_sample_kind k)
 {
@@ -126,32 +129,62 @@ static double work_ns(const gt_sampler *s, uint64_t wall_ns)
     return fmax((double)wall_ns - s->fixed_ns, (double)wall_ns / 2);
 }
 
-/* The sample's metric per work-item. In time, less the batch's fixed cost (at most half its
-   wall time), as the remainder, one long batch, will run the work: samples of different lengths
-   (a look at the default's size, the group axis's longer stretches, a confirmation's) compare
-   on their work alone. Without it a tenant's fixed theft per batch, spread over a longer
-   sample, made a group order that does nothing look faster. The counted metrics are taken as
-   counted: calibration measures the fixed cost in time only. */
-static double sample_cost(const gt_sampler *s, const gt_exec_result *er, uint64_t items)
+/* The sample's metric per work-item. In time, less the fixed cost of each of its batches (at
+   most half the batch's wall time), as the remainder, one long batch, will run the work:
+   samples of different lengths (a look at the default's size, the group axis's longer
+   stretches, a confirmation's) compare on their work alone. Without it a tenant's fixed theft
+   per batch, spread over a longer sample, made a group order that does nothing look faster.
+   The counted metrics are taken as counted: calibration measures the fixed cost in time only. */
+static double sample_cost(const gt_sampler *s, const gt_exec_result *er, double work_ns, uint64_t items)
 {
     if (s->metric.num >= 0 || items == 0)
         return gt_metric_cost(&s->metric, er, items);
-    return work_ns(s, er->wall_ns) / (double)items;
+    return work_ns / (double)items;
 }
 
-static void record(gt_sampler *s, gt_candidate *c, const gt_stretch *st, const gt_exec_result *er, unsigned round,
-                   gt_sample_kind kind)
+/* What a stretch ran: its batches' results summed, and the work (wall time less each batch's
+   fixed cost) they held. */
+typedef struct ran {
+    gt_exec_result er;
+    double work_ns;
+    uint64_t start;
+    uint32_t runs;
+} ran;
+
+static void add_batch(const gt_sampler *s, ran *total, const gt_stretch *st, const gt_exec_result *er)
 {
+    gt_exec_result *t = &total->er;
+    if (total->runs == 0)
+        total->start = st->start;
+    total->runs += st->nruns;
+    total->work_ns += work_ns(s, er->wall_ns);
+    t->wall_ns += er->wall_ns;
+    t->groups += er->groups;
+    for (unsigned i = 0; i < GT_COUNTERS_MAX; i++)
+        t->counters[i] += er->counters[i];
+    t->probed = t->probed || er->probed;
+    t->probe.involuntary_switches += er->probe.involuntary_switches;
+    t->probe.offcpu_ns += er->probe.offcpu_ns;
+    t->probe.migrations += er->probe.migrations;
+    t->probe.page_faults += er->probe.page_faults;
+    t->worst_offcpu_ns = t->worst_offcpu_ns > er->worst_offcpu_ns ? t->worst_offcpu_ns : er->worst_offcpu_ns;
+}
+
+/* Records what ran as the candidate's next sample (room for it was made by run_batch). */
+static void record(gt_sampler *s, size_t index, const ran *rn, unsigned round, gt_sample_kind kind)
+{
+    gt_candidate *c = &s->r->candidates[index];
+    const gt_exec_result *er = &rn->er;
     gt_sample *smp = &c->samples[c->nsamples++];
     memset(smp, 0, sizeof *smp);
     smp->kind = kind;
-    smp->start = st->start;
-    smp->runs = st->nruns;
+    smp->start = rn->start;
+    smp->runs = rn->runs;
     smp->round = round;
     smp->groups = er->groups;
     smp->items = er->groups * s->r->items_per_group;
     smp->wall_ns = er->wall_ns;
-    smp->cost = sample_cost(s, er, smp->items);
+    smp->cost = sample_cost(s, er, rn->work_ns, smp->items);
     smp->probed = er->probed;
     smp->probe = er->probe;
     smp->worst_offcpu_ns = er->worst_offcpu_ns;
@@ -162,12 +195,14 @@ static void record(gt_sampler *s, gt_candidate *c, const gt_stretch *st, const g
                 !(smp->disturbed && !s->r->steady_contention);
     s->probed_samples += smp->probed;
     memcpy(smp->counters, er->counters, sizeof smp->counters);
+    summarise(c);
+    check_steady_contention(s);
 }
 
-/* Runs candidate `index` on the stretch of its walk from position start that holds want
-   workgroups, and records the sample. -ENOSPC when no workgroup is left. */
-static int run_stretch(gt_sampler *s, size_t index, uint64_t start, uint64_t want, unsigned round,
-                       gt_sample_kind kind, uint64_t *next, char *err, size_t errlen)
+/* Runs candidate `index` on the stretch of its walk from position *start that holds want
+   workgroups, adds it to rn and moves *start past it. -ENOSPC when no workgroup is left. */
+static int run_batch(gt_sampler *s, size_t index, uint64_t *start, uint64_t want, ran *rn, char *err,
+                     size_t errlen)
 {
     gt_candidate *c = &s->r->candidates[index];
     gt_sample *grown = realloc(c->samples, (c->nsamples + 1) * sizeof *grown);
@@ -177,7 +212,7 @@ static int run_stretch(gt_sampler *s, size_t index, uint64_t start, uint64_t wan
     }
     c->samples = grown;
     gt_stretch st;
-    int rc = gt_stretch_take(s->walks, &c->schedule, start, want, s->done, &st);
+    int rc = gt_stretch_take(s->walks, &c->schedule, *start, want, s->done, &st);
     if (rc < 0) {
         gt_stretch_free(&st);
         snprintf(err, errlen, "cannot walk the grid with a candidate's group order: %s",
@@ -197,13 +232,25 @@ static int run_stretch(gt_sampler *s, size_t index, uint64_t start, uint64_t wan
         s->r->groups_analysis += er.groups;
         s->r->analysis_ns += er.wall_ns;
         s->r->analysis_page_faults += er.probed ? er.probe.page_faults : 0;
-        record(s, c, &st, &er, round, kind);
-        summarise(c);
-        check_steady_contention(s);
-        if (next)
-            *next = st.next;
+        add_batch(s, rn, &st, &er);
+        *start = st.next;
     }
     gt_stretch_free(&st);
+    return rc;
+}
+
+/* Runs candidate `index` on the stretch of its walk from position start that holds want
+   workgroups, and records the sample. -ENOSPC when no workgroup is left. */
+static int run_stretch(gt_sampler *s, size_t index, uint64_t start, uint64_t want, unsigned round,
+                       gt_sample_kind kind, uint64_t *next, char *err, size_t errlen)
+{
+    ran rn = {0};
+    int rc = run_batch(s, index, &start, want, &rn, err, errlen);
+    if (rc == 0) {
+        record(s, index, &rn, round, kind);
+        if (next)
+            *next = start;
+    }
     return rc;
 }
 
@@ -493,7 +540,30 @@ uint64_t gt_sampler_groups_of(const gt_sampler *s, size_t index)
     return index < s->r->ncandidates ? sample_size(s, &s->r->candidates[index], &look) : s->sample_groups;
 }
 
-/* Runs one sample of the candidate from the round's share of its walk. */
+double gt_best_median(const gt_tune_result *r)
+{
+    double best = NAN;
+    for (size_t i = 0; i < r->ncandidates; i++)
+        if (!r->candidates[i].eliminated && (isnan(best) || r->candidates[i].median < best))
+            best = r->candidates[i].median;
+    return best;
+}
+
+/* A look's first quarter, run alone, shows the candidate hopeless: it cost GT_TUNE_HOPELESS
+   times the best median so far, undisturbed. */
+static bool hopeless_glance(const gt_sampler *s, const ran *rn)
+{
+    double cost = sample_cost(s, &rn->er, rn->work_ns, rn->er.groups * s->r->items_per_group);
+    bool disturbed = is_disturbed(s, &rn->er) && !s->r->steady_contention;
+    return !disturbed && cost > GT_TUNE_HOPELESS * gt_best_median(s->r); /* NaN compares false */
+}
+
+/* Runs one sample of the candidate from the round's share of its walk. A look's size is the
+   default's, so a candidate twenty times slower took twenty samples' time over it: copy_rows'
+   look at the column item order took 4-8 ms of an analysis limited to 7, and left the span
+   axis, which pays 1.6-2.4x on the launch, without a sample. A look therefore runs its first
+   quarter alone: when that shows the candidate hopeless, the look ends there (a sample of kind
+   glance); otherwise the rest follows and the two batches make one look. */
 static int run_sample(gt_sampler *s, size_t index, unsigned round, bool confirm, char *err, size_t errlen)
 {
     const gt_candidate *c = &s->r->candidates[index];
@@ -511,7 +581,20 @@ static int run_sample(gt_sampler *s, size_t index, unsigned round, bool confirm,
     want -= want % least; /* whole spans (or chunks) for every worker: none waits on another's last */
     uint64_t start = (uint64_t)(gt_walk_share(round) * (double)gt_walk_positions(s->grid, c->schedule.span));
     gt_sample_kind kind = confirm ? GT_SAMPLE_CONFIRM : look ? GT_SAMPLE_LOOK : GT_SAMPLE_SIZED;
-    return run_stretch(s, index, start, want, round, kind, NULL, err, errlen);
+    uint64_t glance = kind == GT_SAMPLE_LOOK ? want / GLANCE_PARTS - want / GLANCE_PARTS % least : 0;
+    if (glance < least)
+        return run_stretch(s, index, start, want, round, kind, NULL, err, errlen);
+    ran rn = {0};
+    int rc = run_batch(s, index, &start, glance, &rn, err, errlen);
+    if (rc < 0)
+        return rc;
+    if (hopeless_glance(s, &rn)) {
+        record(s, index, &rn, round, GT_SAMPLE_GLANCE);
+        return 0;
+    }
+    rc = run_batch(s, index, &start, want - glance, &rn, err, errlen);
+    record(s, index, &rn, round, kind); /* the glance alone when the rest found no workgroup */
+    return rc == -ENOSPC ? 0 : rc;
 }
 
 /* The candidate's last sample was disturbed and is kept out, so it is worth measuring again. */

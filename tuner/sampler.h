@@ -76,6 +76,9 @@ unsigned gt_sampler_workers(const gt_sampler *s);
 /* A new round number: the samples of one round start at the same share of their walks. */
 unsigned gt_sampler_next_round(gt_sampler *s);
 
+/* The lowest median of any candidate still in the race; NaN when none was measured. */
+double gt_best_median(const gt_tune_result *r);
+
 /* The index in r->candidates of the candidate with this schedule, added when new. */
 int gt_sampler_candidate(gt_sampler *s, const gt_space_entry *e, unsigned phase, size_t *index);
 /* Runs one sample of candidate `index` in round `round`: its look when it has no used sample

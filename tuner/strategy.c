@@ -92,25 +92,16 @@ static bool flat(const axis_run *a, size_t n)
     return has_incumbent && hi <= lo * (1 + a->cfg->min_gain);
 }
 
-/* The lowest median of any candidate so far; NaN when none was measured. */
-static double best_median(const gt_tune_result *r)
-{
-    double best = NAN;
-    for (size_t i = 0; i < r->ncandidates; i++)
-        if (!r->candidates[i].eliminated && (isnan(best) || r->candidates[i].median < best))
-            best = r->candidates[i].median;
-    return best;
-}
-
-/* A candidate whose look costs GT_TUNE_HOPELESS times the best median so far leaves the race: it
-   cannot win, and its samples are the most expensive ones. */
+/* A candidate whose look (or the glance that ended it) costs GT_TUNE_HOPELESS times the best
+   median so far leaves the race: it cannot win, and its samples are the most expensive ones. */
 static void drop_if_hopeless(axis_run *a, size_t c)
 {
     gt_candidate *cand = &a->r->candidates[c];
-    if (c == a->incumbent || cand->nsamples == 0 || cand->samples[cand->nsamples - 1].kind != GT_SAMPLE_LOOK)
+    gt_sample_kind last = cand->nsamples ? cand->samples[cand->nsamples - 1].kind : GT_SAMPLE_CALIBRATION;
+    if (c == a->incumbent || (last != GT_SAMPLE_LOOK && last != GT_SAMPLE_GLANCE))
         return;
     double cost = cand->samples[cand->nsamples - 1].cost;
-    cand->eliminated = cost > GT_TUNE_HOPELESS * best_median(a->r); /* NaN compares false */
+    cand->eliminated = cost > GT_TUNE_HOPELESS * gt_best_median(a->r); /* NaN compares false */
 }
 
 /* The axis has had its samples: the slots it began with, or its share of what it spent and
