@@ -159,6 +159,7 @@ static void set_analysis(report_case *c)
     set_candidate(c, 2, "group=hilbert,item=tiled:4x4,assign=dynamic:1", "group=hilbert", GT_AXIS_GROUP, 1, 1.75,
                   1.75, 1.75);
     c->samples[2][0] = sample_at(40, 3, 1.75, true);
+    c->samples[2][0].kind = GT_SAMPLE_GLANCE; /* its look ended after the first quarter */
     c->candidates[2].eliminated = true;
 
     gt_tune_result *r = &c->result;
@@ -579,6 +580,7 @@ static void eliminated_candidate_is_marked(void **state)
     assert_bool(state, "candidates.1.eliminated", false);
     assert_bool(state, "candidates.2.eliminated", true);
     assert_size(state, "candidates.2.samples", 1);
+    assert_text(state, "candidates.2.samples.0.kind", "glance");
 }
 
 static void sample_reports_stretch_round_sizes_and_cost(void **state)
