@@ -580,16 +580,19 @@ SETUP(refining_pairs)
 
 /* Refining launches that decide nothing still move the entry on: each one's pair and count
  * are kept, in the executor's launches as in gridtuned's own, so the next launch is the next
- * refining launch, not the same one again. The contender has three pairs already, two ahead
- * and one behind, so neither the first-share nor the three-pair rule applies, and the
- * signed-rank test cannot decide at four or five pairs either way: no timing decides any of
- * it. */
+ * refining launch, not the same one again. The contender has five pairs already, four at half
+ * the winner's cost and one at twice it, so whatever the two measured pairs say (checked for
+ * every two ratios from 0.001 to 1000 against refine.c's rules): the first-share rule does not
+ * apply, the median ratio stays at 0.5, in sight of the minimum gain, and the signed-rank test
+ * decides neither way at six or seven pairs. No timing decides any of it; with three pairs
+ * (two ahead, one behind) the gain-in-sight rule, which looks at every pair from the third
+ * on, dropped the contender when the measured pairs were slower (1 run in 15 under ctest -j2). */
 static void test_refining_launches_keep_their_pairs(void **state)
 {
     life *l = *state;
     refining f;
-    refining_open(l, &f, 3, "[0.5,0.5,1.5]", "[1.0,1.0,1.0]");
-    for (int launch = 4; launch <= 5; launch++) {
+    refining_open(l, &f, 5, "[0.5,0.5,0.5,0.5,2.0]", "[1.0,1.0,1.0,1.0,1.0]");
+    for (int launch = 6; launch <= 7; launch++) {
         gt_event ev = 0;
         if (gt_run(f.c, f.k, &f.range, f.args, 2, NULL, &ev) != 0)
             fail_msg("refining launch %d: %s", launch, gt_last_error(f.c));

@@ -489,6 +489,31 @@ static void test_a_contender_without_a_gain_in_sight_leaves_from_three_pairs_on(
     assert_int_equal(observe(&cfg, &e, 0, 1.0), GT_REFINE_EVENT_DROPPED);
 }
 
+/* Five pairs, four at half the winner's cost and one at twice it, decide nothing whatever the
+   next two pairs say: test_daemon_life's refining launches count on from such an entry with
+   measured pairs, and must not depend on the machine's timing. Ratios from 0.001 to 1000. */
+static void test_five_pairs_with_one_behind_decide_nothing_for_two_more(void **state)
+{
+    (void)state;
+    gt_tune_config cfg = gt_tune_config_default();
+    static const char *const one[] = {"group=zigzag,item=linear,assign=dynamic:4", NULL};
+    static const double before[] = {0.5, 0.5, 0.5, 0.5, 2.0};
+    for (int i = -60; i <= 60; i += 3)
+        for (int j = -60; j <= 60; j += 3) {
+            gt_wisdom_entry e = entry("group=linear,item=linear,assign=block", one);
+            gt_refine_contender *k = &e.refine.contenders[0];
+            for (unsigned n = 0; n < 5; n++) {
+                k->cost[n] = before[n];
+                k->incumbent[n] = 1.0;
+            }
+            k->n = 5;
+            e.refine.launches = 5;
+            assert_int_equal(observe(&cfg, &e, 0, pow(10, i / 20.0)), GT_REFINE_EVENT_COMPARED);
+            assert_int_equal(observe(&cfg, &e, 0, pow(10, j / 20.0)), GT_REFINE_EVENT_COMPARED);
+            assert_int_equal(e.refine.state, GT_REFINE_REFINING);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -500,6 +525,7 @@ int main(void)
         cmocka_unit_test(test_the_next_step_follows_the_direction_and_the_axis),
         cmocka_unit_test(test_no_step_beyond_the_grid),
         cmocka_unit_test(test_a_contender_without_a_gain_in_sight_leaves_from_three_pairs_on),
+        cmocka_unit_test(test_five_pairs_with_one_behind_decide_nothing_for_two_more),
         cmocka_unit_test(test_the_span_contenders_are_the_row_and_one),
         cmocka_unit_test(test_a_hopeless_candidate_is_no_contender),
         cmocka_unit_test(test_an_order_contender_is_of_another_kind),
