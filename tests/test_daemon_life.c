@@ -586,7 +586,7 @@ SETUP(refining_pairs)
  * apply, the median ratio stays at 0.5, in sight of the minimum gain, and the signed-rank test
  * decides neither way at six or seven pairs. No timing decides any of it; with three pairs
  * (two ahead, one behind) the gain-in-sight rule, which looks at every pair from the third
- * on, dropped the contender when the measured pairs were slower (1 run in 15 under ctest -j2). */
+ * on, dropped the contender when the measured pairs were slower (about 1 run in 10 under ctest -j2). */
 static void test_refining_launches_keep_their_pairs(void **state)
 {
     life *l = *state;
