@@ -38,7 +38,8 @@ static gt_tune_result sample_result(void)
     }
     r.candidates[1].schedule.assign = (gt_assign){.kind = GT_ASSIGN_STEALING};
     samples[1][2].kind = GT_SAMPLE_GLANCE; /* the last kind */
-    r.confirmation = (gt_confirmation){.ran = true, .incumbent = 0, .challenger = 1, .out_of_reach = true, .test = {.p = 0.5}};
+    r.confirmation =
+        (gt_confirmation){.ran = true, .incumbent = 0, .challenger = 1, .out_of_reach = true, .test = {.p = 0.5}};
     r.refine = (gt_refine_outcome){.ran = true, .state = GT_REFINE_REFINING, .nshares = 1,
                                    .event = GT_REFINE_EVENT_COMPARED};
     r.refine.shares[0] = (gt_refine_share){.contender = candidates[1].schedule, .p = NAN,
