@@ -250,8 +250,10 @@ size_t gt_refine_pick(const gt_wisdom_refine *rf, size_t picked[GT_REFINE_PER_LA
             bool taken = false;
             for (size_t j = 0; j < n; j++)
                 taken |= picked[j] == i;
-            double r = taken ? INFINITY : median_ratio(&rf->contenders[i]);
-            if (lead == SIZE_MAX ? !taken : r < best) {
+            if (taken)
+                continue;
+            double r = median_ratio(&rf->contenders[i]);
+            if (lead == SIZE_MAX || r < best) {
                 best = r;
                 lead = i;
             }
