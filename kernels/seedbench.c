@@ -24,6 +24,7 @@
 #define FLOAT_RTOL 1e-4
 #define REDUCE_ROWS 16  /* reduce: rows per workgroup */
 #define REDUCE_LOCAL 256 /* reduce: items per workgroup */
+#define REDUCE_FAN_IN 16 /* reduce: the tree's fan-in (REDUCE_LOCAL is its square) */
 #define STENCIL_LOCAL_X 256
 #define STENCIL_LOCAL_Y 4
 #define STENCIL_CENTRE 0.5f
@@ -137,8 +138,8 @@ static void ref_transpose(const gt_seed_case *c, void *expected)
 }
 
 /* Each workgroup's partial sums as reduce forms them (item l sums the l-th REDUCE_LOCAL-th of
- * the workgroup's stretch, in order), then the same tree; the kernel's eight running sums per
- * item differ from this order by rounding only. */
+ * the workgroup's stretch, in order), then the same two-level tree; the kernel's eight running
+ * sums per item differ from this order by rounding only. */
 static void ref_reduce(const gt_seed_case *c, void *expected)
 {
     const float *src = c->buffers[1];
@@ -149,10 +150,14 @@ static void ref_reduce(const gt_seed_case *c, void *expected)
         for (size_t l = 0; l < REDUCE_LOCAL; l++)
             for (size_t i = 0; i < share; i++)
                 part[l] += src[g * stretch + l * share + i];
-        for (size_t half = REDUCE_LOCAL / 2; half > 0; half /= 2)
-            for (size_t l = 0; l < half; l++)
-                part[l] += part[l + half];
-        sums[g] = part[0];
+        float sum = 0.0f;
+        for (size_t k = 0; k < REDUCE_FAN_IN; k++) {
+            float t = 0.0f;
+            for (size_t j = 0; j < REDUCE_FAN_IN; j++)
+                t += part[k * REDUCE_FAN_IN + j];
+            sum += t;
+        }
+        sums[g] = sum;
     }
 }
 

@@ -161,11 +161,14 @@ GT_REQUIRE(matmul_tiled, (uint64_t)gt_param(n) * gt_param(n) <= gt_buffer_bytes(
 
 /* The sum of each 16 n-element stretch of src (16 rows of the n x n matrix) into sums, one
  * value per workgroup of 256 items: item l sums the l-th 256th of the stretch, a contiguous
- * run, in eight partial sums the compiler keeps in vector registers; then a tree in local memory
- * adds the 256 items' sums, halving at each barrier. The sum is one region, not a region per
- * step with the running sum in GT_PRIVATE: that form (the GPU's, each step reading 256
- * consecutive floats) costs a load and a store of the private value per element, and reached
- * 0.82-0.87 of OpenMP's reads (bench/results/reduce-chunks-2026-11-27/). */
+ * run, in eight partial sums the compiler keeps in vector registers; then a tree of fan-in 16
+ * in local memory adds the 256 items' sums: items 0-15 each add 16 of them, then item 0 adds
+ * those 16. The sum is one region, not a region per step with the running sum in GT_PRIVATE:
+ * that form (the GPU's, each step reading 256 consecutive floats) costs a load and a store of
+ * the private value per element, and reached 0.82-0.87 of OpenMP's reads
+ * (bench/results/reduce-chunks-2026-11-27/). The tree has two levels, not the GPU's eight that
+ * halve at each barrier: every region walks all 256 items, and the binary tree's eight took
+ * a fifth of a launch on one worker (bench/results/reduce-fan-in-2026-11-27/). */
 GT_KERNEL_GROUP_SIZED(reduce, (256, 1, 1), (float part[256];), float *, sums, const float *, src, int32_t, n)
 {
     const size_t share = (size_t)n / 16, base = gt_group_id(0) * 16 * (size_t)n;
@@ -181,14 +184,21 @@ GT_KERNEL_GROUP_SIZED(reduce, (256, 1, 1), (float part[256];), float *, sums, co
         GT_L(part)[gt_local_id(0)] =
             ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
     }
-    for (size_t half = 128; half > 0; half /= 2)
-        GT_ITEMS {
-            if (gt_local_id(0) < half)
-                GT_L(part)[gt_local_id(0)] += GT_L(part)[gt_local_id(0) + half];
-        }
     GT_ITEMS {
-        if (gt_local_id(0) == 0)
-            sums[gt_group_id(0)] = GT_L(part)[0];
+        if (gt_local_id(0) < 16) {
+            float t = 0.0f;
+            for (size_t j = 0; j < 16; j++)
+                t += GT_L(part)[gt_local_id(0) * 16 + j];
+            GT_L(part)[gt_local_id(0) * 16] = t;
+        }
+    }
+    GT_ITEMS {
+        if (gt_local_id(0) == 0) {
+            float t = 0.0f;
+            for (size_t j = 0; j < 16; j++)
+                t += GT_L(part)[j * 16];
+            sums[gt_group_id(0)] = t;
+        }
     }
 }
 GT_REQUIRE(reduce, gt_work_dim() == 1 && gt_local_size(0) == 256);

@@ -92,7 +92,7 @@ __kernel void matmul_tiled(__global float *c, __global const float *a, __global 
 }
 
 /* The sum of each 16 n-element stretch of src, one per workgroup of 256 items: each item sums
- * its own contiguous 256th in eight lanes, then a tree in local memory (as kernels/seeds.c). */
+ * its own contiguous 256th in eight lanes, then a tree of fan-in 16 in local memory (as kernels/seeds.c). */
 __kernel void reduce(__global float *sums, __global const float *src, int n)
 {
     __local float part[256];
@@ -106,13 +106,19 @@ __kernel void reduce(__global float *sums, __global const float *src, int n)
     float acc = ((lane.s0 + lane.s1) + (lane.s2 + lane.s3)) + ((lane.s4 + lane.s5) + (lane.s6 + lane.s7));
     part[l] = acc;
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (size_t h = 128; h > 0; h /= 2) {
-        if (l < h)
-            part[l] += part[l + h];
-        barrier(CLK_LOCAL_MEM_FENCE);
+    if (l < 16) {
+        float t = 0.0f;
+        for (size_t j = 0; j < 16; j++)
+            t += part[l * 16 + j];
+        part[l * 16] = t;
     }
-    if (l == 0)
-        sums[get_group_id(0)] = part[0];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (l == 0) {
+        float t = 0.0f;
+        for (size_t j = 0; j < 16; j++)
+            t += part[j * 16];
+        sums[get_group_id(0)] = t;
+    }
 }
 
 /* 5-point stencil over an input padded to (n + 2) x (n + 2), through a tile of the workgroup's
