@@ -861,6 +861,49 @@ static void test_a_hopeless_look_leaves_the_race(void **state)
     fixture_fini(&fx);
 }
 
+/* The span is chosen under the linear group order, where span 8 is 2x faster; the group axis
+   then moves to the column order, which is 20x faster with a span of 1 and loses most of it
+   with span 8 (column with span 8: 0.2 of the default's cost; with span 1: 0.05). The column
+   order's look lowers the time limit below the time spent, yet the span check looks at the
+   column order with a span of 1, owed past the limit, and it wins. With the order unmoved
+   there is no check: a second run where the column order is slow. */
+static void test_a_span_chosen_under_another_order_is_checked(void **state)
+{
+    (void)state;
+    fixture fx;
+    fixture_init(&fx, &square);
+    fx.cfg.space.axes = 1u << GT_AXIS_SPAN | 1u << GT_AXIS_GROUP;
+    fx.cfg.space.group_styles = 1u << GT_ORDER_LINEAR | 1u << GT_ORDER_COLUMN;
+    fake_executor_factor(&fx.fake, "span=8", 0.5, 0);
+    fake_executor_factor(&fx.fake, "group=column", 0.05, 0);
+    fake_executor_factor(&fx.fake, "group=column,span=8", 8.0, 0);
+    assert_int_equal(tune(&fx, NULL), 0);
+    const gt_candidate *spanned = candidate_of(&fx.result, "group=column,span=8,item=linear,assign=stealing");
+    assert_int_equal(spanned->phase, GT_AXIS_GROUP);
+    assert_true(spanned->nsamples > 0);
+    const gt_candidate *check = candidate_of(&fx.result, "group=column,item=linear,assign=stealing");
+    assert_int_equal(check->phase, GT_AXIS_GROUP);
+    assert_int_equal(check->samples[0].kind, GT_SAMPLE_LOOK);
+    assert_true(check->samples[0].round > spanned->samples[0].round);
+    assert_winner(&fx.result, "group=column,item=linear,assign=stealing");
+    assert_true(fx.result.groups_analysis <= budget_groups(&fx));
+    assert_launch_complete(&fx);
+    fixture_fini(&fx);
+
+    fixture_init(&fx, &square);
+    fx.cfg.space.axes = 1u << GT_AXIS_SPAN | 1u << GT_AXIS_GROUP;
+    fx.cfg.space.group_styles = 1u << GT_ORDER_LINEAR | 1u << GT_ORDER_COLUMN;
+    fake_executor_factor(&fx.fake, "span=8", 0.5, 0);
+    fake_executor_factor(&fx.fake, "group=column", 1.5, 0);
+    assert_int_equal(tune(&fx, NULL), 0);
+    for (size_t i = 0; i < fx.result.ncandidates; i++)
+        assert_false(fx.result.candidates[i].schedule.group.kind == GT_ORDER_COLUMN &&
+                     fx.result.candidates[i].schedule.span == 1);
+    assert_winner(&fx.result, "group=linear,span=8,item=linear,assign=stealing");
+    assert_launch_complete(&fx);
+    fixture_fini(&fx);
+}
+
 /* The batches a tuned launch ran before its confirmation began: all the fake ran but the
    confirming samples (a batch each) and the dispatch of the rest (one). A look is two batches,
    its first quarter run alone. */
@@ -1556,6 +1599,7 @@ int main(void)
         cmocka_unit_test(test_a_tie_goes_to_the_first_listed),
         cmocka_unit_test(test_spans_do_not_tie),
         cmocka_unit_test(test_a_hopeless_look_leaves_the_race),
+        cmocka_unit_test(test_a_span_chosen_under_another_order_is_checked),
         cmocka_unit_test(test_spans_reach_a_row_at_the_incumbents_speed),
         cmocka_unit_test(test_the_confirmation_keeps_the_incumbent_without_a_shown_gain),
         cmocka_unit_test(test_the_confirmation_replaces_the_incumbent_on_a_shown_gain),

@@ -56,6 +56,7 @@ struct gt_sampler {
     uint8_t *done;
     bool any_done;
     bool ready;
+    bool owed;              /* samples run past the time limit (gt_sampler_owe) */
     gt_walks *walks;
     double sample_ns;       /* what a sample should take: cfg->sample_ns, or more for a costly batch */
     double fixed_ns;        /* a batch's cost beyond its workgroups, from calibration */
@@ -507,8 +508,10 @@ void gt_sampler_reserve(gt_sampler *s, double share, unsigned samples)
    (copy_cols ran 0 to 2 of its 8 confirming samples). */
 static bool spent(const gt_sampler *s, bool confirm)
 {
-    return groups_left(s, confirm) == 0 || (!confirm && time_left(s) <= 0);
+    return groups_left(s, confirm) == 0 || (!confirm && !s->owed && time_left(s) <= 0);
 }
+
+void gt_sampler_owe(gt_sampler *s, bool owed) { s->owed = owed; }
 
 /* ---- sampling ---------------------------------------------------------------------------- */
 

@@ -55,6 +55,10 @@ double gt_sampler_time_limit(const gt_sampler *s, bool confirm);
 /* Keeps share (0..1) of the budget still left for the confirming samples: other samples stop
  * short of it, and confirming samples are sized to share it out over `samples` of them. */
 void gt_sampler_reserve(gt_sampler *s, double share, unsigned samples);
+/* While owed, samples run past the time limit, within the budget's workgroups (short of the
+ * reserve), as confirming samples do: for a sample without which a decision would stand on
+ * another order's measurements. */
+void gt_sampler_owe(gt_sampler *s, bool owed);
 /* The shapes candidates are generated for: the workgroup in items, the grid in workgroups,
  * and the workgroups of a sample of the default's size. */
 const uint32_t *gt_sampler_item_shape(const gt_sampler *s);

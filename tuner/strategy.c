@@ -438,7 +438,7 @@ static size_t axis_leader(const axis_run *a, gt_axis axis)
    other axes moved, e.g. small chunks that were harmless become false sharing between workers
    on neighbouring workgroups. The second visit happens only when the schedule did move. The
    span axis comes before the group axis, whose longer samples would otherwise spend the time a
-   row-wide span needs (copy_rows' cold launches 1.6x slower). */
+   row-wide span needs (copy_rows' cold launches 1.6x slower); span_check makes up for it. */
 static size_t plan_passes(const gt_tune_config *cfg, gt_sampler *s, bool resumed, gt_axis passes[], size_t sizes[])
 {
     /* A resumed analysis starts from a winner whose assignment was chosen already: the orders
@@ -462,6 +462,42 @@ static size_t plan_passes(const gt_tune_config *cfg, gt_sampler *s, bool resumed
     return n;
 }
 
+/* After the group axis moved the incumbent to another order, one look at that order with a
+   span of 1, owed past the time limit. The incumbent's span was chosen under the order before,
+   where spans may tie: copy_cols' spans of 8-64, chosen under the linear order, went with the
+   column order to launches 1.1-1.4x slower than its span of 1, which no sample had looked at
+   (the time limit falls with the column order's first look, and ended every analysis there).
+   The look is a group-axis one (its samples as long), and it takes over as on any axis. */
+static int span_check(axis_run *a, const gt_order *group_before)
+{
+    const gt_schedule *held = &a->r->candidates[a->incumbent].schedule;
+    if (!(a->cfg->space.axes & (1u << GT_AXIS_SPAN)) || held->span <= 1 || gt_order_equal(&held->group, group_before))
+        return 0;
+    gt_space_entry *entries;
+    size_t n, c = SIZE_MAX;
+    int rc = gt_space_axis(&a->cfg->space, GT_AXIS_SPAN, held, gt_sampler_item_shape(a->s), gt_sampler_grid(a->s),
+                           gt_sampler_groups_of(a->s, a->incumbent), gt_sampler_workers(a->s), &entries, &n);
+    if (rc < 0)
+        return rc;
+    for (size_t i = 0; i < n && c == SIZE_MAX && rc == 0; i++)
+        if (entries[i].schedule.span == 1)
+            rc = gt_sampler_candidate(a->s, &entries[i], GT_AXIS_GROUP, &c);
+    free(entries);
+    if (rc < 0 || c == SIZE_MAX || a->r->candidates[c].nsamples > 0)
+        return rc;
+    gt_sampler_owe(a->s, true);
+    rc = gt_sampler_run(a->s, c, gt_sampler_next_round(a->s), false, a->err, a->errlen);
+    gt_sampler_owe(a->s, false);
+    if (rc == -ENOSPC)
+        return 0;
+    if (rc < 0)
+        return rc;
+    drop_if_hopeless(a, c);
+    if (!a->r->candidates[c].eliminated && median_of(a, c) * (1 + a->cfg->min_gain) < median_of(a, a->incumbent))
+        a->incumbent = c;
+    return 0;
+}
+
 int gt_strategy_run(const gt_tune_config *cfg, gt_sampler *s, gt_tune_result *r, char *err, size_t errlen)
 {
     gt_axis passes[GT_AXIS_COUNT + 1];
@@ -475,6 +511,7 @@ int gt_strategy_run(const gt_tune_config *cfg, gt_sampler *s, gt_tune_result *r,
     for (size_t p = 0; p < npasses; p++) {
         if (p == npasses - 1 && p > 0 && a.incumbent == after_first)
             break; /* nothing moved since the first axis was decided */
+        gt_order group_before = r->candidates[a.incumbent].schedule.group;
         int rc = axis_field(&a, passes[p]);
         /* Each pass gets the share of the remaining samples its size asks for. The group
            axis's samples are longer: it takes from the revisit, which a resumed analysis
@@ -495,6 +532,8 @@ int gt_strategy_run(const gt_tune_config *cfg, gt_sampler *s, gt_tune_result *r,
         free(a.listed);
         free(a.field);
         a.listed = a.field = NULL;
+        if (rc == 0 && passes[p] == GT_AXIS_GROUP)
+            rc = span_check(&a, &group_before);
         if (rc < 0) {
             if (rc == -ENOMEM)
                 snprintf(err, errlen, "out of memory during the analysis");
