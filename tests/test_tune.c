@@ -737,6 +737,32 @@ static void test_a_slow_first_batch_does_not_stretch_the_samples(void **state)
     fixture_fini(&fx);
 }
 
+/* Calibration grows its stretches eightfold until one takes half a sample, but once the
+   slope between two is believed it sizes the next from it: here 4 and 32 workgroups (0.5 us
+   each: 2 and 16 us) show the slope, and the last stretch takes three quarters of the asked
+   50 us (75 workgroups), where growing on would have run 256 (128 us). */
+static void test_calibration_ends_near_the_asked_length(void **state)
+{
+    (void)state;
+    fixture fx;
+    fixture_init(&fx, &square);
+    assert_int_equal(tune(&fx, NULL), 0);
+    const gt_candidate *def = &fx.result.candidates[0];
+    size_t calibrations = 0;
+    const gt_sample *last = NULL;
+    for (size_t k = 0; k < def->nsamples; k++)
+        if (def->samples[k].kind == GT_SAMPLE_CALIBRATION) {
+            calibrations++;
+            last = &def->samples[k];
+        }
+    assert_int_equal(calibrations, 3);
+    assert_int_equal(last->groups, 75);
+    assert_true((double)last->wall_ns >= 0.5 * (double)fx.cfg.sample_ns);
+    assert_true((double)last->wall_ns <= (double)fx.cfg.sample_ns);
+    assert_launch_complete(&fx);
+    fixture_fini(&fx);
+}
+
 /* The default costs ten times the column order: a tenth of the workgroups at the default's
    speed would take as long as the whole launch at the winner's. The analysis's time limit is a
    tenth of the launch's time at the best speed seen (50 ns a workgroup: 0.1 x 65536 x 50 ns).
@@ -818,7 +844,7 @@ static void test_a_tie_goes_to_the_first_listed(void **state)
 }
 
 /* The span axis keeps its best-looking span even among ties: the first listed span is the
- * widest a sample holds (72 workgroups here), which ties with short spans in samples far more
+ * widest a sample holds (73 workgroups here), which ties with short spans in samples far more
  * often than on the whole launch. */
 static void test_spans_do_not_tie(void **state)
 {
@@ -828,10 +854,10 @@ static void test_spans_do_not_tie(void **state)
     fx.cfg.space.axes = 1u << GT_AXIS_SPAN;
     fx.cfg.strategy = GT_STRATEGY_NESTED; /* no halving: both stay in the field to the end */
     fx.cfg.budget = 0.45;
-    fake_executor_factor(&fx.fake, "span=72", 0.8, 0);
+    fake_executor_factor(&fx.fake, "span=73", 0.8, 0);
     fake_executor_factor(&fx.fake, "span=8", 0.785, 0);
     assert_int_equal(tune(&fx, NULL), 0);
-    assert_true(candidate_of(&fx.result, "group=linear,span=72,item=linear,assign=stealing")->nsamples > 0);
+    assert_true(candidate_of(&fx.result, "group=linear,span=73,item=linear,assign=stealing")->nsamples > 0);
     assert_winner(&fx.result, "group=linear,span=8,item=linear,assign=stealing");
     assert_launch_complete(&fx);
     fixture_fini(&fx);
@@ -1595,6 +1621,7 @@ int main(void)
         cmocka_unit_test(test_samples_start_spread_over_the_walk),
         cmocka_unit_test(test_sized_samples_take_the_asked_time),
         cmocka_unit_test(test_a_slow_first_batch_does_not_stretch_the_samples),
+        cmocka_unit_test(test_calibration_ends_near_the_asked_length),
         cmocka_unit_test(test_a_slow_default_does_not_spend_the_launchs_time),
         cmocka_unit_test(test_a_tie_goes_to_the_first_listed),
         cmocka_unit_test(test_spans_do_not_tie),

@@ -14,6 +14,9 @@
 /* Calibration grows its stretch at most this many times, by at most this factor each time. */
 #define CALIBRATION_STEPS 5
 #define CALIBRATION_GROWTH 8
+/* Once its slope is believed, calibration's next stretch is sized to take this share of a
+   sample: above the half that ends calibration, with room for a slope 1.5x too low. */
+#define CALIBRATION_AIM 0.75
 /* Calibration may use at most this fraction (one over it) of the budget. */
 #define CALIBRATION_SHARE 8
 /* Calibration's slope (the cost of one more workgroup) counts only above this share of the
@@ -339,9 +342,13 @@ static int calibrate(gt_sampler *s, double *ns_per_group, double *fixed_ns, char
         *fixed_ns = slope > 0 && t > slope * n ? t - slope * n : 0;
         prev_t = t;
         prev_n = n;
-        if (step > 0 && t * 2 >= (double)s->cfg->sample_ns && slope * n * 2 >= t)
+        bool believed = slope > 0 && slope * n * 2 >= t;
+        if (step > 0 && t * 2 >= (double)s->cfg->sample_ns && believed)
             break; /* two stretches at least: the slope needs them, and samples' sizes need it */
-        target *= CALIBRATION_GROWTH;
+        /* Growing by the factor alone overshot: transpose's stretches of 256 workgroups took
+           89 us, and the next 2048 took 700 us of the slow default's time, where 250 was asked. */
+        double aim = believed ? ceil(CALIBRATION_AIM * (double)s->cfg->sample_ns / slope) : INFINITY;
+        target = aim < (double)(target * CALIBRATION_GROWTH) ? (uint64_t)aim : target * CALIBRATION_GROWTH;
     }
     return 0;
 }
