@@ -473,17 +473,11 @@ static int span_check(axis_run *a, const gt_order *group_before)
     const gt_schedule *held = &a->r->candidates[a->incumbent].schedule;
     if (!(a->cfg->space.axes & (1u << GT_AXIS_SPAN)) || held->span <= 1 || gt_order_equal(&held->group, group_before))
         return 0;
-    gt_space_entry *entries;
-    size_t n, c = SIZE_MAX;
-    int rc = gt_space_axis(&a->cfg->space, GT_AXIS_SPAN, held, gt_sampler_item_shape(a->s), gt_sampler_grid(a->s),
-                           gt_sampler_groups_of(a->s, a->incumbent), gt_sampler_workers(a->s), &entries, &n);
-    if (rc < 0)
-        return rc;
-    for (size_t i = 0; i < n && c == SIZE_MAX && rc == 0; i++)
-        if (entries[i].schedule.span == 1)
-            rc = gt_sampler_candidate(a->s, &entries[i], GT_AXIS_GROUP, &c);
-    free(entries);
-    if (rc < 0 || c == SIZE_MAX || a->r->candidates[c].nsamples > 0)
+    gt_space_entry check = {.schedule = *held, .style = "span=series"}; /* as the span axis names it */
+    check.schedule.span = 1;
+    size_t c;
+    int rc = gt_sampler_candidate(a->s, &check, GT_AXIS_GROUP, &c);
+    if (rc < 0 || a->r->candidates[c].nsamples > 0)
         return rc;
     gt_sampler_owe(a->s, true);
     rc = gt_sampler_run(a->s, c, gt_sampler_next_round(a->s), false, a->err, a->errlen);
