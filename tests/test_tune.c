@@ -683,6 +683,21 @@ static void test_samples_start_spread_over_the_walk(void **state)
     fixture_fini(&fx);
 }
 
+/* The sized samples of the analysis, each asserted to take the asked-for time within 30%. */
+static size_t sized_samples_as_asked(const fixture *fx)
+{
+    size_t sized = 0;
+    for (size_t i = 0; i < fx->result.ncandidates; i++)
+        for (size_t k = 0; k < fx->result.candidates[i].nsamples; k++) {
+            const gt_sample *smp = &fx->result.candidates[i].samples[k];
+            if (smp->kind != GT_SAMPLE_SIZED)
+                continue;
+            sized++;
+            assert_true(fabs((double)smp->wall_ns / (double)fx->cfg.sample_ns - 1) <= 0.3);
+        }
+    return sized;
+}
+
 /* A candidate's first sample is sized by the default's speed; its later ones by its own, and
    take the asked-for time within 30%: here the candidate runs twice as fast as the default, so
    its look is half as long. */
@@ -693,15 +708,7 @@ static void test_sized_samples_take_the_asked_time(void **state)
     const gt_candidate *c = tuned_with_fast_tiles(&fx);
     assert_int_equal(c->samples[0].kind, GT_SAMPLE_LOOK);
     assert_true(fabs((double)c->samples[0].wall_ns / (double)fx.cfg.sample_ns - 0.5) < 0.15);
-    size_t sized = 0;
-    for (size_t i = 0; i < fx.result.ncandidates; i++)
-        for (size_t k = 0; k < fx.result.candidates[i].nsamples; k++) {
-            const gt_sample *smp = &fx.result.candidates[i].samples[k];
-            if (smp->kind != GT_SAMPLE_SIZED)
-                continue;
-            sized++;
-            assert_true(fabs((double)smp->wall_ns / (double)fx.cfg.sample_ns - 1) <= 0.3);
-        }
+    size_t sized = sized_samples_as_asked(&fx);
     assert_true(sized >= 5);
     fixture_fini(&fx);
 }
@@ -788,15 +795,7 @@ static void test_a_disturbed_calibration_stretch_runs_again(void **state)
     assert_true(def->samples[2].disturbed);
     assert_int_equal(def->samples[3].groups, def->samples[2].groups);
     assert_false(def->samples[3].disturbed);
-    size_t sized = 0;
-    for (size_t i = 0; i < fx.result.ncandidates; i++)
-        for (size_t k = 0; k < fx.result.candidates[i].nsamples; k++) {
-            const gt_sample *smp = &fx.result.candidates[i].samples[k];
-            if (smp->kind != GT_SAMPLE_SIZED)
-                continue;
-            sized++;
-            assert_true(fabs((double)smp->wall_ns / (double)fx.cfg.sample_ns - 1) <= 0.3);
-        }
+    size_t sized = sized_samples_as_asked(&fx);
     assert_true(sized >= 3);
     assert_winner(&fx.result, "group=linear,item=tiled:4x4,assign=stealing");
     assert_launch_complete(&fx);
