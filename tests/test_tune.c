@@ -969,6 +969,33 @@ static void test_a_span_chosen_under_another_order_is_checked(void **state)
     fixture_fini(&fx);
 }
 
+/* The item order is chosen under the linear group order, where tiled:4x4 is 5% faster than
+   column; the group axis then moves to the column order, 5x faster with column items and 3x
+   slower than that with tiled ones (column and tiled:4x4: 0.57 of the default's cost; column
+   and column: 0.2). The item check looks at the column order with the item axis's best other
+   kind of order, the column one, and it wins. */
+static void test_an_item_order_chosen_under_another_order_is_checked(void **state)
+{
+    (void)state;
+    fixture fx;
+    fixture_init(&fx, &square);
+    fx.cfg.space.axes = 1u << GT_AXIS_ITEM | 1u << GT_AXIS_GROUP;
+    fx.cfg.space.group_styles = 1u << GT_ORDER_LINEAR | 1u << GT_ORDER_COLUMN;
+    fake_executor_factor(&fx.fake, "item=tiled:4x4", 0.95, 0);
+    fake_executor_factor(&fx.fake, "group=column", 0.2, 0);
+    fake_executor_factor(&fx.fake, "group=column,item=tiled:4x4", 3.0, 0);
+    assert_int_equal(tune(&fx, NULL), 0);
+    const gt_candidate *tiled = candidate_of(&fx.result, "group=column,item=tiled:4x4,assign=stealing");
+    assert_int_equal(tiled->phase, GT_AXIS_GROUP);
+    const gt_candidate *check = candidate_of(&fx.result, "group=column,item=column,assign=stealing");
+    assert_int_equal(check->phase, GT_AXIS_GROUP);
+    assert_true(check->nsamples > 0);
+    assert_true(check->samples[0].round > tiled->samples[0].round);
+    assert_winner(&fx.result, "group=column,item=column,assign=stealing");
+    assert_launch_complete(&fx);
+    fixture_fini(&fx);
+}
+
 /* The batches a tuned launch ran before its confirmation began: all the fake ran but the
    confirming samples (a batch each) and the dispatch of the rest (one). A look is two batches,
    its first quarter run alone. */
@@ -1667,6 +1694,7 @@ int main(void)
         cmocka_unit_test(test_spans_do_not_tie),
         cmocka_unit_test(test_a_hopeless_look_leaves_the_race),
         cmocka_unit_test(test_a_span_chosen_under_another_order_is_checked),
+        cmocka_unit_test(test_an_item_order_chosen_under_another_order_is_checked),
         cmocka_unit_test(test_spans_reach_a_row_at_the_incumbents_speed),
         cmocka_unit_test(test_the_confirmation_keeps_the_incumbent_without_a_shown_gain),
         cmocka_unit_test(test_the_confirmation_replaces_the_incumbent_on_a_shown_gain),

@@ -438,7 +438,7 @@ static size_t axis_leader(const axis_run *a, gt_axis axis)
    other axes moved, e.g. small chunks that were harmless become false sharing between workers
    on neighbouring workgroups. The second visit happens only when the schedule did move. The
    span axis comes before the group axis, whose longer samples would otherwise spend the time a
-   row-wide span needs (copy_rows' cold launches 1.6x slower); span_check makes up for it. */
+   row-wide span needs (copy_rows' cold launches 1.6x slower); checks_after_a_move makes up for it. */
 static size_t plan_passes(const gt_tune_config *cfg, gt_sampler *s, bool resumed, gt_axis passes[], size_t sizes[])
 {
     /* A resumed analysis starts from a winner whose assignment was chosen already: the orders
@@ -462,21 +462,13 @@ static size_t plan_passes(const gt_tune_config *cfg, gt_sampler *s, bool resumed
     return n;
 }
 
-/* After the group axis moved the incumbent to another order, one look at that order with a
-   span of 1, owed past the time limit. The incumbent's span was chosen under the order before,
-   where spans may tie: copy_cols' spans of 8-64, chosen under the linear order, went with the
-   column order to launches 1.1-1.4x slower than its span of 1, which no sample had looked at
-   (the time limit falls with the column order's first look, and ended every analysis there).
-   The look is a group-axis one (its samples as long), and it takes over as on any axis. */
-static int span_check(axis_run *a, const gt_order *group_before)
+/* One look at candidate e, a variation of the incumbent after the group axis moved it to
+   another order, owed past the time limit (within the workgroup budget): a group-axis look
+   (its samples as long), which takes over as on any axis. Nothing when e had samples already. */
+static int owed_look(axis_run *a, const gt_space_entry *e)
 {
-    const gt_schedule *held = &a->r->candidates[a->incumbent].schedule;
-    if (!(a->cfg->space.axes & (1u << GT_AXIS_SPAN)) || held->span <= 1 || gt_order_equal(&held->group, group_before))
-        return 0;
-    gt_space_entry check = {.schedule = *held, .style = "span=series"}; /* as the span axis names it */
-    check.schedule.span = 1;
     size_t c;
-    int rc = gt_sampler_candidate(a->s, &check, GT_AXIS_GROUP, &c);
+    int rc = gt_sampler_candidate(a->s, e, GT_AXIS_GROUP, &c);
     if (rc < 0 || a->r->candidates[c].nsamples > 0)
         return rc;
     gt_sampler_owe(a->s, true);
@@ -490,6 +482,43 @@ static int span_check(axis_run *a, const gt_order *group_before)
     if (!a->r->candidates[c].eliminated && median_of(a, c) * (1 + a->cfg->min_gain) < median_of(a, a->incumbent))
         a->incumbent = c;
     return 0;
+}
+
+/* The span and the item order were chosen under the order before the group axis moved it,
+   where they may tie; two checks look at the new order with what the old one could not tell
+   apart. The span check: a span of 1. copy_cols' spans of 8-64, chosen under the linear
+   order, went with the column order to launches 1.1-1.4x slower than its span of 1, which no
+   sample had looked at (the time limit falls with the column order's first look, and ended
+   every analysis there). The item check: the best other kind of item order the item axis
+   measured. copy_cols' tiled item orders tie with the column one under the linear order
+   (2.07-2.23 ns per item against 2.23), and about one cold launch in 12 took a tiled one to
+   the column order, where it costs 3-4x the column item order. */
+static int checks_after_a_move(axis_run *a, const gt_order *group_before)
+{
+    const gt_schedule held = a->r->candidates[a->incumbent].schedule;
+    if (gt_order_equal(&held.group, group_before))
+        return 0;
+    int rc = 0;
+    if ((a->cfg->space.axes & (1u << GT_AXIS_SPAN)) && held.span > 1) {
+        gt_space_entry check = {.schedule = held, .style = "span=series"}; /* as the span axis names it */
+        check.schedule.span = 1;
+        rc = owed_look(a, &check);
+    }
+    const gt_schedule now = a->r->candidates[a->incumbent].schedule;
+    size_t best = SIZE_MAX;
+    for (size_t i = 0; rc == 0 && i < a->r->ncandidates; i++) {
+        const gt_candidate *c = &a->r->candidates[i];
+        if (c->phase == GT_AXIS_ITEM && c->schedule.item.kind != now.item.kind && !isnan(c->median) &&
+            (best == SIZE_MAX || c->median < a->r->candidates[best].median))
+            best = i;
+    }
+    if (best != SIZE_MAX) {
+        gt_space_entry check = {.schedule = now};
+        check.schedule.item = a->r->candidates[best].schedule.item;
+        snprintf(check.style, sizeof check.style, "item=%s", gt_order_kind_name(check.schedule.item.kind));
+        rc = owed_look(a, &check);
+    }
+    return rc;
 }
 
 int gt_strategy_run(const gt_tune_config *cfg, gt_sampler *s, gt_tune_result *r, char *err, size_t errlen)
@@ -527,7 +556,7 @@ int gt_strategy_run(const gt_tune_config *cfg, gt_sampler *s, gt_tune_result *r,
         free(a.field);
         a.listed = a.field = NULL;
         if (rc == 0 && passes[p] == GT_AXIS_GROUP)
-            rc = span_check(&a, &group_before);
+            rc = checks_after_a_move(&a, &group_before);
         if (rc < 0) {
             if (rc == -ENOMEM)
                 snprintf(err, errlen, "out of memory during the analysis");
