@@ -15,8 +15,12 @@
 #define CALIBRATION_STEPS 5
 #define CALIBRATION_GROWTH 8
 /* Once its slope is believed, calibration's next stretch is sized to take this share of a
-   sample: above the half that ends calibration, with room for a slope 1.5x too low. */
+   sample (above the half that ends calibration, with room for a slope 1.5x too low), and at
+   least CALIBRATION_SPREAD times the last one: the slope between two stretches of near sizes
+   is noise (transpose's 256 and 429 workgroups gave 0.21 us for 0.35, a fixed part of 59 us,
+   and samples of 0.6-3.6 ms, and the analysis kept the default in 3 of 24 cold launches). */
 #define CALIBRATION_AIM 0.75
+#define CALIBRATION_SPREAD 4
 /* Calibration may use at most this fraction (one over it) of the budget. */
 #define CALIBRATION_SHARE 8
 /* Calibration's slope (the cost of one more workgroup) counts only above this share of the
@@ -358,7 +362,8 @@ static int calibrate(gt_sampler *s, double *ns_per_group, double *fixed_ns, char
             break; /* two stretches at least: the slope needs them, and samples' sizes need it */
         /* Growing by the factor alone overshot: transpose's stretches of 256 workgroups took
            89 us, and the next 2048 took 700 us of the slow default's time, where 250 was asked. */
-        double aim = believed ? ceil(CALIBRATION_AIM * (double)s->cfg->sample_ns / slope) : INFINITY;
+        double aim = believed ? fmax(ceil(CALIBRATION_AIM * (double)s->cfg->sample_ns / slope), CALIBRATION_SPREAD * n)
+                              : INFINITY;
         target = aim < (double)(target * CALIBRATION_GROWTH) ? (uint64_t)aim : target * CALIBRATION_GROWTH;
     }
     return 0;
