@@ -928,6 +928,29 @@ static void test_a_hopeless_look_leaves_the_race(void **state)
     fixture_fini(&fx);
 }
 
+/* A fixture whose group axis has the linear and column orders only, beside one other axis. */
+static void init_two_orders(fixture *fx, gt_axis other)
+{
+    fixture_init(fx, &square);
+    fx->cfg.space.axes = 1u << other | 1u << GT_AXIS_GROUP;
+    fx->cfg.space.group_styles = 1u << GT_ORDER_LINEAR | 1u << GT_ORDER_COLUMN;
+}
+
+/* The group axis looked at `moved` (the new order with the setting chosen under the old one),
+   then a check's look at `check` followed, and won. */
+static void assert_checked_after_the_move(const fixture *fx, const char *moved, const char *check)
+{
+    const gt_candidate *m = candidate_of(&fx->result, moved);
+    assert_int_equal(m->phase, GT_AXIS_GROUP);
+    assert_true(m->nsamples > 0);
+    const gt_candidate *c = candidate_of(&fx->result, check);
+    assert_int_equal(c->phase, GT_AXIS_GROUP);
+    assert_true(c->nsamples > 0);
+    assert_int_equal(c->samples[0].kind, GT_SAMPLE_LOOK);
+    assert_true(c->samples[0].round > m->samples[0].round);
+    assert_winner(&fx->result, check);
+}
+
 /* The span is chosen under the linear group order, where span 8 is 2x faster; the group axis
    then moves to the column order, which is 20x faster with a span of 1 and loses most of it
    with span 8 (column with span 8: 0.2 of the default's cost; with span 1: 0.05). The column
@@ -938,28 +961,18 @@ static void test_a_span_chosen_under_another_order_is_checked(void **state)
 {
     (void)state;
     fixture fx;
-    fixture_init(&fx, &square);
-    fx.cfg.space.axes = 1u << GT_AXIS_SPAN | 1u << GT_AXIS_GROUP;
-    fx.cfg.space.group_styles = 1u << GT_ORDER_LINEAR | 1u << GT_ORDER_COLUMN;
+    init_two_orders(&fx, GT_AXIS_SPAN);
     fake_executor_factor(&fx.fake, "span=8", 0.5, 0);
     fake_executor_factor(&fx.fake, "group=column", 0.05, 0);
     fake_executor_factor(&fx.fake, "group=column,span=8", 8.0, 0);
     assert_int_equal(tune(&fx, NULL), 0);
-    const gt_candidate *spanned = candidate_of(&fx.result, "group=column,span=8,item=linear,assign=stealing");
-    assert_int_equal(spanned->phase, GT_AXIS_GROUP);
-    assert_true(spanned->nsamples > 0);
-    const gt_candidate *check = candidate_of(&fx.result, "group=column,item=linear,assign=stealing");
-    assert_int_equal(check->phase, GT_AXIS_GROUP);
-    assert_int_equal(check->samples[0].kind, GT_SAMPLE_LOOK);
-    assert_true(check->samples[0].round > spanned->samples[0].round);
-    assert_winner(&fx.result, "group=column,item=linear,assign=stealing");
+    assert_checked_after_the_move(&fx, "group=column,span=8,item=linear,assign=stealing",
+                                  "group=column,item=linear,assign=stealing");
     assert_true(fx.result.groups_analysis <= budget_groups(&fx));
     assert_launch_complete(&fx);
     fixture_fini(&fx);
 
-    fixture_init(&fx, &square);
-    fx.cfg.space.axes = 1u << GT_AXIS_SPAN | 1u << GT_AXIS_GROUP;
-    fx.cfg.space.group_styles = 1u << GT_ORDER_LINEAR | 1u << GT_ORDER_COLUMN;
+    init_two_orders(&fx, GT_AXIS_SPAN);
     fake_executor_factor(&fx.fake, "span=8", 0.5, 0);
     fake_executor_factor(&fx.fake, "group=column", 1.5, 0);
     assert_int_equal(tune(&fx, NULL), 0);
@@ -980,20 +993,13 @@ static void test_an_item_order_chosen_under_another_order_is_checked(void **stat
 {
     (void)state;
     fixture fx;
-    fixture_init(&fx, &square);
-    fx.cfg.space.axes = 1u << GT_AXIS_ITEM | 1u << GT_AXIS_GROUP;
-    fx.cfg.space.group_styles = 1u << GT_ORDER_LINEAR | 1u << GT_ORDER_COLUMN;
+    init_two_orders(&fx, GT_AXIS_ITEM);
     fake_executor_factor(&fx.fake, "item=tiled:4x4", 0.95, 0);
     fake_executor_factor(&fx.fake, "group=column", 0.2, 0);
     fake_executor_factor(&fx.fake, "group=column,item=tiled:4x4", 3.0, 0);
     assert_int_equal(tune(&fx, NULL), 0);
-    const gt_candidate *tiled = candidate_of(&fx.result, "group=column,item=tiled:4x4,assign=stealing");
-    assert_int_equal(tiled->phase, GT_AXIS_GROUP);
-    const gt_candidate *check = candidate_of(&fx.result, "group=column,item=column,assign=stealing");
-    assert_int_equal(check->phase, GT_AXIS_GROUP);
-    assert_true(check->nsamples > 0);
-    assert_true(check->samples[0].round > tiled->samples[0].round);
-    assert_winner(&fx.result, "group=column,item=column,assign=stealing");
+    assert_checked_after_the_move(&fx, "group=column,item=tiled:4x4,assign=stealing",
+                                  "group=column,item=column,assign=stealing");
     assert_launch_complete(&fx);
     fixture_fini(&fx);
 }
