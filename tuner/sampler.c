@@ -566,13 +566,13 @@ uint64_t gt_sampler_groups_of(const gt_sampler *s, size_t index)
     return index < s->r->ncandidates ? sample_size(s, &s->r->candidates[index], &look) : s->sample_groups;
 }
 
-double gt_best_median(const gt_tune_result *r)
+bool gt_cost_hopeless(const gt_tune_result *r, double cost)
 {
     double best = NAN;
     for (size_t i = 0; i < r->ncandidates; i++)
         if (!r->candidates[i].eliminated && (isnan(best) || r->candidates[i].median < best))
             best = r->candidates[i].median;
-    return best;
+    return cost > GT_TUNE_HOPELESS * best; /* NaN compares false */
 }
 
 /* A look's first quarter, run alone, shows the candidate hopeless: it cost GT_TUNE_HOPELESS
@@ -581,7 +581,7 @@ static bool hopeless_glance(const gt_sampler *s, const ran *rn)
 {
     double cost = sample_cost(s, &rn->er, rn->work_ns, rn->er.groups * s->r->items_per_group);
     bool disturbed = is_disturbed(s, &rn->er) && !s->r->steady_contention;
-    return !disturbed && cost > GT_TUNE_HOPELESS * gt_best_median(s->r); /* NaN compares false */
+    return !disturbed && gt_cost_hopeless(s->r, cost);
 }
 
 /* Runs one sample of the candidate from the round's share of its walk. A look's size is the

@@ -80,8 +80,9 @@ unsigned gt_sampler_workers(const gt_sampler *s);
 /* A new round number: the samples of one round start at the same share of their walks. */
 unsigned gt_sampler_next_round(gt_sampler *s);
 
-/* The lowest median of any candidate still in the race; NaN when none was measured. */
-double gt_best_median(const gt_tune_result *r);
+/* A cost per work-item GT_TUNE_HOPELESS times the lowest median of any candidate still in the
+ * race or more: a candidate that shows it cannot win. False while none was measured. */
+bool gt_cost_hopeless(const gt_tune_result *r, double cost);
 
 /* The index in r->candidates of the candidate with this schedule, added when new. */
 int gt_sampler_candidate(gt_sampler *s, const gt_space_entry *e, unsigned phase, size_t *index);

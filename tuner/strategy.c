@@ -92,6 +92,12 @@ static bool flat(const axis_run *a, size_t n)
     return has_incumbent && hi <= lo * (1 + a->cfg->min_gain);
 }
 
+/* Candidate c's median beats the incumbent's by the minimum gain: c takes over. */
+static bool beats_incumbent(const axis_run *a, size_t c)
+{
+    return c != a->incumbent && median_of(a, c) * (1 + a->cfg->min_gain) < median_of(a, a->incumbent);
+}
+
 /* A candidate whose look (or the glance that ended it) costs GT_TUNE_HOPELESS times the best
    median so far leaves the race: it cannot win, and its samples are the most expensive ones. */
 static void drop_if_hopeless(axis_run *a, size_t c)
@@ -101,7 +107,7 @@ static void drop_if_hopeless(axis_run *a, size_t c)
     if (c == a->incumbent || (last != GT_SAMPLE_LOOK && last != GT_SAMPLE_GLANCE))
         return;
     double cost = cand->samples[cand->nsamples - 1].cost;
-    cand->eliminated = cost > GT_TUNE_HOPELESS * gt_best_median(a->r); /* NaN compares false */
+    cand->eliminated = gt_cost_hopeless(a->r, cost);
 }
 
 /* The axis has had its samples: the slots it began with, or its share of what it spent and
@@ -479,7 +485,7 @@ static int owed_look(axis_run *a, const gt_space_entry *e)
     if (rc < 0)
         return rc;
     drop_if_hopeless(a, c);
-    if (!a->r->candidates[c].eliminated && median_of(a, c) * (1 + a->cfg->min_gain) < median_of(a, a->incumbent))
+    if (!a->r->candidates[c].eliminated && beats_incumbent(a, c))
         a->incumbent = c;
     return 0;
 }
@@ -498,27 +504,27 @@ static int checks_after_a_move(axis_run *a, const gt_order *group_before)
     const gt_schedule held = a->r->candidates[a->incumbent].schedule;
     if (gt_order_equal(&held.group, group_before))
         return 0;
-    int rc = 0;
     if ((a->cfg->space.axes & (1u << GT_AXIS_SPAN)) && held.span > 1) {
         gt_space_entry check = {.schedule = held, .style = "span=series"}; /* as the span axis names it */
         check.schedule.span = 1;
-        rc = owed_look(a, &check);
+        int rc = owed_look(a, &check);
+        if (rc < 0)
+            return rc;
     }
     const gt_schedule now = a->r->candidates[a->incumbent].schedule;
     size_t best = SIZE_MAX;
-    for (size_t i = 0; rc == 0 && i < a->r->ncandidates; i++) {
+    for (size_t i = 0; i < a->r->ncandidates; i++) {
         const gt_candidate *c = &a->r->candidates[i];
         if (c->phase == GT_AXIS_ITEM && c->schedule.item.kind != now.item.kind && !isnan(c->median) &&
             (best == SIZE_MAX || c->median < a->r->candidates[best].median))
             best = i;
     }
-    if (best != SIZE_MAX) {
-        gt_space_entry check = {.schedule = now};
-        check.schedule.item = a->r->candidates[best].schedule.item;
-        snprintf(check.style, sizeof check.style, "item=%s", gt_order_kind_name(check.schedule.item.kind));
-        rc = owed_look(a, &check);
-    }
-    return rc;
+    if (best == SIZE_MAX)
+        return 0;
+    gt_space_entry check = {.schedule = now};
+    check.schedule.item = a->r->candidates[best].schedule.item;
+    snprintf(check.style, sizeof check.style, "item=%s", gt_order_kind_name(check.schedule.item.kind));
+    return owed_look(a, &check);
 }
 
 int gt_strategy_run(const gt_tune_config *cfg, gt_sampler *s, gt_tune_result *r, char *err, size_t errlen)
@@ -548,8 +554,7 @@ int gt_strategy_run(const gt_tune_config *cfg, gt_sampler *s, gt_tune_result *r,
             r->unexplored |= 1u << passes[p];
         if (rc == 0 && a.n > 1) {
             size_t lead = axis_leader(&a, passes[p]);
-            double best = median_of(&a, lead), held = median_of(&a, a.incumbent);
-            if (lead != a.incumbent && best * (1 + cfg->min_gain) < held)
+            if (beats_incumbent(&a, lead))
                 a.incumbent = lead;
         }
         free(a.listed);
