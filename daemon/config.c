@@ -421,7 +421,7 @@ static const flag flags[] = {
      "build kernels from source for this CPU (-march=native) instead of the compiler's default target, "
      "unless a build's options name a -march= or -mcpu= of their own"},
     {"events", "LIST", set_events, "PAPI events to count, comma-separated (default: cycles, instructions, L1/L2 misses)"},
-    {"budget", "FRACTION", set_budget, "share of a launch's workgroups, and of its time at the best speed seen, analysis may use (default 0.1)"},
+    {"budget", "FRACTION", set_budget, "share of a launch's workgroups, and of its time at the best speed seen, analysis may use (default 0.08)"},
     {"strategy", "NAME", set_strategy, "analysis strategy: racing (default) or nested"},
     {"metric", "NAME", set_metric, "what candidates are judged by: time (default), ipc, l1, l2, energy"},
     {"refine", "on|off", set_refine,

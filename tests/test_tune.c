@@ -37,6 +37,7 @@ static void fixture_init(fixture *fx, const gt_range *range)
     fake_executor_init(&fx->fake, range, 2, &fx->exec);
     fx->cfg = gt_tune_config_default();
     fx->cfg.sample_ns = 50000; /* 100 of the model's workgroups per sample */
+    fx->cfg.budget = 0.10;     /* the scenarios below are sized for 65 such samples */
     fx->launch = (gt_tune_launch){.kernel = "k", .kernel_hash = "00000000000000aa", .machine = "00000000000000bb",
                                   .range = *range};
 }

@@ -82,7 +82,7 @@ gt_tune_config gt_tune_config_default(void)
         .mode = GT_TUNE_AUTO,
         .strategy = GT_STRATEGY_RACING,
         .metric = GT_METRIC_TIME,
-        .budget = 0.10,
+        .budget = 0.08, /* bench/results/budget-8pct-2026-11-27/ */
         .min_gain = 0.03,
         .sample_ns = 250000,
         .min_samples = 2,

@@ -65,7 +65,7 @@ typedef struct gt_tune_config {
     gt_schedule schedule;
 } gt_tune_config;
 
-/* Every default in one place: racing, time, 10% budget, 3% gain, 250 us samples, 10% off-CPU
+/* Every default in one place: racing, time, 8% budget, 3% gain, 250 us samples, 10% off-CPU
  * disturbs a sample. */
 gt_tune_config gt_tune_config_default(void);
 int gt_tune_mode_parse(const char *text, gt_tune_mode *out);
