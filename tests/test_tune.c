@@ -985,6 +985,32 @@ static void test_a_span_chosen_under_another_order_is_checked(void **state)
     fixture_fini(&fx);
 }
 
+/* As above, but the column order costs only 10% more with span 8 than with a span of 1 (0.055
+   and 0.05 of the default's cost): the check's one look is not the quarter faster it takes to
+   take over, so the group axis's pick stays, and the span of 1 is the confirmation's
+   challenger, whose pairs show the 10% and replace it. */
+static void test_a_check_takes_over_only_by_a_clear_gain(void **state)
+{
+    (void)state;
+    fixture fx;
+    init_two_orders(&fx, GT_AXIS_SPAN);
+    fake_executor_factor(&fx.fake, "span=8", 0.5, 0);
+    fake_executor_factor(&fx.fake, "group=column", 0.05, 0);
+    fake_executor_factor(&fx.fake, "group=column,span=8", 2.2, 0);
+    assert_int_equal(tune(&fx, NULL), 0);
+    const gt_candidate *moved = candidate_of(&fx.result, "group=column,span=8,item=linear,assign=stealing");
+    const gt_candidate *check = candidate_of(&fx.result, "group=column,item=linear,assign=stealing");
+    assert_int_equal(check->phase, GT_AXIS_GROUP);
+    assert_int_equal(check->samples[0].kind, GT_SAMPLE_LOOK);
+    assert_true(fx.result.confirmation.ran);
+    assert_ptr_equal(&fx.result.candidates[fx.result.confirmation.incumbent], moved);
+    assert_ptr_equal(&fx.result.candidates[fx.result.confirmation.challenger], check);
+    assert_true(fx.result.confirmation.replaced);
+    assert_winner(&fx.result, "group=column,item=linear,assign=stealing");
+    assert_launch_complete(&fx);
+    fixture_fini(&fx);
+}
+
 /* The item order is chosen under the linear group order, where tiled:4x4 is 5% faster than
    column; the group axis then moves to the column order, 5x faster with column items and 3x
    slower than that with tiled ones (column and tiled:4x4: 0.57 of the default's cost; column
@@ -1704,6 +1730,7 @@ int main(void)
         cmocka_unit_test(test_a_hopeless_look_leaves_the_race),
         cmocka_unit_test(test_a_span_chosen_under_another_order_is_checked),
         cmocka_unit_test(test_an_item_order_chosen_under_another_order_is_checked),
+        cmocka_unit_test(test_a_check_takes_over_only_by_a_clear_gain),
         cmocka_unit_test(test_spans_reach_a_row_at_the_incumbents_speed),
         cmocka_unit_test(test_the_confirmation_keeps_the_incumbent_without_a_shown_gain),
         cmocka_unit_test(test_the_confirmation_replaces_the_incumbent_on_a_shown_gain),

@@ -23,6 +23,12 @@
 #define CONFIRM_PAIRS 4
 /* The share of the budget (after calibration) kept for the confirmation. */
 #define CONFIRM_SHARE 0.2
+/* A check's one look takes over only when it is this much faster than the incumbent. Samples
+   of one schedule differ by up to a quarter here (transpose's column order with a span of 404:
+   0.80-0.98 ns per item in one analysis), and the span check's look at a span of 1, 5% below,
+   took one transpose analysis of 16 to a launch at 1.44x the best; the checks' wins in
+   copy_cols were by 3-4x (bench/results/check-gain-2026-11-27/). */
+#define CHECK_GAIN 0.25
 
 typedef struct axis_run {
     const gt_tune_config *cfg;
@@ -92,10 +98,16 @@ static bool flat(const axis_run *a, size_t n)
     return has_incumbent && hi <= lo * (1 + a->cfg->min_gain);
 }
 
+/* Candidate c's median is below the incumbent's by the fraction gain. */
+static bool beats_by(const axis_run *a, size_t c, double gain)
+{
+    return c != a->incumbent && median_of(a, c) * (1 + gain) < median_of(a, a->incumbent);
+}
+
 /* Candidate c's median beats the incumbent's by the minimum gain: c takes over. */
 static bool beats_incumbent(const axis_run *a, size_t c)
 {
-    return c != a->incumbent && median_of(a, c) * (1 + a->cfg->min_gain) < median_of(a, a->incumbent);
+    return beats_by(a, c, a->cfg->min_gain);
 }
 
 /* A candidate whose look (or the glance that ended it) costs GT_TUNE_HOPELESS times the best
@@ -470,7 +482,9 @@ static size_t plan_passes(const gt_tune_config *cfg, gt_sampler *s, bool resumed
 
 /* One look at candidate e, a variation of the incumbent after the group axis moved it to
    another order, owed past the time limit (within the workgroup budget): a group-axis look
-   (its samples as long), which takes over as on any axis. Nothing when e had samples already. */
+   (its samples as long). Being one look with no round after it, it takes over only when it
+   beats the incumbent by CHECK_GAIN; a smaller gain makes it the confirmation's challenger at
+   most, whose pairs decide. Nothing when e had samples already. */
 static int owed_look(axis_run *a, const gt_space_entry *e)
 {
     size_t c;
@@ -485,7 +499,7 @@ static int owed_look(axis_run *a, const gt_space_entry *e)
     if (rc < 0)
         return rc;
     drop_if_hopeless(a, c);
-    if (!a->r->candidates[c].eliminated && beats_incumbent(a, c))
+    if (!a->r->candidates[c].eliminated && beats_by(a, c, fmax(CHECK_GAIN, a->cfg->min_gain)))
         a->incumbent = c;
     return 0;
 }
