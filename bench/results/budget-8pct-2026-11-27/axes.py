@@ -12,5 +12,5 @@ for f in sys.argv[1:]:
             per[key] += s['wall_ns'] / 1e6; n[key] += 1
     ph = r['phases']
     print('%-40s an %.2f ms (limit %.2f) rem %.2f %s | %s' % (f.split('/')[-1], ph['analysis_ns']/1e6, ph['analysis_limit_ns']/1e6, ph['remainder_ns']/1e6,
-        r['decision'].get('schedule', '?') if isinstance(r['decision'], dict) else '?',
+        r['decision'].get('winner', '?') if isinstance(r['decision'], dict) else '?',
         ' '.join('%s %.2f/%d' % (k, per[k], n[k]) for k in sorted(per))))
