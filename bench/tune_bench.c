@@ -120,6 +120,7 @@ typedef struct options {
     gt_bench_flags flags; /* flags.reps: the oracle's forced runs of each schedule */
     const char *wisdom;   /* NULL: a temporary file */
     const char *reports;  /* NULL: no reports */
+    bool reports_of_defaults; /* only the launches whose analysis kept the default */
     bool no_probes;
     bool no_reference;
     gt_tune_config cfg;
@@ -143,6 +144,7 @@ enum long_only {
     OPT_EVENTS,
     OPT_WISDOM,
     OPT_REPORTS,
+    OPT_REPORTS_OF,
     OPT_LAUNCHES,
     OPT_SERIES,
     OPT_ORACLE_MAX,
@@ -199,6 +201,9 @@ static void usage(FILE *out)
             "                        clears it, and after each benchmark PATH holds this run's decisions\n"
             "      --reports DIR     write the report of every launch of every series as\n"
             "                        DIR/<bench>-<series>-<launch>.json, both counted from 1\n"
+            "      --reports-of WHICH\n"
+            "                        with --reports: the reports of all launches (default), or of\n"
+            "                        defaults, the launches whose analysis ran and kept the default\n"
             "      --no-probes       leave out the eBPF probes that tell the tuner which samples other\n"
             "                        tasks disturbed (on by default where permitted, as in gridtuned)\n"
             "      --no-reference    leave out the reference run after each launch (the series' cold\n"
@@ -298,6 +303,11 @@ static int parse_flag(int c, const char *arg, void *ctx)
     case OPT_REPORTS:
         o->reports = arg;
         return 0;
+    case OPT_REPORTS_OF:
+        if (strcmp(arg, "all") != 0 && strcmp(arg, "defaults") != 0)
+            return bad_value("--reports-of", arg, "expected all or defaults");
+        o->reports_of_defaults = strcmp(arg, "defaults") == 0;
+        return 0;
     case OPT_NO_PROBES:
         o->no_probes = true;
         return 0;
@@ -324,6 +334,7 @@ static const struct option own_options[] = {
     {"events", required_argument, 0, OPT_EVENTS},
     {"wisdom", required_argument, 0, OPT_WISDOM},
     {"reports", required_argument, 0, OPT_REPORTS},
+    {"reports-of", required_argument, 0, OPT_REPORTS_OF},
     {"no-probes", no_argument, 0, OPT_NO_PROBES},
     {"no-reference", no_argument, 0, OPT_NO_REFERENCE},
     {0, 0, 0, 0},
@@ -347,6 +358,10 @@ static int parse_options(int argc, char **argv, options *o)
         return rc;
     if (optind < argc) {
         say("unexpected argument \"%s\"; benchmarks are chosen with --bench NAME", argv[optind]);
+        return -1;
+    }
+    if (o->reports_of_defaults && !o->reports) {
+        say("--reports-of defaults: needs --reports DIR, where the reports go");
         return -1;
     }
     char err[256];
@@ -601,7 +616,7 @@ static int launch_forced(launch *l, const gt_schedule *schedule, const char *wha
 static int write_report(launch *l, const gt_tune_result *r, unsigned series, unsigned k, int64_t started)
 {
     const options *o = l->s->o;
-    if (!o->reports)
+    if (!o->reports || (o->reports_of_defaults && !(r->source == GT_SOURCE_DEFAULT && r->groups_analysis > 0)))
         return 0;
     char id[128], path[4096];
     snprintf(id, sizeof id, "%s-%u-%u", l->bench->name, series, k);

@@ -14,7 +14,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 run 0 --help
 for opt in --module --workers --reps --size --json --bench --launches --series --oracle-max --budget \
-  --strategy --metric --sample-us --styles --param-series --events --wisdom --reports --no-probes --no-reference --list --help; do
+  --strategy --metric --sample-us --styles --param-series --events --wisdom --reports --reports-of --no-probes --no-reference --list --help; do
   expect_in "$out" "$opt " "--help documents $opt"
 done
 
@@ -28,6 +28,8 @@ refused '--oracle-max "0": expected a whole number from 1 to 1000' --oracle-max 
 refused '--oracle-max "-3": expected a whole number from 1 to 1000' --oracle-max -3
 refused '--reps "0": expected a whole number from 1 to 100' --reps 0
 refused '--param-series "1:1:0"' --param-series 1:1:0
+refused '--reports-of "some": expected all or defaults' --reports-of some
+refused '--reports-of defaults: needs --reports DIR' --reports-of defaults
 refused 'no benchmark "nosuch"' --bench nosuch
 refused 'unexpected argument "transpose"; benchmarks are chosen with --bench NAME' transpose
 
