@@ -612,11 +612,24 @@ static int launch_forced(launch *l, const gt_schedule *schedule, const char *wha
     return rc;
 }
 
+/* The launch's analysis measured candidates (a sample used, not calibration's alone: a launch
+   too small to pay for analysis calibrates first) and kept the default. */
+static bool analysis_kept_default(const gt_tune_result *r)
+{
+    if (r->source != GT_SOURCE_DEFAULT)
+        return false;
+    for (size_t i = 0; i < r->ncandidates; i++)
+        for (size_t k = 0; k < r->candidates[i].nsamples; k++)
+            if (r->candidates[i].samples[k].used)
+                return true;
+    return false;
+}
+
 /* DIR/<bench>-<series>-<launch>.json, with --reports. */
 static int write_report(launch *l, const gt_tune_result *r, unsigned series, unsigned k, int64_t started)
 {
     const options *o = l->s->o;
-    if (!o->reports || (o->reports_of_defaults && !(r->source == GT_SOURCE_DEFAULT && r->groups_analysis > 0)))
+    if (!o->reports || (o->reports_of_defaults && !analysis_kept_default(r)))
         return 0;
     char id[128], path[4096];
     snprintf(id, sizeof id, "%s-%u-%u", l->bench->name, series, k);

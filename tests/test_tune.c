@@ -937,6 +937,17 @@ static void init_two_orders(fixture *fx, gt_axis other)
     fx->cfg.space.group_styles = 1u << GT_ORDER_LINEAR | 1u << GT_ORDER_COLUMN;
 }
 
+/* The span check's model: span 8 halves the linear order's cost, the column order costs 0.05 of
+   the default's with a span of 1 and column_span8 times that with span 8. Tuned. */
+static void tune_span_after_a_move(fixture *fx, double column_span8)
+{
+    init_two_orders(fx, GT_AXIS_SPAN);
+    fake_executor_factor(&fx->fake, "span=8", 0.5, 0);
+    fake_executor_factor(&fx->fake, "group=column", 0.05, 0);
+    fake_executor_factor(&fx->fake, "group=column,span=8", column_span8, 0);
+    assert_int_equal(tune(fx, NULL), 0);
+}
+
 /* The group axis looked at `moved` (the new order with the setting chosen under the old one),
    then a check's look at `check` followed, and won. */
 static void assert_checked_after_the_move(const fixture *fx, const char *moved, const char *check)
@@ -962,11 +973,7 @@ static void test_a_span_chosen_under_another_order_is_checked(void **state)
 {
     (void)state;
     fixture fx;
-    init_two_orders(&fx, GT_AXIS_SPAN);
-    fake_executor_factor(&fx.fake, "span=8", 0.5, 0);
-    fake_executor_factor(&fx.fake, "group=column", 0.05, 0);
-    fake_executor_factor(&fx.fake, "group=column,span=8", 8.0, 0);
-    assert_int_equal(tune(&fx, NULL), 0);
+    tune_span_after_a_move(&fx, 8.0);
     assert_checked_after_the_move(&fx, "group=column,span=8,item=linear,assign=stealing",
                                   "group=column,item=linear,assign=stealing");
     assert_true(fx.result.groups_analysis <= budget_groups(&fx));
@@ -993,11 +1000,7 @@ static void test_a_check_takes_over_only_by_a_clear_gain(void **state)
 {
     (void)state;
     fixture fx;
-    init_two_orders(&fx, GT_AXIS_SPAN);
-    fake_executor_factor(&fx.fake, "span=8", 0.5, 0);
-    fake_executor_factor(&fx.fake, "group=column", 0.05, 0);
-    fake_executor_factor(&fx.fake, "group=column,span=8", 2.2, 0);
-    assert_int_equal(tune(&fx, NULL), 0);
+    tune_span_after_a_move(&fx, 2.2);
     const gt_candidate *moved = candidate_of(&fx.result, "group=column,span=8,item=linear,assign=stealing");
     const gt_candidate *check = candidate_of(&fx.result, "group=column,item=linear,assign=stealing");
     assert_int_equal(check->phase, GT_AXIS_GROUP);
