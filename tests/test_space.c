@@ -34,8 +34,14 @@ static void axis_text_sampled(const gt_space_config *c, gt_axis axis, const uint
         else
             gt_order_format(axis == GT_AXIS_ITEM ? &e[i].schedule.item : &e[i].schedule.group, part, sizeof part);
         snprintf(out + strlen(out), len - strlen(out), "%s%s", i ? " " : "", part);
-        /* Only the axis varies. */
+        /* Only the axis varies, but in the item axis's column walk, which moves the group order too. */
         gt_schedule other = e[i].schedule;
+        if (strcmp(e[i].style, "walk=column") == 0) {
+            snprintf(out + strlen(out), len - strlen(out), "+group=column");
+            assert_int_equal(axis, GT_AXIS_ITEM);
+            assert_int_equal(other.group.kind, GT_ORDER_COLUMN);
+            other.group = gt_schedule_default.group;
+        }
         if (axis == GT_AXIS_SPAN)
             other.span = 1;
         else if (axis == GT_AXIS_ASSIGN)
@@ -76,11 +82,60 @@ static void test_item_axis_drops_twins(void **state)
     char text[512];
     /* tiled:16x16 is the linear order of a 16 x 16 workgroup. */
     axis_text(&c, GT_AXIS_ITEM, items16x16, grid13x8, 2, text, sizeof text);
-    assert_string_equal(text, "linear column tiled:2x2 tiled:4x4 tiled:8x8");
+    assert_string_equal(text, "linear column tiled:2x2 tiled:4x4 tiled:8x8 column+group=column");
     /* In 1-D every order of the default set is the linear one. */
     const uint32_t line[3] = {64, 1, 1};
     axis_text(&c, GT_AXIS_ITEM, line, grid13x8, 2, text, sizeof text);
     assert_string_equal(text, "linear");
+}
+
+/* The item axis offers the column walk (column items under the column group order) only over
+   a base that walks the grid by rows, with both column styles on and the group axis explored,
+   and where both column orders differ from the linear one. */
+static void test_the_column_walk_needs_rows_to_turn(void **state)
+{
+    (void)state;
+    gt_space_config c = gt_space_config_default();
+    char text[512];
+    const uint32_t one_row[3] = {13, 1, 1}, line[3] = {64, 1, 1};
+    axis_text(&c, GT_AXIS_ITEM, items16x16, one_row, 2, text, sizeof text);
+    assert_string_equal(text, "linear column tiled:2x2 tiled:4x4 tiled:8x8");
+    axis_text(&c, GT_AXIS_ITEM, line, grid13x8, 2, text, sizeof text);
+    assert_string_equal(text, "linear");
+    c.axes &= ~(1u << GT_AXIS_GROUP);
+    axis_text(&c, GT_AXIS_ITEM, items16x16, grid13x8, 2, text, sizeof text);
+    assert_string_equal(text, "linear column tiled:2x2 tiled:4x4 tiled:8x8");
+    c = gt_space_config_default();
+    c.group_styles &= ~(1u << GT_ORDER_COLUMN);
+    axis_text(&c, GT_AXIS_ITEM, items16x16, grid13x8, 2, text, sizeof text);
+    assert_string_equal(text, "linear column tiled:2x2 tiled:4x4 tiled:8x8");
+    c = gt_space_config_default();
+    c.item_styles &= ~(1u << GT_ORDER_COLUMN);
+    axis_text(&c, GT_AXIS_ITEM, items16x16, grid13x8, 2, text, sizeof text);
+    assert_string_equal(text, "linear tiled:2x2 tiled:4x4 tiled:8x8");
+
+    /* Over a base that walks the grid in another order, and with the span and the assignment
+       the base's. */
+    c = gt_space_config_default();
+    gt_schedule base = gt_schedule_default;
+    base.group = (gt_order){GT_ORDER_ZIGZAG, 0, 0};
+    gt_space_entry *e;
+    size_t n;
+    assert_int_equal(gt_space_axis(&c, GT_AXIS_ITEM, &base, items16x16, grid13x8, 104, 2, &e, &n), 0);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(e[i].schedule.group.kind, GT_ORDER_ZIGZAG);
+    free(e);
+    base = gt_schedule_default;
+    base.span = 4;
+    base.assign = (gt_assign){GT_ASSIGN_BLOCK, 0};
+    assert_int_equal(gt_space_axis(&c, GT_AXIS_ITEM, &base, items16x16, grid13x8, 104, 2, &e, &n), 0);
+    gt_schedule walk = base;
+    walk.group = (gt_order){GT_ORDER_COLUMN, 0, 0};
+    walk.item = (gt_order){GT_ORDER_COLUMN, 0, 0};
+    assert_true(n > 0);
+    assert_true(gt_schedule_equal(&e[n - 1].schedule, &walk));
+    assert_string_equal(e[n - 1].style, "walk=column");
+    free(e);
 }
 
 static void test_group_axis_is_bounded_by_the_grid(void **state)
@@ -226,6 +281,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_assign_axis_follows_the_series),
         cmocka_unit_test(test_item_axis_drops_twins),
+        cmocka_unit_test(test_the_column_walk_needs_rows_to_turn),
         cmocka_unit_test(test_group_axis_is_bounded_by_the_grid),
         cmocka_unit_test(test_grouped_bands_are_bounded),
         cmocka_unit_test(test_twins_are_found_on_large_grids),

@@ -1015,21 +1015,45 @@ static void test_a_check_takes_over_only_by_a_clear_gain(void **state)
 }
 
 /* The item order is chosen under the linear group order, where tiled:4x4 is 5% faster than
-   column; the group axis then moves to the column order, 5x faster with column items and 3x
-   slower than that with tiled ones (column and tiled:4x4: 0.57 of the default's cost; column
-   and column: 0.2). The item check looks at the column order with the item axis's best other
-   kind of order, the column one, and it wins. */
+   column; the group axis then moves to the zigzag order, 5x faster with column items and 3x
+   slower than that with tiled ones (zigzag and tiled:4x4: 0.57 of the default's cost; zigzag
+   and column: 0.2). The item check looks at the zigzag order with the item axis's best other
+   kind of order, the column one, and it wins. (The zigzag order: with the column one, the item
+   axis's column walk would find the pair itself.) */
 static void test_an_item_order_chosen_under_another_order_is_checked(void **state)
 {
     (void)state;
     fixture fx;
     init_two_orders(&fx, GT_AXIS_ITEM);
+    fx.cfg.space.group_styles = 1u << GT_ORDER_LINEAR | 1u << GT_ORDER_ZIGZAG;
     fake_executor_factor(&fx.fake, "item=tiled:4x4", 0.95, 0);
-    fake_executor_factor(&fx.fake, "group=column", 0.2, 0);
-    fake_executor_factor(&fx.fake, "group=column,item=tiled:4x4", 3.0, 0);
+    fake_executor_factor(&fx.fake, "group=zigzag", 0.2, 0);
+    fake_executor_factor(&fx.fake, "group=zigzag,item=tiled:4x4", 3.0, 0);
     assert_int_equal(tune(&fx, NULL), 0);
-    assert_checked_after_the_move(&fx, "group=column,item=tiled:4x4,assign=stealing",
-                                  "group=column,item=column,assign=stealing");
+    assert_checked_after_the_move(&fx, "group=zigzag,item=tiled:4x4,assign=stealing",
+                                  "group=zigzag,item=column,assign=stealing");
+    assert_launch_complete(&fx);
+    fixture_fini(&fx);
+}
+
+/* Neither half of the column walk wins alone: column items cost 1.6x the default's under the
+   linear group order, where tiled:4x4 ones cost 0.6, and the column group order changes
+   nothing by itself; the two together cost 0.16. One axis at a time ends at tiled:4x4 under
+   the linear order; the item axis's column walk looks at the pair, and it wins there. */
+static void test_the_column_walk_finds_what_neither_half_shows(void **state)
+{
+    (void)state;
+    fixture fx;
+    init_two_orders(&fx, GT_AXIS_ITEM);
+    fake_executor_factor(&fx.fake, "item=tiled:4x4", 0.6, 0);
+    fake_executor_factor(&fx.fake, "item=column", 1.6, 0);
+    fake_executor_factor(&fx.fake, "group=column,item=column", 0.1, 0);
+    assert_int_equal(tune(&fx, NULL), 0);
+    const gt_candidate *walk = candidate_of(&fx.result, "group=column,item=column,assign=stealing");
+    assert_int_equal(walk->phase, GT_AXIS_ITEM);
+    assert_string_equal(walk->style, "walk=column");
+    assert_int_equal(walk->samples[0].kind, GT_SAMPLE_LOOK);
+    assert_winner(&fx.result, "group=column,item=column,assign=stealing");
     assert_launch_complete(&fx);
     fixture_fini(&fx);
 }
@@ -1733,6 +1757,7 @@ int main(void)
         cmocka_unit_test(test_a_hopeless_look_leaves_the_race),
         cmocka_unit_test(test_a_span_chosen_under_another_order_is_checked),
         cmocka_unit_test(test_an_item_order_chosen_under_another_order_is_checked),
+        cmocka_unit_test(test_the_column_walk_finds_what_neither_half_shows),
         cmocka_unit_test(test_a_check_takes_over_only_by_a_clear_gain),
         cmocka_unit_test(test_spans_reach_a_row_at_the_incumbents_speed),
         cmocka_unit_test(test_the_confirmation_keeps_the_incumbent_without_a_shown_gain),

@@ -1,7 +1,9 @@
 /* space.h: the candidate space: which schedules analysis tries.
  * A schedule has four axes (assignment, item order, group order, span). Analysis explores them
  * one after the other, each time varying one axis of the best schedule so far, so the space is
- * the sum of the axes' styles rather than their product. Each style's control parameters
+ * the sum of the axes' styles rather than their product, with one pair: the item axis of a
+ * row-wise base also offers the column walk (column items under the column group order), which
+ * no axis alone reaches when neither half wins by itself. Each style's control parameters
  * (chunk, tile side, stride and granularity, band height) and the span follow a geometric
  * series bounded by the grid (a span by a row and by a worker's share of a sample, a band
  * height by 16).
