@@ -345,7 +345,7 @@ static void add_order_styles(entry_list *l, gt_axis axis, const gt_space_config 
    the item axis when the base walks the grid by rows (the linear group order). One axis at a
    time cannot reach it when neither half wins alone: copy_cols' column item order costs 1.6x
    its tiled one under the linear group order, and under tiled items the column group order
-   only ties with the others, while the two together run 4-5x faster than either
+   only ties with the others, while the two together cost 2.5-5x less in samples
    (bench/results/column-walk-2026-11-27/). Only where both styles are on, the group axis is
    explored, and both orders differ from the linear one (items, and groups, in two rows or more). */
 static void add_column_walk(entry_list *l, const gt_space_config *c, const gt_schedule *base, const uint32_t grid[3])
