@@ -616,13 +616,7 @@ static int launch_forced(launch *l, const gt_schedule *schedule, const char *wha
    too small to pay for analysis calibrates first) and kept the default. */
 static bool analysis_kept_default(const gt_tune_result *r)
 {
-    if (r->source != GT_SOURCE_DEFAULT)
-        return false;
-    for (size_t i = 0; i < r->ncandidates; i++)
-        for (size_t k = 0; k < r->candidates[i].nsamples; k++)
-            if (r->candidates[i].samples[k].used)
-                return true;
-    return false;
+    return r->source == GT_SOURCE_DEFAULT && gt_tune_samples_used(r) > 0;
 }
 
 /* DIR/<bench>-<series>-<launch>.json, with --reports. */

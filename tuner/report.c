@@ -249,11 +249,8 @@ static bool add_sample(cJSON *list, const gt_sample *s, uint64_t positions, cons
 
 static bool add_summary(cJSON *cand, const gt_candidate *c)
 {
-    uint64_t used = 0;
-    for (size_t i = 0; i < c->nsamples; i++)
-        used += c->samples[i].used;
     cJSON *obj = cJSON_AddObjectToObject(cand, "summary");
-    return obj && add_uint(obj, "samples_used", used) && add_real(obj, "median", c->median) &&
+    return obj && add_uint(obj, "samples_used", gt_candidate_samples_used(c)) && add_real(obj, "median", c->median) &&
            add_real(obj, "min", c->min) && add_real(obj, "max", c->max);
 }
 

@@ -70,10 +70,7 @@ static void rank(axis_run *a, size_t n)
 static bool clear_winner(const axis_run *a, size_t n)
 {
     const gt_candidate *best = &a->r->candidates[a->field[0]];
-    size_t used = 0;
-    for (size_t i = 0; i < best->nsamples; i++)
-        used += best->samples[i].used;
-    if (n < 2 || used < a->cfg->min_samples || isnan(best->max))
+    if (n < 2 || gt_candidate_samples_used(best) < a->cfg->min_samples || isnan(best->max))
         return false;
     for (size_t i = 1; i < n; i++) {
         const gt_candidate *c = &a->r->candidates[a->field[i]];
@@ -275,22 +272,13 @@ static size_t axis_size(const gt_tune_config *cfg, gt_sampler *s, gt_axis axis)
     return n;
 }
 
-static size_t samples_of(const gt_tune_result *r)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < r->ncandidates; i++)
-        for (size_t k = 0; k < r->candidates[i].nsamples; k++)
-            n += r->candidates[i].samples[k].used;
-    return n;
-}
-
 /* The decision and its reason; `lost` is the pick that did not beat candidate 0 in the end
    (keep_start_unless_beaten), SIZE_MAX when none. */
 static void decide(const gt_tune_config *cfg, gt_tune_result *r, size_t incumbent, size_t lost)
 {
     const gt_candidate *def = &r->candidates[0], *win = &r->candidates[incumbent];
     r->winner = win->schedule;
-    size_t samples = samples_of(r);
+    size_t samples = gt_tune_samples_used(r);
     char disturbed[64] = "";
     if (r->disturbed_samples && r->steady_contention)
         snprintf(disturbed, sizeof disturbed, "; %u disturbed by steady contention, counted", r->disturbed_samples);

@@ -640,6 +640,22 @@ gt_tune_config gt_tune_config_for(const gt_tune_config *cfg, const gt_executor *
     return c;
 }
 
+size_t gt_candidate_samples_used(const gt_candidate *c)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < c->nsamples; k++)
+        n += c->samples[k].used;
+    return n;
+}
+
+size_t gt_tune_samples_used(const gt_tune_result *r)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->ncandidates; i++)
+        n += gt_candidate_samples_used(&r->candidates[i]);
+    return n;
+}
+
 void gt_tune_result_free(gt_tune_result *r)
 {
     if (!r)

@@ -230,5 +230,9 @@ void gt_tune_wisdom_key(const gt_tune_launch *launch, unsigned workers, gt_wisdo
 int gt_tune_run(const gt_tune_config *cfg, const gt_tune_launch *launch, const gt_executor *exec,
                 gt_wisdom *wisdom, gt_tune_result *result, char *err, size_t errlen);
 void gt_tune_result_free(gt_tune_result *result);
+/* The samples that count towards a candidate's median (calibration's and disturbed ones do
+ * not), and over all of a result's candidates. */
+size_t gt_candidate_samples_used(const gt_candidate *c);
+size_t gt_tune_samples_used(const gt_tune_result *r);
 
 #endif
