@@ -11,8 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Calibration grows its stretch at most this many times, by at most this factor each time. */
-#define CALIBRATION_STEPS 5
+/* Calibration runs at most this many stretches (the warm-up included), each at most this factor
+   larger than the last. */
+#define CALIBRATION_STEPS 6
 #define CALIBRATION_GROWTH 8
 /* Once its slope is believed, calibration's next stretch is sized to take this share of a
    sample (above the half that ends calibration, with room for a slope 1.5x too low), and at
@@ -310,24 +311,29 @@ static bool too_small(gt_sampler *s, double ns_per_group, uint64_t min_groups, d
 }
 
 /* Runs the default schedule on growing stretches from the start of its walk until one takes
-   half a sample's time, two at least. A batch has a fixed cost (waking the workers) besides its workgroups,
-   so the cost of one workgroup is the slope between the last two stretches, and the fixed part
-   is what is left: samples are then sized so that the fixed part stays below a tenth of them.
-   The slope is believed only once the last stretch's workgroups (slope times their number) take
-   at least half of it: a first stretch slowed by a pool woken from a long sleep makes a small
-   slope and a large fixed part, and samples sized by those ran 5 to 12 times the asked-for time
-   (copy_cols: 4 workgroups in 130 us, 32 in 153 us, then looks of 1389 workgroups, 3 ms each). */
+   half a sample's time, two at least after the first. A batch has a fixed cost (waking the
+   workers) besides its workgroups, so the cost of one workgroup is the slope between the last
+   two stretches, and the fixed part is what is left: samples are then sized so that the fixed
+   part stays below a tenth of them. The first stretch is a warm-up whose time sizes nothing
+   unless no stretch follows it: the launch's first batch pays for a pool woken from a long
+   sleep and for cold caches, 100-270 us here for 4 workgroups whatever the kernel (copy_rows'
+   next 32 took 10-19 us), and a slope from it made a fixed part of 100-370 us, which sized the
+   samples of half of conv11's cold analyses and all of matmul_tiled's at 4-8 times the asked
+   length (10 looks in the analysis against 43-53; bench/results/calibration-warm-up-2026-11-27/).
+   The slope is believed only once the last stretch's workgroups (slope times their number)
+   take at least half of it; until then the next stretch is aimed by the last one's average
+   cost per workgroup, which the fixed part makes an overestimate, so it errs short. */
 static int calibrate(gt_sampler *s, double *ns_per_group, double *fixed_ns, char *err, size_t errlen)
 {
     uint64_t target = 2ull * s->exec->workers, start = 0;
-    double prev_t = NAN, prev_n = NAN;
+    double prev_t = NAN, prev_n = NAN, last_n = 0;
     *ns_per_group = *fixed_ns = NAN;
     unsigned again = 0;
     for (int step = 0; step < CALIBRATION_STEPS;) {
         uint64_t spent = s->r->groups_analysis, cap = s->budget_groups / CALIBRATION_SHARE;
         if (spent + target > cap)
             target = cap > spent ? cap - spent : 0;
-        if (target == 0 || (step > 0 && (double)target <= prev_n))
+        if (target == 0 || (double)target <= last_n)
             break;
         int rc = run_stretch(s, 0, start, target, gt_sampler_next_round(s), GT_SAMPLE_CALIBRATION, &start, err,
                              errlen);
@@ -348,9 +354,16 @@ static int calibrate(gt_sampler *s, double *ns_per_group, double *fixed_ns, char
         }
         step++;
         double t = (double)last->wall_ns, n = (double)last->groups;
-        double slope = step > 1 && n > prev_n ? (t - prev_t) / (n - prev_n) : 0;
-        /* A slope far below the average is noise (a preempted first stretch), not a fixed
-           cost: trusting it would size samples by a cost per workgroup the kernel does not have. */
+        last_n = n;
+        if (step == 1) { /* the warm-up: its cost per workgroup only if nothing follows */
+            *ns_per_group = t / n;
+            *fixed_ns = 0;
+            target *= CALIBRATION_GROWTH;
+            continue;
+        }
+        double slope = n > prev_n ? (t - prev_t) / (n - prev_n) : 0;
+        /* A slope far below the average is noise (a preempted stretch), not a fixed cost:
+           trusting it would size samples by a cost per workgroup the kernel does not have. */
         if (slope < SLOPE_TRUSTED * t / n)
             slope = 0;
         *ns_per_group = slope > 0 ? slope : t / n;
@@ -358,12 +371,12 @@ static int calibrate(gt_sampler *s, double *ns_per_group, double *fixed_ns, char
         prev_t = t;
         prev_n = n;
         bool believed = slope > 0 && slope * n * 2 >= t;
-        if (step > 1 && t * 2 >= (double)s->cfg->sample_ns && believed)
+        if (t * 2 >= (double)s->cfg->sample_ns && believed)
             break; /* two stretches at least: the slope needs them, and samples' sizes need it */
         /* Growing by the factor alone overshot: transpose's stretches of 256 workgroups took
            89 us, and the next 2048 took 700 us of the slow default's time, where 250 was asked. */
-        double aim = believed ? fmax(ceil(CALIBRATION_AIM * (double)s->cfg->sample_ns / slope), CALIBRATION_SPREAD * n)
-                              : INFINITY;
+        double rate = believed ? slope : t / n;
+        double aim = fmax(ceil(CALIBRATION_AIM * (double)s->cfg->sample_ns / rate), CALIBRATION_SPREAD * n);
         target = aim < (double)(target * CALIBRATION_GROWTH) ? (uint64_t)aim : target * CALIBRATION_GROWTH;
     }
     return 0;
