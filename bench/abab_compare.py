@@ -7,6 +7,9 @@ one after the other), then the median and the range of those ratios over the rep
   cold     the first launch of each series (analysis included), mean over the series
   total    the sum of each series' launches, mean over the series
   steady   the median of launches 6 to N of each series, mean over the series (N >= 6)
+  cold/def the cold figure over the default schedule's forced median in the same run's oracle:
+           the launches of one run share their process, whose memory placement can move all of
+           them by a third, and this figure leaves that out (the pick and the analysis stay in)
 Below 1: after is faster. Each cell ends with k/n, the reps in which after was faster, and a
 footnote says which k a two-sided sign test calls a difference at p < 0.05 for that many
 reps: a median below 1 with k/n short of that is not shown to be a gain.
@@ -25,22 +28,28 @@ import sys
 
 
 def launches(path):
-    """Every launch of one run in ms, a list per series."""
+    """Every launch of one run in ms, a list per series, and the default's forced median in ms
+    from the run's oracle (None without one)."""
     with open(path) as f:
         bench = json.load(f)["benchmarks"][0]
-    return [[launch["ns"] / 1e6 for launch in series] for series in bench["series"]]
+    default_ns = bench.get("oracle", {}).get("default_median_ns")
+    return ([[launch["ns"] / 1e6 for launch in series] for series in bench["series"]],
+            default_ns / 1e6 if default_ns else None)
 
 
 def figures(run):
-    """cold, total and steady of one run (launches()), in ms; steady is None with fewer than 6
-    launches."""
+    """cold, total, steady and cold over the default of one run (launches()), in ms; steady is
+    None with fewer than 6 launches, cold over the default without an oracle."""
+    series, default_ms = run
     cold, total, steady = [], [], []
-    for ms in run:
+    for ms in series:
         cold.append(ms[0])
         total.append(sum(ms))
         if len(ms) >= 6:
             steady.append(statistics.median(ms[5:]))
-    return statistics.mean(cold), statistics.mean(total), statistics.mean(steady) if steady else None
+    mean_cold = statistics.mean(cold)
+    return (mean_cold, statistics.mean(total), statistics.mean(steady) if steady else None,
+            mean_cold / default_ms if default_ms else None)
 
 
 def pooled(ms):
@@ -55,7 +64,7 @@ def print_pooled(pairs):
     for bench in sorted(pairs):
         stats = {}
         for side in ("before", "after"):
-            stats[side] = pooled([series[0] for pair in pairs[bench] for series in pair[side]])
+            stats[side] = pooled([series[0] for pair in pairs[bench] for series in pair[side][0]])
             n, mean, median, p90, top = stats[side]
             ratio = ""
             if side == "after":
@@ -86,13 +95,14 @@ def main():
         print(f"abab_compare: no before/after pairs in {out}", file=sys.stderr)
         return 2
     print(f"after/before per rep (below 1: after is faster), {out}")
-    print(f"{'benchmark':<14} {'reps':>4}  {'cold':<29} {'total':<29} {'steady (launches 6-N)':<29}")
+    print(f"{'benchmark':<14} {'reps':>4}  {'cold':<29} {'total':<29} {'steady (launches 6-N)':<29} "
+          f"{'cold/def (in-run)':<29}")
     counts = set()
     for bench in sorted(pairs):
-        ratios = [[], [], []]
+        ratios = [[], [], [], []]
         for pair in pairs[bench]:
             b, a = figures(pair["before"]), figures(pair["after"])
-            for k in range(3):
+            for k in range(4):
                 if b[k] and a[k] is not None:
                     ratios[k].append(a[k] / b[k])
         cells = []
@@ -100,7 +110,7 @@ def main():
             faster = sum(x < 1 for x in r)
             counts.add(len(r))
             cells.append(f"{statistics.median(r):.2f} ({min(r):.2f}-{max(r):.2f}) {faster}/{len(r)}" if r else "-")
-        print(f"{bench:<14} {len(pairs[bench]):>4}  {cells[0]:<29} {cells[1]:<29} {cells[2]:<29}")
+        print(f"{bench:<14} {len(pairs[bench]):>4}  {cells[0]:<29} {cells[1]:<29} {cells[2]:<29} {cells[3]:<29}")
     for n in sorted(c for c in counts if c):
         shown = [k for k in range(n + 1) if sign_test_p(k, n) < 0.05]
         print(f"k/n: reps in which after was faster; of {n}, "

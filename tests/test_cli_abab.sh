@@ -42,9 +42,10 @@ order=$(printf '%s\n' "$err" | sed -n 's/^bench\/abab: rep \([0-9]\)\/2, copy_ro
 expect_in "$out" "after/before per rep" "the table's title"
 row=$(printf '%s\n' "$out" | grep '^copy_rows ' || true)
 [ -n "$row" ] || fail "no copy_rows row in: $out"
-# two reps, then cold, total and steady as median (min-max) and the reps after was faster in
-[[ $row =~ ^copy_rows\ +2(\ +[0-9.]+\ \([0-9.]+-[0-9.]+\)\ [0-2]/2){3} ]] ||
-  fail "the copy_rows row is not two reps of three ratios: $row"
+# two reps, then cold, total, steady and cold over the run's default as median (min-max) and
+# the reps after was faster in
+[[ $row =~ ^copy_rows\ +2(\ +[0-9.]+\ \([0-9.]+-[0-9.]+\)\ [0-2]/2){4} ]] ||
+  fail "the copy_rows row is not two reps of four ratios: $row"
 # two reps can show nothing at p < 0.05
 expect_in "$out" "of 2, no k is a difference" "the sign test's footnote"
 
@@ -59,17 +60,23 @@ python3 "$compare" "$tmp/runs" >"$tmp/out" || fail "abab_compare.py with one pai
 expect_in "$(cat "$tmp/out")" "copy_rows         1" "a rep without its after run is left out"
 
 # the pooled cold launches, from runs made up so that every figure is known: before's colds
-# are 10, 20, 30 and 40 ms, after's 5, 5, 5 and 20
+# are 10, 20, 30 and 40 ms, after's 5, 5, 5 and 20; the default's forced median in each run's
+# oracle is 10, 10, 70 and 5 ms
 mkdir "$tmp/made"
-made() { # made REP SIDE MS MS: a run of two series of one launch each
-  printf '{"benchmarks": [{"series": [[{"ns": %d}], [{"ns": %d}]]}]}\n' "$(($3 * 1000000))" "$(($4 * 1000000))" \
-    >"$tmp/made/$1-$2-copy_rows.json"
+made() { # made REP SIDE MS MS DEFAULT_MS: a run of two series of one launch each
+  printf '{"benchmarks": [{"series": [[{"ns": %d}], [{"ns": %d}]], "oracle": {"default_median_ns": %d}}]}\n' \
+    "$(($3 * 1000000))" "$(($4 * 1000000))" "$(($5 * 1000000))" >"$tmp/made/$1-$2-copy_rows.json"
 }
-made 1 before 10 20
-made 1 after 5 5
-made 2 before 30 40
-made 2 after 5 20
+made 1 before 10 20 10
+made 1 after 5 5 10
+made 2 before 30 40 70
+made 2 after 5 20 5
 python3 "$compare" "$tmp/made" >"$tmp/out" || fail "abab_compare.py on made-up runs failed"
+# cold per rep: 5/15 and 12.5/35; over the run's default: (5/10)/(15/10) = 0.33 and
+# (12.5/5)/(35/70) = 5.00, so after is faster in rep 1 only
+row=$(grep -E '^copy_rows +2 ' "$tmp/out" || true)
+[[ $row =~ \ 0\.35\ \(0\.33-0\.36\)\ 2/2\ .*\ 2\.67\ \(0\.33-5\.00\)\ 1/2\ *$ ]] ||
+  fail "the made-up row's cold is not 0.35 (0.33-0.36) 2/2, or its cold over the default not 2.67 (0.33-5.00) 1/2: $row"
 expect_in "$(cat "$tmp/out")" "cold launches pooled over the reps" "the pooled table's title"
 row=$(grep -E '^copy_rows +before' "$tmp/out" || true)
 [[ $row =~ ^copy_rows\ +before\ +4\ +25\.0\ +25\.0\ +40\.0\ +40\.0\ *$ ]] ||
