@@ -326,14 +326,14 @@ static bool too_small(gt_sampler *s, double ns_per_group, uint64_t min_groups, d
 static int calibrate(gt_sampler *s, double *ns_per_group, double *fixed_ns, char *err, size_t errlen)
 {
     uint64_t target = 2ull * s->exec->workers, start = 0;
-    double prev_t = NAN, prev_n = NAN, last_n = 0;
+    double prev_t = NAN, prev_n = NAN;
     *ns_per_group = *fixed_ns = NAN;
     unsigned again = 0;
     for (int step = 0; step < CALIBRATION_STEPS;) {
         uint64_t spent = s->r->groups_analysis, cap = s->budget_groups / CALIBRATION_SHARE;
         if (spent + target > cap)
             target = cap > spent ? cap - spent : 0;
-        if (target == 0 || (double)target <= last_n)
+        if (target == 0 || (step > 0 && (double)target <= prev_n))
             break;
         int rc = run_stretch(s, 0, start, target, gt_sampler_next_round(s), GT_SAMPLE_CALIBRATION, &start, err,
                              errlen);
@@ -354,14 +354,8 @@ static int calibrate(gt_sampler *s, double *ns_per_group, double *fixed_ns, char
         }
         step++;
         double t = (double)last->wall_ns, n = (double)last->groups;
-        last_n = n;
-        if (step == 1) { /* the warm-up: its cost per workgroup only if nothing follows */
-            *ns_per_group = t / n;
-            *fixed_ns = 0;
-            target *= CALIBRATION_GROWTH;
-            continue;
-        }
-        double slope = n > prev_n ? (t - prev_t) / (n - prev_n) : 0;
+        /* no slope from the warm-up: its average stands only if nothing follows it */
+        double slope = step > 2 && n > prev_n ? (t - prev_t) / (n - prev_n) : 0;
         /* A slope far below the average is noise (a preempted stretch), not a fixed cost:
            trusting it would size samples by a cost per workgroup the kernel does not have. */
         if (slope < SLOPE_TRUSTED * t / n)
@@ -370,6 +364,10 @@ static int calibrate(gt_sampler *s, double *ns_per_group, double *fixed_ns, char
         *fixed_ns = slope > 0 && t > slope * n ? t - slope * n : 0;
         prev_t = t;
         prev_n = n;
+        if (step == 1) { /* the warm-up's next stretch grows by the factor alone */
+            target *= CALIBRATION_GROWTH;
+            continue;
+        }
         bool believed = slope > 0 && slope * n * 2 >= t;
         if (t * 2 >= (double)s->cfg->sample_ns && believed)
             break; /* two stretches at least: the slope needs them, and samples' sizes need it */
