@@ -15,7 +15,7 @@ trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/fixtures/cli_checks.sh"
 
 run 0 --help
-for opt in --bench --reps --out --module --help; do
+for opt in --bench --reps --out --module --reports --help; do
   expect_in "$out" "$opt " "--help documents $opt"
 done
 
@@ -29,11 +29,12 @@ refused '"../x" is not a benchmark name' --bench ../x --out "$tmp/x" "$tune_benc
 refused '"--size": options for the runs go after --' --bench copy_rows --out "$tmp/x" "$tune_bench" "$tune_bench" --size 2
 [ ! -e "$tmp/x" ] || fail "a refused command line made its --out directory"
 
-run 0 --bench copy_rows --reps 2 --out "$tmp/runs" --module "$module" "$tune_bench" "$tune_bench" -- \
+run 0 --bench copy_rows --reps 2 --out "$tmp/runs" --module "$module" --reports "$tune_bench" "$tune_bench" -- \
   --size 2048 --launches 6 --series 1 --oracle-max 1 --reps 1 --sample-us 50 --no-probes
 for rep in 1 2; do
   for side in before after; do
     [ -s "$tmp/runs/$rep-$side-copy_rows.json" ] || fail "no $rep-$side-copy_rows.json"
+    [ -s "$tmp/runs/rep-$rep-$side/copy_rows-1-1.json" ] || fail "--reports kept no rep-$rep-$side/copy_rows-1-1.json"
   done
 done
 expect_in "$err" "rep 2/2, copy_rows, before" "progress on stderr"
