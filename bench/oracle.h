@@ -1,8 +1,9 @@
 /* oracle.h: the oracle of the drivers that judge the tuner's picks (tune_bench.c,
  * probe_bench.c): the schedules a run's tuned launches picked or measured, each timed forced on
  * the whole launch in rounds whose order rotates (kernels/contest.h), and the best of them, the
- * one with the lowest median. A driver says how one schedule runs; building the set, capping
- * it, the rounds and the ranking are here. Functions that fail print their sentence (say). */
+ * one with the lowest median, whose cost is then timed again apart from the runs that chose it
+ * (GT_BENCH_ORACLE_RETIMED). A driver says how one schedule runs; building the set, capping it,
+ * the rounds and the ranking are here. Functions that fail print their sentence (say). */
 #ifndef GT_BENCH_ORACLE_H
 #define GT_BENCH_ORACLE_H
 
@@ -12,11 +13,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The lowest of many noisy medians is lower than its schedule's cost: with 40 schedules whose
+   whole launches cost about the same, the best's median of 5 runs was 5-24% below the mean of
+   its other runs (tune runs of 2026-11-28: chosen on 3 of the 5 rounds, against the other 2,
+   over the same ratio of the median schedule). So the schedules with the lowest medians, this
+   many, run again side by side for as many rounds, and their costs are the medians of those
+   runs alone, which chose nothing; the best stays the one the first rounds chose. */
+#define GT_BENCH_ORACLE_RETIMED 3
+
 /* What the oracle knows of one schedule besides the schedule itself (in the set, same index). */
 typedef struct gt_bench_oracle_entry {
     bool keep;       /* a launch picked it, or the driver wants it timed: a cap never drops it */
     double analysis; /* the lowest analysis median (cost per work-item) seen for it; NaN: none */
-    gt_bench_times times;
+    gt_bench_times times;   /* the rounds that rank the schedules */
+    gt_bench_times retimed; /* the rounds after them, for the best few (n == 0: not one of them) */
 } gt_bench_oracle_entry;
 
 /* Zero-initialise it; the owner frees it with gt_bench_oracle_free. */
@@ -25,7 +35,7 @@ typedef struct gt_bench_oracle {
     gt_bench_oracle_entry *entries; /* entries[i] is set's schedule i */
     size_t cap;                     /* room in entries */
     size_t dropped;                 /* schedules gt_bench_oracle_cap left out */
-    size_t best, worst;             /* by median, once gt_bench_oracle_time has run */
+    size_t best, worst;             /* by times' median, once gt_bench_oracle_time has run */
 } gt_bench_oracle;
 
 /* Adds s unless it is there; either way keep is or-ed into its entry and analysis (NaN: not
@@ -54,9 +64,14 @@ typedef int gt_bench_oracle_run(void *ctx, const gt_bench_oracle *o, size_t i, u
 
 /* Times every schedule reps times (1 to GT_BENCH_MAX_REPS), once: in round r of reps each runs
  * once, starting a (r-1)/reps share of the way into the list (gt_contest_turn), so drift hits
- * all alike. Then summarises each schedule's times and sets best and worst. name says whose
- * oracle it is in the progress lines on stderr. 0, or -1 after saying why. */
+ * all alike. Then summarises each schedule's times and sets best and worst. With more than one
+ * schedule, the GT_BENCH_ORACLE_RETIMED with the lowest medians then run reps more rounds the
+ * same way, into their retimed. name says whose oracle it is in the progress lines on stderr.
+ * 0, or -1 after saying why. */
 int gt_bench_oracle_time(gt_bench_oracle *o, unsigned reps, const char *name, gt_bench_oracle_run *run, void *ctx);
+
+/* Schedule i's cost: the median of its re-timed runs when it has them, else of its runs. */
+uint64_t gt_bench_oracle_median_ns(const gt_bench_oracle *o, size_t i);
 
 void gt_bench_oracle_free(gt_bench_oracle *o);
 

@@ -12,8 +12,8 @@
  *
  * The oracle (oracle.c, shared with gridtune-tune-bench) then times every schedule that any of
  * the cold launches tried or picked, forced for the whole launch, quiet and on the probes-on
- * daemon, in an order that rotates from round to round; a schedule's oracle time is its median.
- * A pick is good when its oracle time is within WITHIN_SHARE of the best one's. Every launch's
+ * daemon, in an order that rotates from round to round; a schedule's oracle time is its median,
+ * and the three lowest's the median of as many rounds again (oracle.h says why). A pick is good when its oracle time is within WITHIN_SHARE of the best one's. Every launch's
  * output is checked against the reference (kernels/seeds_client.c); nothing is compared with a
  * fixed target. */
 #include "bench/bench_common.h"
@@ -473,12 +473,12 @@ static double median_of(const double *v, unsigned n)
 /* The oracle's median of schedule; every winner is in the oracle. */
 static double oracle_median(const bench_result *r, const char *schedule)
 {
-    return (double)r->oracle.entries[gt_bench_oracle_find_text(&r->oracle, schedule)].times.median_ns;
+    return (double)gt_bench_oracle_median_ns(&r->oracle, (size_t)gt_bench_oracle_find_text(&r->oracle, schedule));
 }
 
 static void summarise(bench_result *r)
 {
-    double best = (double)r->oracle.entries[r->oracle.best].times.median_ns;
+    double best = (double)gt_bench_oracle_median_ns(&r->oracle, r->oracle.best);
     for (unsigned i = 0; i < r->npicks; i++)
         r->picks[i].regret = oracle_median(r, r->picks[i].winner) / best - 1;
     for (int k = 0; k < NCOND; k++) {
@@ -546,7 +546,7 @@ static void print_table(const probe_run *pr, const bench_result *r)
                s->disturbed, s->remeasured, gt_bench_ms(s->wall_ns));
     }
     const gt_bench_oracle *o = &r->oracle;
-    printf("best: %s  %.1f ms\n", gt_bench_oracle_text(o, o->best), gt_bench_ms(o->entries[o->best].times.median_ns));
+    printf("best: %s  %.1f ms\n", gt_bench_oracle_text(o, o->best), gt_bench_ms(gt_bench_oracle_median_ns(o, o->best)));
 }
 
 static void print_results(const probe_run *pr, const bench_result *r, unsigned n)
@@ -592,10 +592,15 @@ static cJSON *bench_json(const bench_result *r)
     cJSON *oracle = cJSON_AddObjectToObject(b, "oracle");
     const gt_bench_oracle *o = &r->oracle;
     cJSON_AddStringToObject(oracle, "best", gt_bench_oracle_text(o, o->best));
-    cJSON_AddNumberToObject(oracle, "best_median_ns", (double)o->entries[o->best].times.median_ns);
+    cJSON_AddNumberToObject(oracle, "best_median_ns", (double)gt_bench_oracle_median_ns(o, o->best));
+    cJSON_AddNumberToObject(oracle, "best_chosen_median_ns", (double)o->entries[o->best].times.median_ns);
     cJSON *schedules = cJSON_AddObjectToObject(oracle, "schedules");
-    for (size_t i = 0; i < gt_bench_oracle_count(o); i++)
-        gt_bench_times_json(cJSON_AddObjectToObject(schedules, gt_bench_oracle_text(o, i)), &o->entries[i].times);
+    for (size_t i = 0; i < gt_bench_oracle_count(o); i++) {
+        cJSON *e = cJSON_AddObjectToObject(schedules, gt_bench_oracle_text(o, i));
+        gt_bench_times_json(e, &o->entries[i].times);
+        if (o->entries[i].retimed.n)
+            gt_bench_times_json(cJSON_AddObjectToObject(e, "retimed"), &o->entries[i].retimed);
+    }
     cJSON *summary = cJSON_AddObjectToObject(b, "summary");
     for (int k = 0; k < NCOND; k++) {
         const condition_summary *s = &r->sum[k];

@@ -31,7 +31,10 @@
  *   analysis median is the lowest of its medians over the cold analyses, an unmeasured one
  *   goes first); the default and the picked schedules always stay. Each is then forced on the
  *   whole launch --reps times, once per round, the order rotating by a 1/reps share each
- *   round so that drift hits all alike. The oracle best is the lowest median.
+ *   round so that drift hits all alike. The oracle best is the lowest median. The lowest of
+ *   many noisy medians is lower than its schedule's cost, so the three lowest then run --reps
+ *   rounds more the same way, and their oracle medians are those of the new runs
+ *   (GT_BENCH_ORACLE_RETIMED, oracle.h); the best stays the one the first rounds chose.
  * - The figures are over the oracle best's median. cold: the median over the series of launch
  *   1's time; launch k: the same of launch k (5, 10 and N are printed, every k is in the
  *   JSON); total: the median over the series of the N launches' summed time, over N times the
@@ -162,7 +165,9 @@ static void usage(FILE *out)
             "auto, with the wisdom), so its first launch is cold; after each launch the series' cold\n"
             "pick runs again, forced, as the reference for the machine's phase. The oracle then times\n"
             "the default, every schedule a launch picked and the best-analysed candidates of the cold\n"
-            "launches, each forced on the whole launch. Every launch's output is checked. Prints each\n"
+            "launches, each forced on the whole launch, and then the three fastest again: the median\n"
+            "of those runs, which chose nothing, is their cost (the oracle best's is the figures'\n"
+            "denominator). Every launch's output is checked. Prints each\n"
             "benchmark's figures over the oracle best, plain and phase-adjusted (each launch over its\n"
             "reference, times the reference's oracle median), with the targets cold <= %.2fx, launch\n"
             "%u <= %.2fx, the N launches' total <= %.2fx, analysis <= %.0f%% of the workgroups, and the\n"
@@ -809,7 +814,7 @@ static double over(double a, double b)
 static double oracle_median_ns(const bench_result *br, const gt_schedule *s)
 {
     long i = gt_bench_oracle_find(&br->oracle, s);
-    return i < 0 ? NAN : (double)br->oracle.entries[i].times.median_ns;
+    return i < 0 ? NAN : (double)gt_bench_oracle_median_ns(&br->oracle, (size_t)i);
 }
 
 /* Launch k's phase in series s: its reference's time over the reference schedule's oracle
@@ -961,8 +966,8 @@ static void summarise(bench_result *br)
         const launch_record *cold = record_at(br, s, 1);
         analysis[s - 1] = cold->groups_total ? (double)cold->groups_analysis / (double)cold->groups_total : 0;
     }
-    f->best_ns = o->entries[o->best].times.median_ns;
-    f->default_ns = o->entries[br->def].times.median_ns;
+    f->best_ns = gt_bench_oracle_median_ns(o, o->best);
+    f->default_ns = gt_bench_oracle_median_ns(o, br->def);
     launch_figures_of(br, false, &f->plain, f->met);
     launch_figures_of(br, true, &f->adjusted, f->met_adjusted);
     phase_range(br, f);
@@ -1175,6 +1180,11 @@ static void print_bench(const bench_result *br)
     printf("  %-12s %8.2f ms  %s  (worst %s)\n", "oracle best", gt_bench_ms(f->best_ns),
            gt_bench_oracle_text(o, o->best),
            ratio_text(over((double)o->entries[o->worst].times.median_ns, (double)f->best_ns), r1, sizeof r1));
+    if (o->entries[o->best].retimed.n)
+        printf("  %-12s %8.2f ms  its median in the rounds that chose it, %s the one above from %u rounds after them\n",
+               "chosen at", gt_bench_ms(o->entries[o->best].times.median_ns),
+               ratio_text(over((double)o->entries[o->best].times.median_ns, (double)f->best_ns), r1, sizeof r1),
+               o->entries[o->best].retimed.n);
     printf("  %-12s %8.2f ms  %s the oracle best; default/cold %s, default/tuned %s\n", "default",
            gt_bench_ms(f->default_ns), ratio_text(over((double)f->default_ns, (double)f->best_ns), r1, sizeof r1),
            ratio_text(over(gt_bench_ms(f->default_ns), launch_median_ms(br, 1)), r2, sizeof r2),
@@ -1309,6 +1319,7 @@ static cJSON *oracle_json(const bench_result *br)
     cJSON *j = cJSON_CreateObject();
     cJSON_AddStringToObject(j, "best", gt_bench_oracle_text(o, o->best));
     cJSON_AddNumberToObject(j, "best_median_ns", (double)br->f.best_ns);
+    cJSON_AddNumberToObject(j, "best_chosen_median_ns", (double)o->entries[o->best].times.median_ns);
     cJSON_AddStringToObject(j, "default", gt_bench_oracle_text(o, br->def));
     cJSON_AddNumberToObject(j, "default_median_ns", (double)br->f.default_ns);
     cJSON_AddNumberToObject(j, "left_out", (double)o->dropped);
@@ -1319,6 +1330,8 @@ static cJSON *oracle_json(const bench_result *br)
         cJSON_AddBoolToObject(e, "kept", o->entries[i].keep);
         add_number(e, "analysis_median", o->entries[i].analysis);
         gt_bench_times_json(e, &o->entries[i].times);
+        if (o->entries[i].retimed.n)
+            gt_bench_times_json(cJSON_AddObjectToObject(e, "retimed"), &o->entries[i].retimed);
         cJSON_AddItemToArray(list, e);
     }
     return j;

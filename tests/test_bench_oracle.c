@@ -1,7 +1,8 @@
 /* test_bench_oracle.c: behaviour of the benchmark drivers' oracle (bench/oracle.c).
  * Adding merges what launches said of a schedule; a cap keeps every kept schedule and the
  * best-analysed others in their order of addition; timing runs every schedule once per round in
- * the rotated order and names the lowest and highest median. The runs are a fake that hands
+ * the rotated order, names the lowest and highest median, and times the three lowest again,
+ * whose costs are then those runs' medians. The runs are a fake that hands
  * out set times, so nothing here depends on a clock. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -138,8 +139,9 @@ static void test_time_rotates_the_rounds_and_ranks_by_median(void **state)
     four_schedules(&o);
     fake f = {.times = {3000, 1000, 4000, 2000}};
     assert_int_equal(gt_bench_oracle_time(&o, 2, "test", fake_run, &f), 0);
-    /* round 2 of 2 starts half-way into the list */
-    static const size_t order[] = {0, 1, 2, 3, 2, 3, 0, 1};
+    /* round 2 of 2 starts half-way into the list; then the three lowest medians, lowest first
+       (1, 3, 0), two rounds again, the second a third of the way in */
+    static const size_t order[] = {0, 1, 2, 3, 2, 3, 0, 1, 1, 3, 0, 3, 0, 1};
     assert_int_equal(f.runs, ARRAY_LEN(order));
     for (size_t k = 0; k < ARRAY_LEN(order); k++)
         assert_int_equal(f.order[k], order[k]);
@@ -149,8 +151,41 @@ static void test_time_rotates_the_rounds_and_ranks_by_median(void **state)
     assert_int_equal(o.worst, 2);
     /* schedule 1 ran second and eighth: its median is the mean of the two */
     assert_int_equal(o.entries[1].times.median_ns, 1000 + (2 + 8) / 2);
+    /* its cost is that of its runs again, the 9th and 14th, which did not choose it */
+    assert_int_equal(o.entries[1].retimed.n, 2);
+    assert_int_equal(gt_bench_oracle_median_ns(&o, 1), 1000 + (9 + 14) / 2);
+    assert_int_equal(gt_bench_oracle_median_ns(&o, 3), 2000 + (10 + 12) / 2);
+    assert_int_equal(gt_bench_oracle_median_ns(&o, 0), 3000 + (11 + 13) / 2);
+    /* the highest median was not run again: its cost is its median */
+    assert_int_equal(o.entries[2].retimed.n, 0);
+    assert_int_equal(gt_bench_oracle_median_ns(&o, 2), 4000 + (3 + 5) / 2);
     /* an oracle is timed once */
     assert_int_equal(gt_bench_oracle_time(&o, 2, "test", fake_run, &f), -1);
+    gt_bench_oracle_free(&o);
+}
+
+static void test_one_schedule_is_not_timed_again(void **state)
+{
+    (void)state;
+    gt_bench_oracle o = {0};
+    add(&o, "assign=block", true, NAN);
+    fake f = {.times = {500}};
+    assert_int_equal(gt_bench_oracle_time(&o, 3, "test", fake_run, &f), 0);
+    /* nothing chose it over another, so its runs are its cost */
+    assert_int_equal(f.runs, 3);
+    assert_int_equal(o.entries[0].retimed.n, 0);
+    assert_int_equal(gt_bench_oracle_median_ns(&o, 0), 500 + 2);
+    gt_bench_oracle_free(&o);
+}
+
+static void test_time_stops_at_a_failed_run_when_timing_again(void **state)
+{
+    (void)state;
+    gt_bench_oracle o = {0};
+    four_schedules(&o);
+    fake f = {.times = {1, 2, 3, 4}, .fail_at = 6};
+    assert_int_equal(gt_bench_oracle_time(&o, 1, "test", fake_run, &f), -1);
+    assert_int_equal(f.runs, 6);
     gt_bench_oracle_free(&o);
 }
 
@@ -176,7 +211,9 @@ int main(void)
         cmocka_unit_test(test_cap_keeps_the_kept_and_the_best_analysed_in_order),
         cmocka_unit_test(test_cap_never_drops_a_kept_schedule),
         cmocka_unit_test(test_time_rotates_the_rounds_and_ranks_by_median),
+        cmocka_unit_test(test_one_schedule_is_not_timed_again),
         cmocka_unit_test(test_time_stops_at_a_failed_run),
+        cmocka_unit_test(test_time_stops_at_a_failed_run_when_timing_again),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
