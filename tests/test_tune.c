@@ -1564,6 +1564,7 @@ static void test_a_far_faster_contender_replaces_the_winner_at_once(void **state
     assert_schedule(&e.refine.contenders[0].schedule, WINNER);
     e = launch_again(fx, w, "item=column", 0.3 / 0.55);
     assert_int_equal(fx->result.refine.event, GT_REFINE_EVENT_DROPPED);
+    assert_non_null(strstr(fx->result.reason, "and left: no faster on its first share"));
     assert_int_equal(e.refine.state, GT_REFINE_SETTLED);
 }
 
@@ -1605,6 +1606,7 @@ static void test_a_drifting_winner_reopens_the_entry(void **state)
     }
     assert_int_equal(fx->result.refine.event, GT_REFINE_EVENT_DROPPED);
     assert_true(isnan(fx->result.refine.shares[0].p));
+    assert_non_null(strstr(fx->result.reason, "and left: no gain of 3% in sight over 3 pairs"));
     assert_int_equal(e.refine.state, GT_REFINE_SETTLED);
     e = launch_again(fx, w, NULL, 1); /* the first settled launch sets the settled cost */
     assert_int_equal(fx->result.refine.event, GT_REFINE_EVENT_NONE);

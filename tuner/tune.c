@@ -410,12 +410,25 @@ static void record_pairs(const gt_tune_config *cfg, gt_wisdom_entry *e, const ui
                 top = i;
         recorded[top] = true;
         gt_refine_share *sh = &o->shares[top];
+        unsigned had = e->refine.contenders[picked[top]].n;
+        sh->pairs = had < GT_REFINE_OBSERVATIONS ? had + 1 : had;
         sh->event = replaced ? GT_REFINE_EVENT_NONE
                              : gt_refine_record(cfg, e, grid, picked[top], sh->cost, o->incumbent_cost, &sh->p);
         replaced = replaced || sh->event == GT_REFINE_EVENT_REPLACED;
         if (event_weight(sh->event) > event_weight(o->event))
             o->event = sh->event;
     }
+}
+
+/* Why a contender left after its share (refine.c's three rules), as a clause. */
+static void describe_drop(const gt_tune_config *cfg, const gt_refine_share *sh, char *out, size_t len)
+{
+    if (isfinite(sh->p))
+        snprintf(out, len, ", and left: the winner beat it (p = %.2g over %u pairs)", sh->p, sh->pairs);
+    else if (sh->pairs <= 1)
+        snprintf(out, len, ", and left: no faster on its first share");
+    else
+        snprintf(out, len, ", and left: no gain of %.0f%% in sight over %u pairs", 100 * cfg->min_gain, sh->pairs);
 }
 
 /* "refining 3/12: the winner ran the launch but 2 shares: A ran (...); B began, ..." */
@@ -427,14 +440,16 @@ static void describe_refining(const gt_tune_config *cfg, gt_tune_result *r)
     for (unsigned i = 0; i < o->nshares && at < sizeof r->reason; i++) {
         const gt_refine_share *sh = &o->shares[i];
         char text[GT_SCHEDULE_TEXT_MAX];
+        char outcome[96] = "";
         gt_schedule_format(&sh->contender, text, sizeof text);
+        if (sh->event == GT_REFINE_EVENT_REPLACED)
+            snprintf(outcome, sizeof outcome, ", and replaced the winner");
+        else if (sh->event == GT_REFINE_EVENT_DROPPED)
+            describe_drop(cfg, sh, outcome, sizeof outcome);
         at += (size_t)snprintf(r->reason + at, sizeof r->reason - at, "%s %s %s (%.3g against %.3g %s)%s",
                                i ? ";" : ":", text,
                                sh->cut_short ? "began, so slowly that the winner ran the rest of its share" : "ran",
-                               sh->cost, o->incumbent_cost, gt_metric_unit(r->metric),
-                               sh->event == GT_REFINE_EVENT_REPLACED  ? ", and replaced the winner"
-                               : sh->event == GT_REFINE_EVENT_DROPPED ? ", and left: the winner beat it"
-                                                                      : "");
+                               sh->cost, o->incumbent_cost, gt_metric_unit(r->metric), outcome);
     }
     if (o->settled_now && at < sizeof r->reason)
         snprintf(r->reason + at, sizeof r->reason - at, "; the entry settled");

@@ -156,6 +156,7 @@ typedef struct gt_refine_share {
     bool cut_short; /* its first piece was so slow that the winner ran the rest of the share */
     double p;       /* the rank test that decided its pair, NaN if none */
     int event;      /* gt_refine_event of its pair; none when another contender took over first */
+    unsigned pairs; /* its pairs with the winner, this share's included, when the event was decided */
 } gt_refine_share;
 
 /* What a launch did for the refinement of its wisdom entry (refine.h). */
