@@ -143,7 +143,7 @@ static int run_rounds(gt_bench_oracle *o, const size_t *picked, size_t n, unsign
 {
     for (unsigned round = 1; round <= reps; round++) {
         if (retime)
-            say("%s: oracle round %u/%u again: the %zu with the lowest medians", name, round, reps, n);
+            say("%s: oracle round %u/%u again: the %zu lowest medians and kept schedules", name, round, reps, n);
         else
             say("%s: oracle round %u/%u: %zu schedules forced", name, round, reps, n);
         for (size_t k = 0; k < n; k++) {
@@ -176,6 +176,21 @@ static size_t lowest_medians(const gt_bench_oracle *o, size_t out[GT_BENCH_ORACL
     return m;
 }
 
+/* The schedules to time again (gt_bench_oracle_time) into out, which has room for all: the
+   lowest medians, then every kept one not among them; how many. */
+static size_t to_retime(const gt_bench_oracle *o, size_t *out)
+{
+    size_t m = lowest_medians(o, out), lowest = m;
+    for (size_t i = 0; i < gt_bench_oracle_count(o); i++) {
+        bool listed = false;
+        for (size_t k = 0; k < lowest; k++)
+            listed |= out[k] == i;
+        if (o->entries[i].keep && !listed)
+            out[m++] = i;
+    }
+    return m;
+}
+
 int gt_bench_oracle_time(gt_bench_oracle *o, unsigned reps, const char *name, gt_bench_oracle_run *run, void *ctx)
 {
     size_t n = gt_bench_oracle_count(o);
@@ -191,25 +206,25 @@ int gt_bench_oracle_time(gt_bench_oracle *o, unsigned reps, const char *name, gt
         say("%s: the oracle has been timed already", name);
         return -1;
     }
-    size_t *all = malloc(n * sizeof *all);
-    if (!all) {
+    size_t *picked = malloc((n > GT_BENCH_ORACLE_RETIMED ? n : GT_BENCH_ORACLE_RETIMED) * sizeof *picked);
+    if (!picked) {
         say("%s: out of memory for %zu oracle schedules", name, n);
         return -1;
     }
     for (size_t i = 0; i < n; i++)
-        all[i] = i;
-    int rc = run_rounds(o, all, n, reps, false, name, run, ctx);
-    free(all);
-    if (rc != 0)
-        return -1;
-    gt_bench_times_rank(&o->entries[0].times, sizeof *o->entries, n, &o->best, &o->worst);
-    size_t lowest[GT_BENCH_ORACLE_RETIMED];
-    size_t m = n > 1 ? lowest_medians(o, lowest) : 0;
-    if (m && run_rounds(o, lowest, m, reps, true, name, run, ctx) != 0)
-        return -1;
-    for (size_t k = 0; k < m; k++)
-        gt_bench_times_summarise(&o->entries[lowest[k]].retimed);
-    return 0;
+        picked[i] = i;
+    int rc = run_rounds(o, picked, n, reps, false, name, run, ctx);
+    size_t m = 0;
+    if (rc == 0) {
+        gt_bench_times_rank(&o->entries[0].times, sizeof *o->entries, n, &o->best, &o->worst);
+        m = n > 1 ? to_retime(o, picked) : 0;
+        if (m)
+            rc = run_rounds(o, picked, m, reps, true, name, run, ctx);
+    }
+    for (size_t k = 0; rc == 0 && k < m; k++)
+        gt_bench_times_summarise(&o->entries[picked[k]].retimed);
+    free(picked);
+    return rc;
 }
 
 uint64_t gt_bench_oracle_median_ns(const gt_bench_oracle *o, size_t i)

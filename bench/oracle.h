@@ -18,7 +18,10 @@
    its other runs (tune runs of 2026-11-28: chosen on 3 of the 5 rounds, against the other 2,
    over the same ratio of the median schedule). So the schedules with the lowest medians, this
    many, run again side by side for as many rounds, and their costs are the medians of those
-   runs alone, which chose nothing; the best stays the one the first rounds chose. */
+   runs alone, which chose nothing; the best stays the one the first rounds chose. The rounds
+   again run minutes later, in a phase of their own (matmul_tiled's three lowest took 1.24-1.29
+   times as long again, reduce's 0.82-0.86 times), so every kept schedule (the default, the
+   picks) runs in them too: every cost the drivers' figures use comes from the same rounds. */
 #define GT_BENCH_ORACLE_RETIMED 3
 
 /* What the oracle knows of one schedule besides the schedule itself (in the set, same index). */
@@ -26,7 +29,7 @@ typedef struct gt_bench_oracle_entry {
     bool keep;       /* a launch picked it, or the driver wants it timed: a cap never drops it */
     double analysis; /* the lowest analysis median (cost per work-item) seen for it; NaN: none */
     gt_bench_times times;   /* the rounds that rank the schedules */
-    gt_bench_times retimed; /* the rounds after them, for the best few (n == 0: not one of them) */
+    gt_bench_times retimed; /* the rounds after them, for the best few and the kept (n == 0: not run) */
 } gt_bench_oracle_entry;
 
 /* Zero-initialise it; the owner frees it with gt_bench_oracle_free. */
@@ -65,9 +68,9 @@ typedef int gt_bench_oracle_run(void *ctx, const gt_bench_oracle *o, size_t i, u
 /* Times every schedule reps times (1 to GT_BENCH_MAX_REPS), once: in round r of reps each runs
  * once, starting a (r-1)/reps share of the way into the list (gt_contest_turn), so drift hits
  * all alike. Then summarises each schedule's times and sets best and worst. With more than one
- * schedule, the GT_BENCH_ORACLE_RETIMED with the lowest medians then run reps more rounds the
- * same way, into their retimed. name says whose oracle it is in the progress lines on stderr.
- * 0, or -1 after saying why. */
+ * schedule, the GT_BENCH_ORACLE_RETIMED with the lowest medians and every kept one then run reps
+ * more rounds the same way, into their retimed. name says whose oracle it is in the progress
+ * lines on stderr. 0, or -1 after saying why. */
 int gt_bench_oracle_time(gt_bench_oracle *o, unsigned reps, const char *name, gt_bench_oracle_run *run, void *ctx);
 
 /* Schedule i's cost: the median of its re-timed runs when it has them, else of its runs. */

@@ -13,9 +13,10 @@
  * The oracle (oracle.c, shared with gridtune-tune-bench) then times every schedule that any of
  * the cold launches tried or picked, forced for the whole launch, quiet and on the probes-on
  * daemon, in an order that rotates from round to round; a schedule's oracle time is its median,
- * and the three lowest's the median of as many rounds again (oracle.h says why). A pick is good when its oracle time is within WITHIN_SHARE of the best one's. Every launch's
- * output is checked against the reference (kernels/seeds_client.c); nothing is compared with a
- * fixed target. */
+ * and for the three lowest and the picks the median of as many rounds again (oracle.h says
+ * why). A pick is good when its oracle time is within WITHIN_SHARE of the best one's. Every
+ * launch's output is checked against the reference (kernels/seeds_client.c); nothing is
+ * compared with a fixed target. */
 #include "bench/bench_common.h"
 #include "bench/oracle.h"
 #include "bench/private_daemon.h"

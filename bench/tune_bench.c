@@ -32,9 +32,10 @@
  *   goes first); the default and the picked schedules always stay. Each is then forced on the
  *   whole launch --reps times, once per round, the order rotating by a 1/reps share each
  *   round so that drift hits all alike. The oracle best is the lowest median. The lowest of
- *   many noisy medians is lower than its schedule's cost, so the three lowest then run --reps
- *   rounds more the same way, and their oracle medians are those of the new runs
- *   (GT_BENCH_ORACLE_RETIMED, oracle.h); the best stays the one the first rounds chose.
+ *   many noisy medians is lower than its schedule's cost, so the three lowest and every kept
+ *   schedule then run --reps rounds more the same way, and their oracle medians are those of
+ *   the new runs (GT_BENCH_ORACLE_RETIMED, oracle.h); the best stays the one the first rounds
+ *   chose.
  * - The figures are over the oracle best's median. cold: the median over the series of launch
  *   1's time; launch k: the same of launch k (5, 10 and N are printed, every k is in the
  *   JSON); total: the median over the series of the N launches' summed time, over N times the
@@ -165,9 +166,9 @@ static void usage(FILE *out)
             "auto, with the wisdom), so its first launch is cold; after each launch the series' cold\n"
             "pick runs again, forced, as the reference for the machine's phase. The oracle then times\n"
             "the default, every schedule a launch picked and the best-analysed candidates of the cold\n"
-            "launches, each forced on the whole launch, and then the three fastest again: the median\n"
-            "of those runs, which chose nothing, is their cost (the oracle best's is the figures'\n"
-            "denominator). Every launch's output is checked. Prints each\n"
+            "launches, each forced on the whole launch; then the three fastest and the kept ones\n"
+            "again: the medians of those runs, which chose nothing, are their costs (the oracle best's\n"
+            "is the figures' denominator). Every launch's output is checked. Prints each\n"
             "benchmark's figures over the oracle best, plain and phase-adjusted (each launch over its\n"
             "reference, times the reference's oracle median), with the targets cold <= %.2fx, launch\n"
             "%u <= %.2fx, the N launches' total <= %.2fx, analysis <= %.0f%% of the workgroups, and the\n"
@@ -1174,9 +1175,13 @@ static void print_bench(const bench_result *br)
     char value[32], limit[32], note[128], r1[16], r2[16], r3[16];
     printf("\n%s  n=%zu  (%s)  %llu workgroups\n", br->bench->name, br->n, br->bench->summary,
            (unsigned long long)br->groups_total);
+    size_t again = 0;
+    for (size_t i = 0; i < n; i++)
+        again += o->entries[i].retimed.n > 0;
     printf("  %-12s %zu schedules forced %u time%s each: %zu kept (the default and every pick), %zu best-analysed "
-           "candidates; %zu left out\n",
-           "oracle", n, o->entries[0].times.n, o->entries[0].times.n == 1 ? "" : "s", kept, n - kept, o->dropped);
+           "candidates; %zu left out; %zu again (the %d lowest medians and the kept), whose costs those runs are\n",
+           "oracle", n, o->entries[0].times.n, o->entries[0].times.n == 1 ? "" : "s", kept, n - kept, o->dropped,
+           again, GT_BENCH_ORACLE_RETIMED);
     printf("  %-12s %8.2f ms  %s  (worst %s)\n", "oracle best", gt_bench_ms(f->best_ns),
            gt_bench_oracle_text(o, o->best),
            ratio_text(over((double)o->entries[o->worst].times.median_ns, (double)f->best_ns), r1, sizeof r1));

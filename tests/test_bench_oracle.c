@@ -1,8 +1,8 @@
 /* test_bench_oracle.c: behaviour of the benchmark drivers' oracle (bench/oracle.c).
  * Adding merges what launches said of a schedule; a cap keeps every kept schedule and the
  * best-analysed others in their order of addition; timing runs every schedule once per round in
- * the rotated order, names the lowest and highest median, and times the three lowest again,
- * whose costs are then those runs' medians. The runs are a fake that hands
+ * the rotated order, names the lowest and highest median, and times the three lowest and the
+ * kept ones again, whose costs are then those runs' medians. The runs are a fake that hands
  * out set times, so nothing here depends on a clock. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -108,7 +108,7 @@ static void test_cap_never_drops_a_kept_schedule(void **state)
 /* The fake run: schedule i takes times[i] ns, plus the round it runs in, and the order of the
  * runs is written down. fail_at: the run (from 1) that fails, 0 for none. */
 typedef struct fake {
-    uint64_t times[4];
+    uint64_t times[8];
     size_t order[64];
     unsigned runs, fail_at;
 } fake;
@@ -164,6 +164,31 @@ static void test_time_rotates_the_rounds_and_ranks_by_median(void **state)
     gt_bench_oracle_free(&o);
 }
 
+/* A kept schedule (the default, a pick) runs again with the three lowest, whatever its median,
+   so that every cost the figures use comes from the same rounds; another does not. */
+static void test_kept_schedules_are_timed_again_too(void **state)
+{
+    (void)state;
+    gt_bench_oracle o = {0};
+    add(&o, "assign=dynamic:1", true, NAN); /* the highest median, kept */
+    add(&o, "assign=dynamic:2", false, NAN);
+    add(&o, "assign=block", false, NAN);
+    add(&o, "assign=stealing", false, NAN);
+    add(&o, "assign=dynamic:4", false, NAN); /* the second highest, not kept */
+    fake f = {.times = {5000, 1000, 2000, 3000, 4000}};
+    assert_int_equal(gt_bench_oracle_time(&o, 1, "test", fake_run, &f), 0);
+    /* one round of all five, then one of the lowest three and the kept one */
+    static const size_t order[] = {0, 1, 2, 3, 4, 1, 2, 3, 0};
+    assert_int_equal(f.runs, ARRAY_LEN(order));
+    for (size_t k = 0; k < ARRAY_LEN(order); k++)
+        assert_int_equal(f.order[k], order[k]);
+    assert_int_equal(o.best, 1);
+    assert_int_equal(gt_bench_oracle_median_ns(&o, 0), 5000 + 9);
+    assert_int_equal(o.entries[4].retimed.n, 0);
+    assert_int_equal(gt_bench_oracle_median_ns(&o, 4), 4000 + 5);
+    gt_bench_oracle_free(&o);
+}
+
 static void test_one_schedule_is_not_timed_again(void **state)
 {
     (void)state;
@@ -211,6 +236,7 @@ int main(void)
         cmocka_unit_test(test_cap_keeps_the_kept_and_the_best_analysed_in_order),
         cmocka_unit_test(test_cap_never_drops_a_kept_schedule),
         cmocka_unit_test(test_time_rotates_the_rounds_and_ranks_by_median),
+        cmocka_unit_test(test_kept_schedules_are_timed_again_too),
         cmocka_unit_test(test_one_schedule_is_not_timed_again),
         cmocka_unit_test(test_time_stops_at_a_failed_run),
         cmocka_unit_test(test_time_stops_at_a_failed_run_when_timing_again),
