@@ -28,7 +28,13 @@
  *   of it. Settled is the learning daemon's settled winner, forced on the timed daemon: what
  *   its wisdom runs once refinement is over.
  * - Figures are medians, and ratios are of medians against gridtune warm. Nothing is compared
- *   with a fixed target here; the table says which is faster. */
+ *   with a fixed target here; the table says which is faster.
+ * - Head to head: the best peer is the one with the lowest median of those rounds, and the
+ *   lowest of several noisy medians is lower than that peer's cost (peers of about the same
+ *   cost, OpenMP dynamic and guided, take turns at it). So gridtune warm, settled and the best
+ *   peer then run --head-to-head rounds more, alone, in an order that rotates; those runs,
+ *   which chose nothing, compare gridtune with that peer, by their medians and by the rounds
+ *   each one was faster in. */
 #include "bench/bench_common.h"
 #include "bench/peers/ocl_twins.h"
 #include "bench/peers/omp_twins.h"
@@ -58,6 +64,7 @@
 /* The most launches the learning daemon gets to settle a decision: its refine limit (12) after
    the analysing launch, with room to spare. */
 #define LEARN_LAUNCHES 20
+#define DEFAULT_DUEL_ROUNDS 5
 
 enum contender { C_COLD, C_WARM, C_SETTLED, C_DEFAULT, C_OMP_STATIC, C_OMP_DYNAMIC, C_OMP_GUIDED, C_POCL, C_MEMCPY, NCONT };
 
@@ -79,7 +86,11 @@ typedef struct peer_options {
     bool only_overhead; /* --only-overhead: no seed benchmarks */
     bool pocl;
     uint32_t group[2]; /* --group: workgroup shape for gridtune and pocl; 0: the seeds' own */
+    unsigned duel_rounds; /* --head-to-head: rounds of warm, settled and the best peer; 0: none */
 } peer_options;
+
+/* The head-to-head rounds' contenders, by slot. */
+enum duel_slot { D_WARM, D_SETTLED, D_PEER, NDUEL };
 
 typedef struct peer_result {
     const gt_seed_bench *bench;
@@ -98,6 +109,9 @@ typedef struct peer_result {
     bool settled;                  /* its decision settled within LEARN_LAUNCHES */
     double cold_analysis;                          /* the last cold launch's analysis_fraction */
     unsigned wisdom_misses;
+    enum contender duel_peer;  /* the best peer of the rounds, the head-to-head's; NCONT: none */
+    gt_bench_times duel[NDUEL];
+    unsigned duel_warm_faster; /* head-to-head rounds in which warm took less time than the peer */
 } peer_result;
 
 /* The overhead figures: gridtuned's two paths, pocl, and the floor under each path. */
@@ -156,11 +170,13 @@ static void usage(FILE *out)
             "      --no-pocl         leave pocl out\n"
             "      --group WxH       workgroup shape for gridtune and pocl instead of the seeds' 16x16\n"
             "                        (16 in 1-D); W and H must divide the size; 1-D benchmarks use W\n"
+            "      --head-to-head N  rounds of gridtune warm, settled and the best peer after the timed\n"
+            "                        ones, which chose that peer (default %d; 0: none)\n"
             "  -l, --list            list the benchmarks and exit\n"
             "  -h, --help            this text\n"
             "environment: GRIDTUNE_DAEMON, the gridtuned to start (default: the build tree's, else the\n"
             "installed one); OMP_* variables other than the schedule apply to the OpenMP twins.\n",
-            DEFAULT_OVERHEAD_REPS);
+            DEFAULT_OVERHEAD_REPS, DEFAULT_DUEL_ROUNDS);
 }
 
 static int parse_chunks(peer_options *o, const char *text)
@@ -185,7 +201,7 @@ static int parse_chunks(peer_options *o, const char *text)
     return 0;
 }
 
-enum { OPT_CHUNKS = 256, OPT_OVERHEAD_REPS, OPT_ONLY_OVERHEAD, OPT_NO_POCL, OPT_GROUP };
+enum { OPT_CHUNKS = 256, OPT_OVERHEAD_REPS, OPT_ONLY_OVERHEAD, OPT_NO_POCL, OPT_GROUP, OPT_DUEL };
 
 /* --group WxH: each side 1 to MAX_GROUP_ITEMS, and so is their product. */
 #define MAX_GROUP_ITEMS 4096
@@ -231,6 +247,11 @@ static int flag(int c, const char *arg, void *ctx)
         return 0;
     case OPT_GROUP:
         return parse_group(o, arg);
+    case OPT_DUEL:
+        if (gt_bench_number_parse("--head-to-head", arg, 0, GT_BENCH_MAX_REPS, &v) != 0)
+            return -1;
+        o->duel_rounds = v;
+        return 0;
     }
     return -1;
 }
@@ -243,8 +264,12 @@ static int parse(int argc, char **argv, peer_options *o)
                                         {"only-overhead", no_argument, 0, OPT_ONLY_OVERHEAD},
                                         {"no-pocl", no_argument, 0, OPT_NO_POCL},
                                         {"group", required_argument, 0, OPT_GROUP},
+                                        {"head-to-head", required_argument, 0, OPT_DUEL},
                                         {0}};
-    *o = (peer_options){.flags = {.reps = DEFAULT_REPS}, .overhead_reps = DEFAULT_OVERHEAD_REPS, .pocl = true};
+    *o = (peer_options){.flags = {.reps = DEFAULT_REPS},
+                        .overhead_reps = DEFAULT_OVERHEAD_REPS,
+                        .pocl = true,
+                        .duel_rounds = DEFAULT_DUEL_ROUNDS};
     parse_chunks(o, DEFAULT_CHUNKS);
     const gt_bench_cli cli = {.options = own, .flag = flag, .usage = usage, .list = gt_bench_list};
     int rc = gt_bench_cli_parse(&cli, argc, argv, &o->flags, o);
@@ -394,6 +419,46 @@ static int run_rounds(const peer_run *pc, cli_seed *s, gt_ocl_case *oc, peer_res
     return 0;
 }
 
+/* The peer (OpenMP or pocl) with the lowest median; NCONT when none ran. */
+static enum contender best_peer(const peer_result *pr)
+{
+    enum contender best = NCONT;
+    for (enum contender k = C_OMP_STATIC; k <= C_POCL; k++)
+        if (pr->ran[k] && (best == NCONT || pr->t[k].median_ns < pr->t[best].median_ns))
+            best = k;
+    return best;
+}
+
+/* The head to head (the file's comment says why): --head-to-head rounds of warm, settled and
+   the best peer of the timed rounds, each alone, in an order that rotates. */
+static int run_duel(const peer_run *pc, cli_seed *s, gt_ocl_case *oc, peer_result *pr)
+{
+    unsigned rounds = pc->o->duel_rounds;
+    pr->duel_peer = best_peer(pr);
+    if (rounds == 0 || pr->duel_peer == NCONT)
+        return 0;
+    enum contender k_of[NDUEL] = {[D_WARM] = C_WARM, [D_SETTLED] = C_SETTLED, [D_PEER] = pr->duel_peer};
+    enum contender peer = pr->duel_peer;
+    unsigned chunk = peer >= C_OMP_STATIC && peer <= C_OMP_GUIDED ? pr->chunk[peer - C_OMP_STATIC] : 0;
+    for (unsigned round = 1; round <= rounds; round++) {
+        say("%s: head to head %u/%u: gridtune warm, settled and %s", pr->bench->name, round, rounds,
+            contenders[peer].label);
+        uint64_t ns[NDUEL];
+        for (size_t i = 0; i < NDUEL; i++) {
+            size_t d = gt_contest_turn(round, rounds, NDUEL, i);
+            int rc = d == D_PEER ? peer_run_once(pc, pr, s->sc, oc, peer, chunk, round, &ns[d])
+                                 : gridtune_run(s, pr, k_of[d], round, &ns[d]);
+            if (rc != 0)
+                return -1;
+            pr->duel[d].ns[pr->duel[d].n++] = ns[d];
+        }
+        pr->duel_warm_faster += ns[D_WARM] < ns[D_PEER];
+    }
+    for (size_t d = 0; d < NDUEL; d++)
+        gt_bench_times_summarise(&pr->duel[d]);
+    return 0;
+}
+
 /* --group: the case's workgroup shape, which both gridtune and pocl launch with. */
 static int set_group(const peer_options *o, gt_seed_case *sc)
 {
@@ -452,7 +517,7 @@ static int learn_settled(const peer_run *pc, const gt_seed_bench *b, peer_result
 
 static int run_bench(const peer_run *pc, const gt_seed_bench *b, peer_result *pr)
 {
-    *pr = (peer_result){.bench = b};
+    *pr = (peer_result){.bench = b, .duel_peer = NCONT};
     cli_seed s = {0};
     gt_ocl_case *oc = NULL;
     char err[512];
@@ -499,6 +564,8 @@ static int run_bench(const peer_run *pc, const gt_seed_bench *b, peer_result *pr
             b->name, pr->n, pr->group[0], pr->group[1], pr->cold_winner, pr->chunk[0], pr->chunk[1], pr->chunk[2]);
         rc = run_rounds(pc, &s, oc, pr);
     }
+    if (rc == 0)
+        rc = run_duel(pc, &s, oc, pr);
     gt_ocl_case_close(oc);
     cli_seed_close(&s);
     free(pr->scratch);
@@ -590,14 +657,28 @@ static double ratio(uint64_t a, uint64_t b)
     return a && b ? (double)a / (double)b : 0;
 }
 
-/* The peer (OpenMP or pocl) with the lowest median; NCONT when none ran. */
-static enum contender best_peer(const peer_result *pr)
+/* The head-to-head rounds' table, when they ran. */
+static void print_duels(const peer_options *o, const peer_result *r, unsigned n)
 {
-    enum contender best = NCONT;
-    for (enum contender k = C_OMP_STATIC; k <= C_POCL; k++)
-        if (pr->ran[k] && (best == NCONT || pr->t[k].median_ns < pr->t[best].median_ns))
-            best = k;
-    return best;
+    if (o->duel_rounds == 0)
+        return;
+    printf("\nhead to head: gridtune warm and settled against the best peer above, %u rounds more, each\n"
+           "alone, in an order that rotates; medians, ms (the table's best peer is the lowest of several\n"
+           "noisy medians: these runs chose nothing)\n",
+           o->duel_rounds);
+    printf("%-14s %12s %9s %9s %9s %10s %13s %12s\n", "benchmark", "best peer", "warm", "settled", "peer",
+           "peer/warm", "peer/settled", "warm faster");
+    for (unsigned i = 0; i < n; i++) {
+        const peer_result *p = &r[i];
+        if (p->duel_peer == NCONT || p->duel[D_WARM].n == 0)
+            continue;
+        char faster[16];
+        snprintf(faster, sizeof faster, "%u/%u", p->duel_warm_faster, p->duel[D_WARM].n);
+        printf("%-14s %12s %9.1f %9.1f %9.1f %10.2f %13.2f %12s\n", p->bench->name, contenders[p->duel_peer].label,
+               gt_bench_ms(p->duel[D_WARM].median_ns), gt_bench_ms(p->duel[D_SETTLED].median_ns),
+               gt_bench_ms(p->duel[D_PEER].median_ns), ratio(p->duel[D_PEER].median_ns, p->duel[D_WARM].median_ns),
+               ratio(p->duel[D_PEER].median_ns, p->duel[D_SETTLED].median_ns), faster);
+    }
 }
 
 static void print_tables(const peer_options *o, const peer_result *r, unsigned n)
@@ -657,6 +738,7 @@ static void print_tables(const peer_options *o, const peer_result *r, unsigned n
                ratio(p->t[C_SETTLED].median_ns, p->t[C_WARM].median_ns), cell, p->settled_winner);
     }
     printf("(launches: to settle, the one that ran the settled winner alone included; + not settled)\n");
+    print_duels(o, r, n);
     for (unsigned i = 0; i < n; i++)
         if (r[i].bytes_copied) {
             const peer_result *p = &r[i];
@@ -748,6 +830,17 @@ static cJSON *bench_json(const peer_result *p)
         cJSON_AddStringToObject(b, "best_peer", contenders[best].key);
         cJSON_AddNumberToObject(b, "best_peer_over_settled",
                                 ratio(p->t[best].median_ns, p->t[C_SETTLED].median_ns));
+    }
+    if (p->duel_peer != NCONT && p->duel[D_WARM].n) {
+        cJSON *d = cJSON_AddObjectToObject(b, "head_to_head");
+        cJSON_AddStringToObject(d, "peer", contenders[p->duel_peer].key);
+        gt_bench_times_json(cJSON_AddObjectToObject(d, "gridtune_warm"), &p->duel[D_WARM]);
+        gt_bench_times_json(cJSON_AddObjectToObject(d, "gridtune_settled"), &p->duel[D_SETTLED]);
+        gt_bench_times_json(cJSON_AddObjectToObject(d, "peer_runs"), &p->duel[D_PEER]);
+        cJSON_AddNumberToObject(d, "peer_over_warm", ratio(p->duel[D_PEER].median_ns, p->duel[D_WARM].median_ns));
+        cJSON_AddNumberToObject(d, "peer_over_settled",
+                                ratio(p->duel[D_PEER].median_ns, p->duel[D_SETTLED].median_ns));
+        cJSON_AddNumberToObject(d, "warm_faster_rounds", p->duel_warm_faster);
     }
     if (p->bytes_copied)
         cJSON_AddNumberToObject(b, "bytes_copied", (double)p->bytes_copied);
