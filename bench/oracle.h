@@ -14,9 +14,9 @@
 #include <stdint.h>
 
 /* The lowest of many noisy medians is lower than its schedule's cost: with 40 schedules whose
-   whole launches cost about the same, the best's median of 5 runs was 5-24% below the mean of
-   its other runs (tune runs of 2026-11-28: chosen on 3 of the 5 rounds, against the other 2,
-   over the same ratio of the median schedule). So the schedules with the lowest medians, this
+   whole launches cost about the same, the best by its median of 3 rounds took 1-24% longer in
+   the other 2 rounds of 5, over the same ratio of the median schedule (tune runs of 2026-11-28,
+   bench/results/oracle-retimed-2026-11-28/bias.py). So the schedules with the lowest medians, this
    many, run again side by side for as many rounds, and their costs are the medians of those
    runs alone, which chose nothing; the best stays the one the first rounds chose. The rounds
    again run minutes later, in a phase of their own (matmul_tiled's three lowest took 1.24-1.29

@@ -23,7 +23,8 @@
  *   LEARN_LAUNCHES launches), as a program that launches the same kernel every time step does;
  *   then once more, whose winner is the settled one.
  * - Timed rounds run every contender once, in an order that rotates from round to round, so
- *   drift hits all alike. Cold and warm run as a pair (retune, then a wisdom hit); the daemon runs
+ *   drift hits all alike, each after a pause (SETTLE_NS) that lets the last one's threads stop
+ *   spinning. Cold and warm run as a pair (retune, then a wisdom hit); the daemon runs
  *   with --refine off, so that warm is the analysis's winner alone, never a contender on a share
  *   of it. Settled is the learning daemon's settled winner, forced on the timed daemon: what
  *   its wisdom runs once refinement is over.
@@ -50,6 +51,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define PEER_PROG "gridtune-peer-bench"
 #define DEFAULT_REPS 3
@@ -65,6 +67,11 @@
    the analysing launch, with room to spare. */
 #define LEARN_LAUNCHES 20
 #define DEFAULT_DUEL_ROUNDS 5
+/* A quiet pause before every timed run: after a parallel region libgomp's threads spin for
+   milliseconds (GOMP_SPINCOUNT) on the CPUs the next contender needs, and that one paid for it
+   (reduce's warm launch took 17.5-20.9 ms right after OpenMP, the same schedule 13.1-15.7 ms
+   after gridtune; with OMP_WAIT_POLICY=passive 15.2-16.7 and 15.6-19.5). */
+#define SETTLE_NS 50000000L
 
 enum contender { C_COLD, C_WARM, C_SETTLED, C_DEFAULT, C_OMP_STATIC, C_OMP_DYNAMIC, C_OMP_GUIDED, C_POCL, C_MEMCPY, NCONT };
 
@@ -385,11 +392,21 @@ static int choose_chunks(const peer_run *pc, gt_seed_case *sc, peer_result *pr)
 static const enum contender slots[] = {C_COLD, C_SETTLED, C_DEFAULT, C_OMP_STATIC, C_OMP_DYNAMIC, C_OMP_GUIDED, C_POCL, C_MEMCPY};
 #define NSLOTS (sizeof slots / sizeof slots[0])
 
+/* SETTLE_NS of quiet. */
+static void settle(void)
+{
+    struct timespec t = {0, SETTLE_NS};
+    while (nanosleep(&t, &t) != 0 && errno == EINTR)
+        ;
+}
+
 static int run_slot(const peer_run *pc, cli_seed *s, gt_ocl_case *oc, peer_result *pr, enum contender k,
                     unsigned round)
 {
     uint64_t ns, warm_ns;
     int rc;
+    if (round)
+        settle();
     if (k == C_COLD || k == C_DEFAULT || k == C_SETTLED) {
         rc = gridtune_run(s, pr, k, round, &ns);
         if (rc == 0 && k == C_COLD && (rc = gridtune_run(s, pr, C_WARM, round, &warm_ns)) == 0 && round)
@@ -446,6 +463,7 @@ static int run_duel(const peer_run *pc, cli_seed *s, gt_ocl_case *oc, peer_resul
         uint64_t ns[NDUEL];
         for (size_t i = 0; i < NDUEL; i++) {
             size_t d = gt_contest_turn(round, rounds, NDUEL, i);
+            settle();
             int rc = d == D_PEER ? peer_run_once(pc, pr, s->sc, oc, peer, chunk, round, &ns[d])
                                  : gridtune_run(s, pr, k_of[d], round, &ns[d]);
             if (rc != 0)
