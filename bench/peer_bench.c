@@ -32,8 +32,9 @@
  *   with a fixed target here; the table says which is faster.
  * - Head to head: the best peer is the one with the lowest median of those rounds, and the
  *   lowest of several noisy medians is lower than that peer's cost (peers of about the same
- *   cost, OpenMP dynamic and guided, take turns at it). So gridtune warm, settled and the best
- *   peer then run --head-to-head rounds more, alone, in an order that rotates; those runs,
+ *   cost, OpenMP dynamic and guided, take turns at it). So gridtune warm (the last round's
+ *   pick), settled and the best peer then run --head-to-head rounds more, alone, in an order
+ *   that rotates; those runs,
  *   which chose nothing, compare gridtune with that peer, by their medians and by the rounds
  *   each one was faster in. */
 #include "bench/bench_common.h"
@@ -680,9 +681,9 @@ static void print_duels(const peer_options *o, const peer_result *r, unsigned n)
 {
     if (o->duel_rounds == 0)
         return;
-    printf("\nhead to head: gridtune warm and settled against the best peer above, %u rounds more, each\n"
-           "alone, in an order that rotates; medians, ms (the table's best peer is the lowest of several\n"
-           "noisy medians: these runs chose nothing)\n",
+    printf("\nhead to head: gridtune warm (the last round's pick, the warm winner above) and settled against\n"
+           "the best peer above, %u rounds more, each alone, in an order that rotates; medians, ms (the\n"
+           "table's best peer is the lowest of several noisy medians: these runs chose nothing)\n",
            o->duel_rounds);
     printf("%-14s %12s %9s %9s %9s %10s %13s %12s\n", "benchmark", "best peer", "warm", "settled", "peer",
            "peer/warm", "peer/settled", "warm faster");
