@@ -118,8 +118,7 @@ typedef struct peer_result {
     double cold_analysis;                          /* the last cold launch's analysis_fraction */
     unsigned wisdom_misses;
     enum contender duel_peer;  /* the best peer of the rounds, the head-to-head's; NCONT: none */
-    gt_bench_times duel[NDUEL];
-    unsigned duel_warm_faster; /* head-to-head rounds in which warm took less time than the peer */
+    gt_bench_times duel[NDUEL]; /* ns[r - 1]: round r's run */
 } peer_result;
 
 /* The overhead figures: gridtuned's two paths, pocl, and the floor under each path. */
@@ -461,17 +460,16 @@ static int run_duel(const peer_run *pc, cli_seed *s, gt_ocl_case *oc, peer_resul
     for (unsigned round = 1; round <= rounds; round++) {
         say("%s: head to head %u/%u: gridtune warm, settled and %s", pr->bench->name, round, rounds,
             contenders[peer].label);
-        uint64_t ns[NDUEL];
+        uint64_t ns;
         for (size_t i = 0; i < NDUEL; i++) {
             size_t d = gt_contest_turn(round, rounds, NDUEL, i);
             settle();
-            int rc = d == D_PEER ? peer_run_once(pc, pr, s->sc, oc, peer, chunk, round, &ns[d])
-                                 : gridtune_run(s, pr, k_of[d], round, &ns[d]);
+            int rc = d == D_PEER ? peer_run_once(pc, pr, s->sc, oc, peer, chunk, round, &ns)
+                                 : gridtune_run(s, pr, k_of[d], round, &ns);
             if (rc != 0)
                 return -1;
-            pr->duel[d].ns[pr->duel[d].n++] = ns[d];
+            pr->duel[d].ns[pr->duel[d].n++] = ns;
         }
-        pr->duel_warm_faster += ns[D_WARM] < ns[D_PEER];
     }
     for (size_t d = 0; d < NDUEL; d++)
         gt_bench_times_summarise(&pr->duel[d]);
@@ -676,6 +674,15 @@ static double ratio(uint64_t a, uint64_t b)
     return a && b ? (double)a / (double)b : 0;
 }
 
+/* The head-to-head rounds in which warm took less time than the peer. */
+static unsigned warm_faster_rounds(const peer_result *p)
+{
+    unsigned n = 0;
+    for (unsigned r = 0; r < p->duel[D_WARM].n; r++)
+        n += p->duel[D_WARM].ns[r] < p->duel[D_PEER].ns[r];
+    return n;
+}
+
 /* The head-to-head rounds' table, when they ran. */
 static void print_duels(const peer_options *o, const peer_result *r, unsigned n)
 {
@@ -692,7 +699,7 @@ static void print_duels(const peer_options *o, const peer_result *r, unsigned n)
         if (p->duel_peer == NCONT || p->duel[D_WARM].n == 0)
             continue;
         char faster[16];
-        snprintf(faster, sizeof faster, "%u/%u", p->duel_warm_faster, p->duel[D_WARM].n);
+        snprintf(faster, sizeof faster, "%u/%u", warm_faster_rounds(p), p->duel[D_WARM].n);
         printf("%-14s %12s %9.1f %9.1f %9.1f %10.2f %13.2f %12s\n", p->bench->name, contenders[p->duel_peer].label,
                gt_bench_ms(p->duel[D_WARM].median_ns), gt_bench_ms(p->duel[D_SETTLED].median_ns),
                gt_bench_ms(p->duel[D_PEER].median_ns), ratio(p->duel[D_PEER].median_ns, p->duel[D_WARM].median_ns),
@@ -859,7 +866,7 @@ static cJSON *bench_json(const peer_result *p)
         cJSON_AddNumberToObject(d, "peer_over_warm", ratio(p->duel[D_PEER].median_ns, p->duel[D_WARM].median_ns));
         cJSON_AddNumberToObject(d, "peer_over_settled",
                                 ratio(p->duel[D_PEER].median_ns, p->duel[D_SETTLED].median_ns));
-        cJSON_AddNumberToObject(d, "warm_faster_rounds", p->duel_warm_faster);
+        cJSON_AddNumberToObject(d, "warm_faster_rounds", warm_faster_rounds(p));
     }
     if (p->bytes_copied)
         cJSON_AddNumberToObject(b, "bytes_copied", (double)p->bytes_copied);
