@@ -88,10 +88,10 @@ static void test_best_candidate_wins(void **state)
     fixture fx;
     fixture_init(&fx, &square);
     fake_executor_factor(&fx.fake, "item=tiled:4x4", 0.5, 0);
-    fake_executor_factor(&fx.fake, "assign=block", 0.8, 0);
+    fake_executor_factor(&fx.fake, "assign=dynamic:4", 0.8, 0);
     fake_executor_factor(&fx.fake, "item=column", 1.4, 0);
     assert_int_equal(tune(&fx, NULL), 0);
-    assert_winner(&fx.result, "group=linear,item=tiled:4x4,assign=block");
+    assert_winner(&fx.result, "group=linear,item=tiled:4x4,assign=dynamic:4");
     assert_int_equal(fx.result.source, GT_SOURCE_ANALYSIS);
     assert_true(fx.result.groups_analysis <= budget_groups(&fx));
     /* The default costs 1 / (0.5 * 0.8) = 2.5 times the winner: a gain of 150%. */
@@ -118,7 +118,7 @@ static void test_nested_finds_the_best_too(void **state)
 /* A model where every schedule part costs something different, fixed by a seed. */
 static void scramble(fixture *fx, unsigned seed)
 {
-    static const char *const parts[] = {"assign=block", "assign=dynamic:2", "assign=dynamic:16", "assign=stealing",
+    static const char *const parts[] = {"assign=dynamic:4", "assign=dynamic:2", "assign=dynamic:16", "assign=stealing",
                                         "item=column", "item=tiled:2x2", "item=tiled:8x8", "group=column",
                                         "group=zigzag", "group=tiled:4x4", "group=hilbert"};
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
@@ -289,7 +289,7 @@ static void test_tuning_off_runs_the_default(void **state)
     fixture fx;
     fixture_init(&fx, &square);
     fx.cfg.mode = GT_TUNE_OFF;
-    fake_executor_factor(&fx.fake, "assign=block", 0.5, 0);
+    fake_executor_factor(&fx.fake, "assign=dynamic:4", 0.5, 0);
     assert_int_equal(tune(&fx, NULL), 0);
     assert_int_equal(fx.result.source, GT_SOURCE_DEFAULT);
     assert_non_null(strstr(fx.result.reason, "off"));
@@ -430,7 +430,7 @@ static void test_retune_ignores_and_replaces_the_wisdom(void **state)
     gt_wisdom *w = open_wisdom(dir, "wisdom.json");
     fixture fx;
     fixture_init(&fx, &square);
-    fake_executor_factor(&fx.fake, "assign=block", 0.5, 0);
+    fake_executor_factor(&fx.fake, "assign=dynamic:16", 0.5, 0);
     assert_int_equal(tune(&fx, w), 0);
     fixture_fini(&fx);
 
@@ -465,7 +465,7 @@ static void test_corrupt_wisdom_is_survived(void **state)
     assert_int_equal(gt_wisdom_count(w), 0);
     fixture fx;
     fixture_init(&fx, &square);
-    fake_executor_factor(&fx.fake, "assign=block", 0.5, 0);
+    fake_executor_factor(&fx.fake, "assign=dynamic:4", 0.5, 0);
     assert_int_equal(tune(&fx, w), 0);
     assert_int_equal(fx.result.source, GT_SOURCE_ANALYSIS);
     assert_int_equal(gt_wisdom_save(w, fx.err, sizeof fx.err), 0);
@@ -1098,7 +1098,7 @@ static void test_the_confirmation_keeps_the_incumbent_without_a_shown_gain(void 
     fixture fx;
     fixture_init(&fx, &square);
     fake_executor_factor(&fx.fake, "item=tiled:4x4", 0.5, 0);
-    fake_executor_factor(&fx.fake, "item=tiled:4x4,assign=block", 0.98, 0);
+    fake_executor_factor(&fx.fake, "item=tiled:4x4,assign=dynamic:4", 0.98, 0);
     assert_int_equal(tune(&fx, NULL), 0);
     const gt_confirmation *cf = &fx.result.confirmation;
     assert_true(cf->ran);
@@ -1169,7 +1169,7 @@ static void test_the_confirmation_replaces_the_incumbent_on_a_shown_gain(void **
     fixture fx;
     fixture_init(&fx, &square);
     fake_executor_factor(&fx.fake, "item=tiled:4x4", 0.5, 0);
-    fake_executor_factor(&fx.fake, "item=tiled:4x4,assign=block", 1.02, 0);
+    fake_executor_factor(&fx.fake, "item=tiled:4x4,assign=dynamic:4", 1.02, 0);
     assert_int_equal(tune(&fx, NULL), 0);
     assert_winner(&fx.result, "group=linear,item=tiled:4x4,assign=stealing");
     char runner_up[GT_SCHEDULE_TEXT_MAX];
@@ -1180,7 +1180,7 @@ static void test_the_confirmation_replaces_the_incumbent_on_a_shown_gain(void **
 
     fixture_init(&fx, &square);
     fake_executor_factor(&fx.fake, "item=tiled:4x4", 0.5, 0);
-    fake_executor_factor(&fx.fake, "item=tiled:4x4,assign=block", 1.02, 0);
+    fake_executor_factor(&fx.fake, "item=tiled:4x4,assign=dynamic:4", 1.02, 0);
     fake_executor_factor_from(&fx.fake, runner_up, 0.8, from);
     assert_int_equal(tune(&fx, NULL), 0);
     assert_true(fx.result.confirmation.ran);
@@ -1657,10 +1657,11 @@ static bool has_candidate_with(const gt_tune_result *r, gt_axis phase)
     return false;
 }
 
-/* Block assignment only pays once the item order is column: the assignment axis, decided
-   first under the linear item order, is visited again after the orders moved. Each axis takes
-   only its share of what the falling time limit leaves, so the group axis's long samples leave
-   the revisit its share in the first launch, and nothing is left to resume. */
+/* A chunk of 2 only pays once the item order is column: the assignment axis, decided
+   first under the linear item order, is visited again after the orders moved. Two group
+   orders leave the revisit time in the first launch, and nothing is left to resume. (With
+   every group order, the group axis's long samples spend what the falling time limit leaves
+   in this model, and the revisit waits for the next launch's resumed analysis.) */
 static void test_assignment_is_revisited_after_the_orders_move(void **state)
 {
     refine_rig *rig = *state;
@@ -1668,17 +1669,18 @@ static void test_assignment_is_revisited_after_the_orders_move(void **state)
     for (int strategy = 0; strategy < 2; strategy++) {
         gt_wisdom_clear(rig->w);
         fx->cfg.strategy = (gt_strategy)strategy;
+        fx->cfg.space.group_styles = 1u << GT_ORDER_LINEAR | 1u << GT_ORDER_ZIGZAG;
         refresh(fx);
         fake_executor_factor(&fx->fake, "item=column", 0.5, 0);
-        fake_executor_factor(&fx->fake, "item=column,assign=block", 0.6, 0);
+        fake_executor_factor(&fx->fake, "item=column,assign=dynamic:2", 0.6, 0);
         assert_int_equal(tune(fx, rig->w), 0);
         assert_true(fx->result.groups_analysis <= budget_groups(fx));
         assert_launch_complete(fx);
         assert_int_equal(fx->result.unexplored, 0);
-        const gt_candidate *revisit = candidate_of(&fx->result, "group=linear,item=column,assign=block");
+        const gt_candidate *revisit = candidate_of(&fx->result, "group=linear,item=column,assign=dynamic:2");
         assert_int_equal(revisit->phase, GT_AXIS_ASSIGN);
         assert_true(revisit->nsamples > 0);
-        assert_winner(&fx->result, "group=linear,item=column,assign=block");
+        assert_winner(&fx->result, "group=linear,item=column,assign=dynamic:2");
     }
 }
 
