@@ -171,6 +171,17 @@ static void test_twins_are_found_on_large_grids(void **state)
                               "grouped:8 grouped:16");
     axis_text_sampled(&c, GT_AXIS_GROUP, items16x16, line, 4096, 2, text, sizeof text);
     assert_string_equal(text, "linear");
+    /* Probes a power of two apart would all fall on even rows here, where zigzag is linear. */
+    const uint32_t pow2[3] = {2048, 4096, 1};
+    axis_text_sampled(&c, GT_AXIS_GROUP, items16x16, pow2, 1u << 22, 2, text, sizeof text);
+    assert_string_equal(text, "linear column zigzag tiled:2x2 tiled:4x4 tiled:8x8 tiled:16x16 tiled:32x32 "
+                              "tiled:64x64 tiled:128x128 tiled:256x256 tiled:512x512 tiled:1024x1024 hilbert "
+                              "grouped:2 grouped:4 grouped:8 grouped:16");
+    /* Hilbert has no closed form: on a thin grid of 8192 cells it is filled, and its probes
+     * match an order probed through its closed form. */
+    const uint32_t thin[3] = {2, 4096, 1};
+    axis_text_sampled(&c, GT_AXIS_GROUP, items16x16, thin, 4096, 2, text, sizeof text);
+    assert_string_equal(text, "linear column zigzag grouped:2 grouped:4 grouped:8 grouped:16");
 }
 
 /* Band heights follow the series up to the grid's height and at most 16 rows. */

@@ -238,42 +238,78 @@ static uint64_t perm_hash(const uint32_t *v, uint64_t n)
     return gt_hash_bytes(n, lane, sizeof lane);
 }
 
-/* Up to this many cells, twins are found by filling and hashing the whole permutation. */
-#define TWIN_FILL_MAX 65536u
-/* Beyond it, by hashing the cells at this many positions spread over the order, and at as
-   many first positions: two different orders of a large grid that agree at all of them would
-   have to differ only between the spread positions, which no order here does. */
-#define TWIN_PROBES 2048u
+/* Up to this many cells, twins are found by filling and hashing the whole permutation. Filling
+   costs: the group axis of a 256x256 grid took 2.5 ms with whole fills up to 65536 cells, and
+   the tuner lists that axis twice per analysis (its size, then its candidates), which was a
+   tenth of stencil5's cold launch (bench/results/twin-probes-2026-11-28/). */
+#define TWIN_FILL_MAX 4096u
+/* An order without a closed form (Hilbert, Morton) cannot be probed, so on a thin grid (at most
+   TWIN_THIN workgroups across in x or y), where it may be a twin of another order, it is filled
+   up to this many cells; elsewhere it is its own permutation. Filling Hilbert on a grid of 65536
+   cells takes about a millisecond. */
+#define TWIN_FILL_MAX_NO_CLOSED_FORM 65536u
+#define TWIN_THIN 4u
+/* Beyond it, by hashing the cells at the first this many positions of the order, and at as
+   many positions scattered over it (a 64-bit mix of the probe's index, modulo the cells): two
+   different orders of a large grid that agree at all of them would have to differ only
+   between the scattered positions, which no order here does. Scattered, not evenly spaced:
+   positions a power of two apart fall on the first cell of even rows of a power-of-two grid,
+   where zigzag and linear agree (the group axis of a 4096x4096 grid had no zigzag). */
+#define TWIN_PROBES 256u
 
-/* The permutation's hash, or false when o cannot be applied to the shape. On a large shape,
-   an order without a closed form (Hilbert, Morton) is its own permutation except in 1-D,
-   where it is the linear one: filling it would cost milliseconds per candidate. */
+/* splitmix64's finaliser: consecutive indices to unrelated positions, whatever the cells. */
+static uint64_t scatter(uint64_t i)
+{
+    uint64_t z = (i + 1) * 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* The hash of the cells at the probe positions (TWIN_PROBES first, as many scattered), read
+   from the filled permutation when there is one, else from the order's closed form; false when
+   a position has no cell. */
+static bool probe_signature(const gt_order *o, const uint32_t shape[3], const uint32_t *filled, uint64_t *h)
+{
+    uint64_t cells = cells_of(shape);
+    uint32_t at[2 * TWIN_PROBES];
+    for (uint32_t i = 0; i < TWIN_PROBES; i++) {
+        uint32_t scattered = (uint32_t)(scatter(i) % cells);
+        at[i] = filled ? filled[i] : gt_order_at(o, shape, i);
+        at[TWIN_PROBES + i] = filled ? filled[scattered] : gt_order_at(o, shape, scattered);
+        if (at[i] == GT_ORDER_NO_CELL || at[TWIN_PROBES + i] == GT_ORDER_NO_CELL)
+            return false;
+    }
+    *h = perm_hash(at, 2 * TWIN_PROBES);
+    return true;
+}
+
+/* The permutation's hash, or false when o cannot be applied to the shape. Beyond
+   TWIN_FILL_MAX cells, the probes' hash, the same for every order with the same permutation
+   whether filled or not. Beyond TWIN_FILL_MAX, an order without a closed form (Hilbert, Morton)
+   is filled only on a thin shape; on any other it is its own permutation except in 1-D, where
+   it is the linear one. scratch holds the shape's cells up to TWIN_FILL_MAX_NO_CLOSED_FORM. */
 static bool order_signature(const gt_order *o, const uint32_t shape[3], uint32_t *scratch, uint64_t *h)
 {
     uint64_t cells = cells_of(shape);
-    if (cells <= TWIN_FILL_MAX) {
+    bool closed = gt_order_has_closed_form(o);
+    bool thin = shape[0] <= TWIN_THIN || shape[1] <= TWIN_THIN;
+    if (cells <= TWIN_FILL_MAX || (!closed && thin && cells <= TWIN_FILL_MAX_NO_CLOSED_FORM)) {
         if (gt_order_fill(o, shape, scratch) < 0)
             return false;
+        if (cells > TWIN_FILL_MAX)
+            return probe_signature(o, shape, scratch, h);
         *h = perm_hash(scratch, cells);
         return true;
     }
-    gt_order probe = *o;
-    if (!gt_order_has_closed_form(o)) {
+    if (!closed) {
         if (shape[1] != 1 || shape[2] != 1) {
             *h = gt_hash_bytes(GT_HASH_SEED, o, sizeof *o);
             return true;
         }
-        probe = (gt_order){GT_ORDER_LINEAR, 0, 0};
+        return probe_signature(&(gt_order){GT_ORDER_LINEAR, 0, 0}, shape, NULL, h);
     }
-    for (uint32_t i = 0; i < TWIN_PROBES; i++) {
-        uint32_t spread = (uint32_t)((uint64_t)i * cells / TWIN_PROBES);
-        scratch[i] = gt_order_at(&probe, shape, i);
-        scratch[TWIN_PROBES + i] = gt_order_at(&probe, shape, spread);
-        if (scratch[i] == GT_ORDER_NO_CELL || scratch[TWIN_PROBES + i] == GT_ORDER_NO_CELL)
-            return false;
-    }
-    *h = perm_hash(scratch, 2 * TWIN_PROBES);
-    return true;
+    return probe_signature(o, shape, NULL, h);
 }
 
 /* Adds base with its order on this axis replaced by o, unless the permutation is a twin. */
@@ -443,7 +479,7 @@ int gt_space_axis(const gt_space_config *c, gt_axis axis, const gt_schedule *bas
         add_assign_styles(&l, c, base, share);
     } else {
         uint64_t cells = cells_of(shape);
-        scratch = malloc((cells <= TWIN_FILL_MAX ? cells : 2 * TWIN_PROBES) * sizeof *scratch);
+        scratch = malloc((cells <= TWIN_FILL_MAX_NO_CLOSED_FORM ? cells : 1) * sizeof *scratch);
         if (!scratch)
             return -ENOMEM;
         add_order(&l, axis, base, axis == GT_AXIS_ITEM ? base->item : base->group, shape, scratch);
