@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int resolve_box(const gt_batch *b, const uint32_t grid[3], uint32_t origin[3], uint32_t extent[3], char *err,
                        size_t errlen)
@@ -29,12 +30,19 @@ static int resolve_box(const gt_batch *b, const uint32_t grid[3], uint32_t origi
     return 0;
 }
 
-/* Appends the workgroups [x, x + n) of row (y, z) of the grid as runs, cut at skipped ones. */
+/* Appends the workgroups [x, x + n) of row (y, z) of the grid as runs, cut at skipped ones. A
+ * span none of whose workgroups is skipped is one run, found without a test per workgroup. */
 static void add_span(gt_batch_plan *plan, const uint8_t *skip, uint32_t x, uint32_t n, uint32_t y, uint32_t z)
 {
+    uint32_t first = gt_grid_linear(plan->grid, x, y, z);
+    if (!gt_bitmap_any(skip, first, first + n)) {
+        plan->runs[plan->nruns++] = (gt_group_run){first, n};
+        plan->ngroups += n;
+        return;
+    }
     gt_group_run *last = NULL;
     for (uint32_t i = 0; i < n; i++) {
-        uint32_t id = gt_grid_linear(plan->grid, x + i, y, z);
+        uint32_t id = first + i;
         if (gt_bitmap_test(skip, id)) {
             last = NULL;
             continue;
@@ -70,6 +78,30 @@ static int copy_runs(const gt_batch *b, gt_batch_plan *plan, char *err, size_t e
     return 0;
 }
 
+/* The skipped workgroups inside the box: population counts of eight bytes, then of bytes, where
+ * a row's bits cover them whole, one test per workgroup at the edges. */
+static uint64_t skipped_in_box(const uint8_t *skip, const uint32_t grid[3], const uint32_t origin[3],
+                               const uint32_t extent[3])
+{
+    uint64_t n = 0;
+    for (uint32_t z = 0; skip && z < extent[2]; z++)
+        for (uint32_t y = 0; y < extent[1]; y++) {
+            uint32_t i = gt_grid_linear(grid, origin[0], origin[1] + y, origin[2] + z), end = i + extent[0];
+            for (; i < end && i % 8; i++)
+                n += gt_bitmap_test(skip, i);
+            for (; (uint64_t)i + 64 <= end; i += 64) {
+                uint64_t word;
+                memcpy(&word, skip + i / 8, sizeof word);
+                n += (uint64_t)__builtin_popcountll(word);
+            }
+            for (; i + 8 <= end; i += 8)
+                n += (uint64_t)__builtin_popcount(skip[i / 8]);
+            for (; i < end; i++)
+                n += gt_bitmap_test(skip, i);
+        }
+    return n;
+}
+
 /* The box is cut into spans along x (the last of each row narrower), the group order walks the
  * box of spans, and each span becomes one run, or several where skipped workgroups cut it. */
 static int plan_groups(const gt_batch *b, gt_batch_plan *plan, char *err, size_t errlen)
@@ -92,8 +124,11 @@ static int plan_groups(const gt_batch *b, gt_batch_plan *plan, char *err, size_t
     uint32_t spans[3] = {(extent[0] + span - 1) / span, extent[1], extent[2]};
     uint32_t nspans = spans[0] * spans[1] * spans[2];
     uint32_t ngroups = extent[0] * extent[1] * extent[2];
+    uint64_t nskipped = skipped_in_box(b->skip, plan->grid, origin, extent);
     uint32_t *order = malloc((size_t)nspans * sizeof *order);
-    plan->runs = malloc((size_t)ngroups * sizeof *plan->runs); /* at most one run per workgroup */
+    /* each skipped workgroup cuts one run in two at most, and one run per workgroup at most */
+    uint64_t most_runs = nspans + nskipped < ngroups ? nspans + nskipped : ngroups;
+    plan->runs = malloc((size_t)most_runs * sizeof *plan->runs);
     if (!order || !plan->runs) {
         free(order);
         snprintf(err, errlen, "out of memory ordering %u workgroups", ngroups);
@@ -106,7 +141,13 @@ static int plan_groups(const gt_batch *b, gt_batch_plan *plan, char *err, size_t
                  spans[2]);
         return rc;
     }
-    for (uint32_t i = 0; i < nspans; i++) {
+    bool whole_grid = memcmp(extent, plan->grid, sizeof extent) == 0;
+    for (uint32_t i = 0; i < nspans && whole_grid && span == 1; i++) /* the order's ids are the grid's */
+        if (!gt_bitmap_test(b->skip, order[i])) {
+            plan->runs[plan->nruns++] = (gt_group_run){order[i], 1};
+            plan->ngroups++;
+        }
+    for (uint32_t i = 0; i < nspans && !(whole_grid && span == 1); i++) {
         uint32_t c[3];
         gt_grid_coords(spans, order[i], c);
         uint32_t x = c[0] * span, n = extent[0] - x < span ? extent[0] - x : span;

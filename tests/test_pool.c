@@ -349,6 +349,50 @@ static void item_order_covers_the_span(void **state)
     gt_pool_destroy(pool);
 }
 
+/* Every other workgroup skipped cuts every span into the most runs it can hold (planning sizes
+ * its runs by the spans and the skipped workgroups), on a grid whose rows are no whole number of
+ * bytes of the bitmap or of eight-byte words; the rest runs once each, whatever the span, the
+ * order or a box. */
+static void a_checkerboard_skip_cuts_every_span(void **state)
+{
+    (void)state;
+    gt_pool *pool;
+    char err[256];
+    assert_int_equal(gt_pool_create(&(gt_pool_config){.workers = 2}, &pool, err, sizeof err), 0);
+    enum { W = 75, H = 3 };
+    gt_range r = range3(W * 2, H, 1, 2, 1, 1, 2);
+    uint32_t *hits = calloc(W * 2 * H, sizeof *hits);
+    void *args[] = {&hits};
+    uint8_t skip[(W * H + 7) / 8] = {0};
+    for (uint32_t id = 0; id < W * H; id++)
+        if ((id % W + id / W) % 2 == 0 || id % W >= 64) /* and a run of 11 skipped at each row's end */
+            skip[id / 8] |= (uint8_t)(1u << (id % 8));
+    static const char *const schedules[] = {"group=linear", "group=column,span=8", "group=hilbert,span=3",
+                                            "group=linear,span=75", "group=zigzag,span=64"};
+    for (size_t k = 0; k < sizeof schedules / sizeof *schedules; k++) {
+        for (int boxed = 0; boxed < 2; boxed++) {
+            memset(hits, 0, W * 2 * H * sizeof *hits);
+            gt_batch b = {.run = gt_kernel_desc_count_items.run, .args = args, .range = r,
+                          .schedule = schedule(schedules[k]), .skip = skip,
+                          .box_origin = {boxed ? 1 : 0, boxed ? 1 : 0, 0},
+                          .box_extent = {boxed ? W - 1 : 0, boxed ? H - 1 : 0, boxed ? 1 : 0}};
+            gt_batch_result res;
+            assert_int_equal(gt_pool_run(pool, &b, &res, err, sizeof err), 0);
+            uint64_t expected = 0;
+            for (uint32_t id = 0; id < W * H; id++) {
+                bool inside = !boxed || (id % W >= 1 && id / W >= 1);
+                bool runs = inside && !(skip[id / 8] >> (id % 8) & 1);
+                expected += runs;
+                for (uint32_t item = 0; item < 2; item++)
+                    assert_int_equal(hits[(id / W) * W * 2 + (id % W) * 2 + item], runs ? 1 : 0);
+            }
+            assert_int_equal(res.groups, expected);
+        }
+    }
+    free(hits);
+    gt_pool_destroy(pool);
+}
+
 static void everything_skipped_runs_nothing(void **state)
 {
     (void)state;
@@ -514,6 +558,7 @@ int main(void)
         cmocka_unit_test(exactly_once_in_one_and_three_dimensions),
         cmocka_unit_test(run_here_runs_every_group_once_on_the_caller),
         cmocka_unit_test(box_then_skip_covers_launch_once),
+        cmocka_unit_test(a_checkerboard_skip_cuts_every_span),
         cmocka_unit_test(everything_skipped_runs_nothing),
         cmocka_unit_test(item_order_reaches_the_kernel),
         cmocka_unit_test(every_item_sees_its_ids),

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* Checks dims (1..3), sizes (non-zero, global a multiple of local), the workgroup size
  * (at most GT_MAX_GROUP_ITEMS items) and the group count (fits in 32 bits).
@@ -45,6 +46,29 @@ static inline bool gt_bitmap_test(const uint8_t *map, uint32_t i)
 static inline void gt_bitmap_set(uint8_t *map, uint32_t i)
 {
     map[i / 8] |= (uint8_t)(1u << (i % 8));
+}
+
+/* Whether any bit of [begin, end) is set; eight bytes, then bytes, at a time between the edges. */
+static inline bool gt_bitmap_any(const uint8_t *map, uint32_t begin, uint32_t end)
+{
+    if (!map)
+        return false;
+    while (begin < end && begin % 8)
+        if (gt_bitmap_test(map, begin++))
+            return true;
+    for (; (uint64_t)begin + 64 <= end; begin += 64) {
+        uint64_t word;
+        memcpy(&word, map + begin / 8, sizeof word);
+        if (word)
+            return true;
+    }
+    for (; begin + 8 <= end; begin += 8)
+        if (map[begin / 8])
+            return true;
+    while (begin < end)
+        if (gt_bitmap_test(map, begin++))
+            return true;
+    return false;
 }
 
 #endif
