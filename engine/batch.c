@@ -94,7 +94,7 @@ static uint64_t skipped_in_box(const uint8_t *skip, const uint32_t grid[3], cons
                 memcpy(&word, skip + i / 8, sizeof word);
                 n += (uint64_t)__builtin_popcountll(word);
             }
-            for (; i + 8 <= end; i += 8)
+            for (; (uint64_t)i + 8 <= end; i += 8)
                 n += (uint64_t)__builtin_popcount(skip[i / 8]);
             for (; i < end; i++)
                 n += gt_bitmap_test(skip, i);

@@ -9,6 +9,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "engine/batch.h"
 #include "engine/pool.h"
 #include "tuner/grid.h"
 
@@ -349,10 +350,9 @@ static void item_order_covers_the_span(void **state)
     gt_pool_destroy(pool);
 }
 
-/* Every other workgroup skipped cuts every span into the most runs it can hold (planning sizes
- * its runs by the spans and the skipped workgroups), on a grid whose rows are no whole number of
- * bytes of the bitmap or of eight-byte words; the rest runs once each, whatever the span, the
- * order or a box. */
+/* Every other workgroup skipped, on a grid whose rows are no whole number of bytes of the
+ * bitmap or of eight-byte words: the rest runs once each, whatever the span, the order or a
+ * box. */
 static void a_checkerboard_skip_cuts_every_span(void **state)
 {
     (void)state;
@@ -391,6 +391,62 @@ static void a_checkerboard_skip_cuts_every_span(void **state)
     }
     free(hits);
     gt_pool_destroy(pool);
+}
+
+/* The plan's runs of a batch: each unskipped workgroup of the grid in exactly one run, none
+ * skipped, each run inside one span of one row. */
+static void assert_runs_cover(const gt_batch_plan *p, const uint8_t *skip, uint32_t span)
+{
+    uint32_t groups = p->grid[0] * p->grid[1] * p->grid[2];
+    uint8_t *seen = calloc(groups, 1);
+    uint32_t total = 0;
+    for (uint32_t r = 0; r < p->nruns; r++) {
+        const gt_group_run *run = &p->runs[r];
+        assert_true(run->count >= 1 && run->count <= span);
+        assert_true(run->first % p->grid[0] / span == (run->first % p->grid[0] + run->count - 1) / span);
+        for (uint32_t k = 0; k < run->count; k++) {
+            assert_false(gt_bitmap_test(skip, run->first + k));
+            assert_int_equal(seen[run->first + k]++, 0);
+        }
+        total += run->count;
+    }
+    uint32_t unskipped = 0;
+    for (uint32_t id = 0; id < groups; id++)
+        unskipped += !gt_bitmap_test(skip, id);
+    assert_int_equal(total, unskipped);
+    assert_int_equal(p->ngroups, unskipped);
+    free(seen);
+}
+
+/* Planning sizes a batch's runs by its spans and its skipped workgroups (each cuts a run in two
+ * at most). Spans of 3 with their middle workgroup skipped reach that bound exactly; spans of a
+ * whole row without a skipped workgroup, in a bitmap with bits elsewhere, are one run each;
+ * a 3-D grid is cut the same way. */
+static void plan_runs_reach_their_bound(void **state)
+{
+    (void)state;
+    char err[256];
+    enum { W = 75, H = 3, D = 2 };
+    uint8_t skip[(W * H * D + 7) / 8] = {0};
+    for (uint32_t id = 0; id < W * H * D; id++)
+        if (id % W % 3 == 1)
+            skip[id / 8] |= (uint8_t)(1u << (id % 8));
+    gt_batch b = {.run = gt_kernel_desc_count_items.run, .range = range3(W * 2, H, D, 2, 1, 1, 3),
+                  .schedule = schedule("group=zigzag,span=3"), .skip = skip};
+    gt_batch_plan p;
+    assert_int_equal(gt_batch_plan_build(&b, &p, err, sizeof err), 0);
+    assert_int_equal(p.nruns, 2 * (W / 3) * H * D); /* the spans (W / 3 a row) plus one per skipped */
+    assert_runs_cover(&p, skip, 3);
+    gt_batch_plan_free(&p);
+
+    memset(skip, 0, sizeof skip);
+    for (uint32_t x = 0; x < W; x += 2) /* the last plane's last row only */
+        skip[(W * H * D - W + x) / 8] |= (uint8_t)(1u << ((W * H * D - W + x) % 8));
+    b.schedule = schedule("group=column,span=75");
+    assert_int_equal(gt_batch_plan_build(&b, &p, err, sizeof err), 0);
+    assert_int_equal(p.nruns, H * D - 1 + W / 2); /* a run per whole row, then the cut row's runs */
+    assert_runs_cover(&p, skip, W);
+    gt_batch_plan_free(&p);
 }
 
 static void everything_skipped_runs_nothing(void **state)
@@ -559,6 +615,7 @@ int main(void)
         cmocka_unit_test(run_here_runs_every_group_once_on_the_caller),
         cmocka_unit_test(box_then_skip_covers_launch_once),
         cmocka_unit_test(a_checkerboard_skip_cuts_every_span),
+        cmocka_unit_test(plan_runs_reach_their_bound),
         cmocka_unit_test(everything_skipped_runs_nothing),
         cmocka_unit_test(item_order_reaches_the_kernel),
         cmocka_unit_test(every_item_sees_its_ids),

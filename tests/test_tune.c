@@ -430,8 +430,9 @@ static void test_retune_ignores_and_replaces_the_wisdom(void **state)
     gt_wisdom *w = open_wisdom(dir, "wisdom.json");
     fixture fx;
     fixture_init(&fx, &square);
-    fake_executor_factor(&fx.fake, "assign=dynamic:16", 0.5, 0);
+    fake_executor_factor(&fx.fake, "assign=dynamic:8", 0.5, 0);
     assert_int_equal(tune(&fx, w), 0);
+    assert_winner(&fx.result, "group=linear,item=linear,assign=dynamic:8");
     fixture_fini(&fx);
 
     fixture_init(&fx, &square);

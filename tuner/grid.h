@@ -62,7 +62,7 @@ static inline bool gt_bitmap_any(const uint8_t *map, uint32_t begin, uint32_t en
         if (word)
             return true;
     }
-    for (; begin + 8 <= end; begin += 8)
+    for (; (uint64_t)begin + 8 <= end; begin += 8)
         if (map[begin / 8])
             return true;
     while (begin < end)

@@ -239,23 +239,23 @@ static uint64_t perm_hash(const uint32_t *v, uint64_t n)
 }
 
 /* Up to this many cells, twins are found by filling and hashing the whole permutation. Filling
-   costs: the group axis of a 256x256 grid took 2.5 ms with whole fills up to 65536 cells, and
+   costs: the group axis of a 256x256 grid took 1.4 ms with whole fills up to 65536 cells, and
    the tuner lists that axis twice per analysis (its size, then its candidates), which was a
    tenth of stencil5's cold launch (bench/results/twin-probes-2026-11-28/). */
 #define TWIN_FILL_MAX 4096u
-/* An order without a closed form (Hilbert, Morton) cannot be probed, so on a thin grid (at most
-   TWIN_THIN workgroups across in x or y), where it may be a twin of another order, it is filled
-   up to this many cells; elsewhere it is its own permutation. Filling Hilbert on a grid of 65536
-   cells takes about a millisecond. */
-#define TWIN_FILL_MAX_NO_CLOSED_FORM 65536u
-#define TWIN_THIN 4u
 /* Beyond it, by hashing the cells at the first this many positions of the order, and at as
    many positions scattered over it (a 64-bit mix of the probe's index, modulo the cells): two
    different orders of a large grid that agree at all of them would have to differ only
    between the scattered positions, which no order here does. Scattered, not evenly spaced:
    positions a power of two apart fall on the first cell of even rows of a power-of-two grid,
-   where zigzag and linear agree (the group axis of a 4096x4096 grid had no zigzag). */
+   where zigzag and linear agree (the group axis of a 2048x4096 grid had no zigzag). */
 #define TWIN_PROBES 256u
+/* An order without a closed form (Hilbert, Morton) cannot be probed, so on a thin grid (at most
+   TWIN_THIN workgroups across in x or y), where it may be a twin of another order, it is filled
+   up to this many cells and its probes read from the fill; elsewhere it is its own
+   permutation. Filling Hilbert on a grid of 65536 cells takes about a millisecond. */
+#define TWIN_FILL_MAX_NO_CLOSED_FORM 65536u
+#define TWIN_THIN 4u
 
 /* splitmix64's finaliser: consecutive indices to unrelated positions, whatever the cells. */
 static uint64_t scatter(uint64_t i)
@@ -284,11 +284,12 @@ static bool probe_signature(const gt_order *o, const uint32_t shape[3], const ui
     return true;
 }
 
-/* The permutation's hash, or false when o cannot be applied to the shape. Beyond
-   TWIN_FILL_MAX cells, the probes' hash, the same for every order with the same permutation
-   whether filled or not. Beyond TWIN_FILL_MAX, an order without a closed form (Hilbert, Morton)
-   is filled only on a thin shape; on any other it is its own permutation except in 1-D, where
-   it is the linear one. scratch holds the shape's cells up to TWIN_FILL_MAX_NO_CLOSED_FORM. */
+/* The permutation's hash, or false when o cannot be applied to the shape: beyond TWIN_FILL_MAX
+   cells, the probes' hash, the same for every order with the same permutation whether filled or
+   not. An order without a closed form that is not filled (a shape beyond TWIN_FILL_MAX that is
+   not thin, or any beyond TWIN_FILL_MAX_NO_CLOSED_FORM) is its own permutation, except in 1-D,
+   where it is probed as the linear one. scratch holds the shape's cells up to
+   TWIN_FILL_MAX_NO_CLOSED_FORM. */
 static bool order_signature(const gt_order *o, const uint32_t shape[3], uint32_t *scratch, uint64_t *h)
 {
     uint64_t cells = cells_of(shape);

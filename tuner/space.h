@@ -45,7 +45,8 @@ typedef struct gt_space_config {
 } gt_space_config;
 
 /* All axes; group: linear column zigzag tiled hilbert grouped; item: linear column tiled;
- * assign: block dynamic stealing; spans; series 2, 2, grid-bounded. */
+ * assign: dynamic stealing (block can be switched on; space.c says why it is not a default);
+ * spans; series 2, 2, grid-bounded. */
 gt_space_config gt_space_config_default(void);
 int gt_space_config_check(const gt_space_config *c, char *err, size_t errlen);
 /* "group=linear+tiled+hilbert,item=linear,assign=block+dynamic,span=": replaces the styles of
