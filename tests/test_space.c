@@ -87,7 +87,7 @@ static void test_item_axis_drops_twins(void **state)
     char text[512];
     /* tiled:16x16 is the linear order of a 16 x 16 workgroup. */
     axis_text(&c, GT_AXIS_ITEM, items16x16, grid13x8, 2, text, sizeof text);
-    assert_string_equal(text, "linear column tiled:2x2 tiled:4x4 tiled:8x8 column+group=column");
+    assert_string_equal(text, "linear column column+group=column tiled:2x2 tiled:4x4 tiled:8x8");
     /* In 1-D every order of the default set is the linear one. */
     const uint32_t line[3] = {64, 1, 1};
     axis_text(&c, GT_AXIS_ITEM, line, grid13x8, 2, text, sizeof text);
@@ -137,9 +137,11 @@ static void test_the_column_walk_needs_rows_to_turn(void **state)
     gt_schedule walk = base;
     walk.group = (gt_order){GT_ORDER_COLUMN, 0, 0};
     walk.item = (gt_order){GT_ORDER_COLUMN, 0, 0};
-    assert_true(n > 0);
-    assert_true(gt_schedule_equal(&e[n - 1].schedule, &walk));
-    assert_string_equal(e[n - 1].style, "walk=column");
+    assert_true(n > 2);
+    /* right after the column item order: the first round's looks reach it before the tiled ones */
+    assert_int_equal(e[1].schedule.item.kind, GT_ORDER_COLUMN);
+    assert_true(gt_schedule_equal(&e[2].schedule, &walk));
+    assert_string_equal(e[2].style, "walk=column");
     free(e);
 }
 

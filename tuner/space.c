@@ -391,7 +391,12 @@ static void add_order_styles(entry_list *l, gt_axis axis, const gt_space_config 
    its tiled one under the linear group order, and under tiled items the column group order
    only ties with the others, while the two together cost 2.5-5x less in samples
    (bench/results/column-walk-2026-11-27/). Only where both styles are on, the group axis is
-   explored, and both orders differ from the linear one (items, and groups, in two rows or more). */
+   explored, and both orders differ from the linear one (items, and groups, in two rows or more).
+   It is listed right after the column item order, so the first round's looks reach it before
+   the tiled ones: copy_cols' item axis often has room for two looks only, and when the walk
+   had none, a span as wide as a row then left the group axis no order to try (every order of a
+   one-span-wide grid is the linear one), and 2 of 40 cold launches kept the linear group order
+   at 2.4-3.4x the best (bench/results/walk-second-2026-11-28/). */
 static void add_column_walk(entry_list *l, const gt_space_config *c, const gt_schedule *base, const uint32_t grid[3])
 {
     const uint32_t column = BIT(GT_ORDER_COLUMN);
@@ -402,7 +407,14 @@ static void add_column_walk(entry_list *l, const gt_space_config *c, const gt_sc
         if (l->v[i].schedule.item.kind == GT_ORDER_COLUMN) { /* listed, so not the linear order's twin */
             gt_schedule s = l->v[i].schedule;
             s.group = (gt_order){GT_ORDER_COLUMN, 0, 0};
-            list_push(l, &s, "walk", "column", ~l->perm_hash[i]);
+            if (!list_push(l, &s, "walk", "column", ~l->perm_hash[i]))
+                return;
+            gt_space_entry walk = l->v[l->n - 1];
+            uint64_t hash = l->perm_hash[l->n - 1];
+            memmove(&l->v[i + 2], &l->v[i + 1], (l->n - 2 - i) * sizeof *l->v);
+            memmove(&l->perm_hash[i + 2], &l->perm_hash[i + 1], (l->n - 2 - i) * sizeof *l->perm_hash);
+            l->v[i + 1] = walk;
+            l->perm_hash[i + 1] = hash;
             return;
         }
     }
