@@ -53,8 +53,11 @@ static const rule rules[] = {
     ALLOW_IF(mmap, 2, SCMP_CMP_MASKED_EQ, PROT_EXEC, 0), ALLOW_IF(mprotect, 2, SCMP_CMP_MASKED_EQ, PROT_EXEC, 0),
     ALLOW(munmap), ALLOW(madvise), ALLOW(mremap), ALLOW(brk),
     /* The pool's locks and condition variables, clocks, sleeps and yields, and glibc's need for
-       barriers and random bytes. */
-    ALLOW(futex), ALLOW(clock_gettime), ALLOW(clock_nanosleep), ALLOW(nanosleep), ALLOW(sched_yield),
+       barriers and random bytes. gettimeofday and time are clocks too: the vDSO answers them
+       where it can, as it does clock_gettime, and the system call where the clock source has no
+       vDSO path; ThreadSanitizer's runtime calls gettimeofday itself. */
+    ALLOW(futex), ALLOW(clock_gettime), ALLOW(gettimeofday), ALLOW(time), ALLOW(clock_nanosleep), ALLOW(nanosleep),
+    ALLOW(sched_yield),
     ALLOW(sched_getaffinity), ALLOW(membarrier), ALLOW(getrandom),
     /* glibc's per-thread bookkeeping: ids, restartable sequences, robust futexes, and exits. */
     ALLOW(getpid), ALLOW(gettid), ALLOW(rseq), ALLOW(set_robust_list), ALLOW(exit), ALLOW(exit_group),

@@ -35,6 +35,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -383,6 +384,10 @@ static void io_body(void *arg)
         struct timespec t;
         CHILD_CHECK(clock_gettime(clocks[i], &t) == 0);
     }
+    /* the older clocks as system calls, as where the vDSO cannot answer them */
+    struct timeval tv;
+    CHILD_CHECK(syscall(SYS_gettimeofday, &tv, NULL) == 0 && tv.tv_sec > 0);
+    CHILD_CHECK(syscall(SYS_time, NULL) > 0);
     CHILD_CHECK(nanosleep(&(struct timespec){.tv_nsec = 1000}, NULL) == 0);
     CHILD_CHECK(sched_yield() == 0);
     /* random bytes, and raise's own-process signal */
