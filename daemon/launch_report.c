@@ -13,7 +13,8 @@ struct gt_launch_report {
     gt_tune_config cfg;
     gt_tune_launch launch; /* its strings point into kernel, hash and machine below */
     gt_tune_result result;
-    const gt_counter_status *counters;
+    gt_counter_status counters;
+    bool counted;
     gt_probe_status probes;
     bool probed;
     unsigned workers;
@@ -51,7 +52,9 @@ gt_launch_report *gt_launch_report_new(const gt_tune_config *cfg, const gt_tune_
     r->launch.machine = r->machine;
     r->result = *res; /* the candidates move here */
     *res = (gt_tune_result){0};
-    r->counters = counters;
+    r->counted = counters != NULL;
+    if (counters)
+        r->counters = *counters;
     r->probed = probes != NULL;
     if (probes)
         r->probes = *probes;
@@ -83,7 +86,7 @@ const char *gt_launch_report_text(gt_launch_report *r)
 {
     if (r->text)
         return r->text;
-    gt_report_input in = {.config = &r->cfg, .launch = &r->launch, .result = &r->result, .counters = r->counters,
+    gt_report_input in = {.config = &r->cfg, .launch = &r->launch, .result = &r->result, .counters = r->counted ? &r->counters : NULL,
                           .probes = r->probed ? &r->probes : NULL, .workers = r->workers, .id = r->id,
                           .started = r->started};
     cJSON *report = gt_report_build(&in);

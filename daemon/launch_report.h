@@ -13,9 +13,10 @@
 typedef struct gt_launch_report gt_launch_report;
 
 /* The report of the launch tl, run with cfg into res, which it takes (res is empty after,
- * freed or not): every pointer of tl is copied, counters must outlive the report (may be
- * NULL: no counters), probes is copied (may be NULL: no probes). id is its report id,
- * started the unix time in milliseconds it started. NULL without memory. */
+ * freed or not): every pointer of tl is copied, and so are counters and probes (each may be
+ * NULL: none), since the text is written when first read, on another thread than the one that
+ * ran the launch, and an executor that restarts meanwhile writes its status anew. id is its
+ * report id, started the unix time in milliseconds it started. NULL without memory. */
 gt_launch_report *gt_launch_report_new(const gt_tune_config *cfg, const gt_tune_launch *tl, gt_tune_result *res,
                                        const gt_counter_status *counters, const gt_probe_status *probes,
                                        unsigned workers, uint64_t id, int64_t started);

@@ -11,7 +11,9 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Allocations made through cJSON: a report's text is built with it, and nothing else here is. */
 static size_t json_allocations;
@@ -62,10 +64,32 @@ static void test_walking_writes_no_report(void **state)
     gt_report_ring_free(ring);
 }
 
+/* A report is written when first read, on gridtuned's loop, while the thread that ran the
+ * launch may restart its executor and write that executor's counter status anew: the report
+ * keeps the status the launch ran with, not a pointer to the executor's. */
+static void test_a_report_keeps_the_counter_status_it_ran_with(void **state)
+{
+    (void)state;
+    gt_counter_status status = {.mode = GT_COUNTERS_NONE};
+    snprintf(status.note, sizeof status.note, "the launch's own note");
+    gt_tune_config cfg = gt_tune_config_default();
+    gt_tune_launch tl = {.kernel = "fill", .kernel_hash = "0123", .machine = "test", .range = {.dims = 1, .global = {64}, .local = {64}}};
+    gt_tune_result res = {.winner = gt_schedule_default, .estimated_gain = NAN};
+    gt_launch_report *r = gt_launch_report_new(&cfg, &tl, &res, &status, NULL, 1, 7, 0);
+    assert_non_null(r);
+    snprintf(status.note, sizeof status.note, "a restarted executor's note");
+    const char *text = gt_launch_report_text(r);
+    assert_non_null(text);
+    assert_non_null(strstr(text, "the launch's own note"));
+    assert_null(strstr(text, "a restarted executor's note"));
+    gt_launch_report_unref(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_walking_writes_no_report),
+        cmocka_unit_test(test_a_report_keeps_the_counter_status_it_ran_with),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
