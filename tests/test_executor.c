@@ -35,8 +35,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#if !defined GT_BAD_KERNELS_MODULE || !defined GT_BAD_CONSTRUCTOR_MODULE
-#error "GT_BAD_KERNELS_MODULE and GT_BAD_CONSTRUCTOR_MODULE must name the bad modules"
+#if !defined GT_BAD_KERNELS_MODULE || !defined GT_BAD_CONSTRUCTOR_MODULE || !defined GT_LINGERING_CONSTRUCTOR_MODULE
+#error "GT_BAD_KERNELS_MODULE, GT_BAD_CONSTRUCTOR_MODULE and GT_LINGERING_CONSTRUCTOR_MODULE must name the bad modules"
 #endif
 
 #define GOOD_ITEMS 4096
@@ -538,6 +538,27 @@ static void test_constructor_that_aborts(void **state)
     run_fill(t, t->bad, t->bad_fill, t->bad_buf, "bad");
 }
 
+/* This module's constructor ends the loader's answer and never returns: the load fails at the
+ * load deadline (10 s), naming the module, instead of holding the thread every client's loads
+ * go through until the loader exits; the loader is killed, and both clients go on. */
+static void test_constructor_that_lingers(void **state)
+{
+    executor_test *t = *state;
+    gt_kernel *k = NULL;
+    int rc = gt_kernel_load(t->bad, GT_LINGERING_CONSTRUCTOR_MODULE, "never_described", &k);
+    const char *why = gt_last_error(t->bad);
+    print_message("%d: %s\n", rc, why);
+    assert_true(rc < 0);
+    assert_null(k);
+    if (!strstr(why, "did not finish loading within") || !strstr(why, GT_LINGERING_CONSTRUCTOR_MODULE))
+        fail_msg("the load failed with \"%s\", which does not name the module and the deadline", why);
+    gt_kernel *again = NULL;
+    assert_int_equal(gt_kernel_load(t->good, GT_TEST_DAEMON_MODULE, "fill", &again), 0);
+    gt_kernel_release(again);
+    run_fill(t, t->good, t->fill, t->good_buf, "good");
+    run_fill(t, t->bad, t->bad_fill, t->bad_buf, "bad");
+}
+
 /* A pattern that appears nowhere by chance: derived from the uid and the test's pid. */
 static void user_mark(uid_t uid, pid_t test, unsigned char *mark)
 {
@@ -903,6 +924,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_small_launches_go_straight_to_the_executor, setup_inline, teardown),
         cmocka_unit_test_setup_teardown(test_gridtuned_never_maps_a_module, setup, teardown),
         cmocka_unit_test_setup_teardown(test_constructor_that_aborts, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_constructor_that_lingers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_executor_killed_while_idle, setup, teardown),
         cmocka_unit_test_setup_teardown(test_users_see_only_their_own_buffers, setup_users, teardown_users),
         cmocka_unit_test_setup_teardown(test_one_users_hang_does_not_hold_another, setup_system, teardown_users),

@@ -1187,6 +1187,23 @@ static void kernel_identity_of_a_missing_module_is_an_error(void **state)
     assert_non_null(strstr(f->err, path));
 }
 
+/* A module's constructors run before its identity is taken, and may have put a FIFO (with no
+ * writer: opening it to read would wait for one forever) or a directory in its place. */
+static void kernel_identity_of_a_module_that_is_not_a_file_is_an_error(void **state)
+{
+    fixture *f = *state;
+    char fifo[PATH_MAX], out[GT_HASH_TEXT_MAX];
+    snprintf(fifo, sizeof fifo, "%s/fifo.so", f->dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    f->err[0] = '\0';
+    assert_int_equal(gt_kernel_identity(fifo, "transpose", out, f->err, sizeof f->err), -EINVAL);
+    assert_non_null(strstr(f->err, "not a regular file"));
+    f->err[0] = '\0';
+    assert_int_equal(gt_kernel_identity(f->dir, "transpose", out, f->err, sizeof f->err), -EINVAL);
+    assert_non_null(strstr(f->err, f->dir));
+    unlink(fifo);
+}
+
 /* Writes a file of a few bytes at dir/name, creating dir; returns its path. */
 static const char *leftover(fixture *f, const char *name, char *buf, size_t len)
 {
@@ -1296,6 +1313,7 @@ int main(void)
         T(fnv1a_matches_the_reference_values),
         T(machine_signature_is_16_hex_digits_and_stable),
         T(kernel_identity_depends_on_name_and_content),
+        T(kernel_identity_of_a_module_that_is_not_a_file_is_an_error),
         T(kernel_identity_of_a_missing_module_is_an_error),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define FNV_PRIME 0x100000001b3ULL
@@ -137,12 +138,26 @@ int gt_kernel_identity(const char *module_path, const char *kernel, char out[GT_
         snprintf(err, errlen, "no kernel name given for the identity of module %s", module_path);
         return -EINVAL;
     }
-    int fd = open(module_path, O_RDONLY | O_CLOEXEC);
+    /* Without blocking, and only a regular file, read to the size it had when opened: the
+       module's own constructors ran before this, and may have put a FIFO in its place or keep
+       writing to it. */
+    int fd = open(module_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0) {
         int e = errno;
         snprintf(err, errlen, "cannot open kernel module %s: %s", module_path, strerror(e));
         return -e;
     }
+    struct stat st;
+    int e = fstat(fd, &st) != 0 ? errno : 0;
+    if (e || !S_ISREG(st.st_mode)) {
+        close(fd);
+        if (e)
+            snprintf(err, errlen, "cannot read kernel module %s: %s", module_path, strerror(e));
+        else
+            snprintf(err, errlen, "kernel module %s is not a regular file (any more)", module_path);
+        return e ? -e : -EINVAL;
+    }
+    off_t left = st.st_size;
     unsigned char *buf = malloc(MODULE_CHUNK);
     if (!buf) {
         close(fd);
@@ -151,10 +166,11 @@ int gt_kernel_identity(const char *module_path, const char *kernel, char out[GT_
     }
     uint64_t h = GT_HASH_SEED;
     int rc = 0;
-    for (;;) {
-        ssize_t n = read(fd, buf, MODULE_CHUNK);
+    while (left > 0) {
+        ssize_t n = read(fd, buf, left < MODULE_CHUNK ? (size_t)left : MODULE_CHUNK);
         if (n > 0) {
             h = gt_hash_bytes(h, buf, (size_t)n);
+            left -= n;
             continue;
         }
         if (n < 0 && errno == EINTR)

@@ -6,10 +6,11 @@
  * enters the sandbox and executes; a close-on-exec pipe brings back which step failed. One poll
  * loop writes the input and reads the output, with the remaining time as its timeout; after the
  * output ends, the child's exit is awaited under the same deadline. Every way out kills what is
- * left of the group and reaps. (No pidfd: valgrind 3.19 does not know pidfd_open.) */
+ * left of the group and reaps. */
 #include "compiler_run.h"
 
 #include "build.h"
+#include "engine/child_exit.h"
 #include "tuner/clock.h"
 
 #include <errno.h>
@@ -65,9 +66,6 @@ typedef struct ruleset_attr {
 #define OUTPUT_INITIAL 4096  /* first allocation for the output; it doubles up to max_output */
 #define NS_PER_MS 1000000u
 #define MS_PER_S 1000u
-/* Waiting for the exit that follows the end of the output: first and longest sleep between checks. */
-#define EXIT_POLL_FIRST_NS 100000u
-#define EXIT_POLL_MAX_NS 10000000u
 
 #define ENV_MAX 4 /* PATH, LC_ALL, TMPDIR, NULL */
 #define TMPDIR_VAR "TMPDIR="
@@ -461,28 +459,6 @@ static int pump(run *r, uint64_t deadline_ns)
     return 0;
 }
 
-/* The end of the output comes with the compiler's exit, so the first checks are close together.
- * WNOWAIT leaves the child unreaped for reap(). */
-static int await_exit(const run *r, uint64_t deadline_ns)
-{
-    uint64_t pause_ns = EXIT_POLL_FIRST_NS;
-    for (;;) {
-        siginfo_t info = {0};
-        if (waitid(P_PID, (id_t)r->pid, &info, WEXITED | WNOHANG | WNOWAIT) < 0 && errno != EINTR)
-            return -errno;
-        if (info.si_pid == r->pid)
-            return 0;
-        uint64_t now = gt_clock_ns();
-        if (now >= deadline_ns)
-            return -ETIME;
-        if (pause_ns > deadline_ns - now)
-            pause_ns = deadline_ns - now;
-        struct timespec ts = {0, (long)pause_ns}; /* at most EXIT_POLL_MAX_NS, below a second */
-        nanosleep(&ts, NULL);
-        pause_ns = pause_ns * 2 < EXIT_POLL_MAX_NS ? pause_ns * 2 : EXIT_POLL_MAX_NS;
-    }
-}
-
 /* The group is killed even after a normal exit, in case a helper outlived the compiler; while the
  * leader is unreaped its pid, which names the group, cannot be reused. */
 static int reap(run *r)
@@ -544,7 +520,7 @@ int gt_compiler_run(const gt_compiler_job *job, gt_compiler_result *res, char *e
     if (rc == 0) {
         rc = pump(&r, deadline_ns);
         if (rc == 0)
-            rc = await_exit(&r, deadline_ns);
+            rc = gt_child_await_exit(r.pid, deadline_ns);
         if (rc == -ETIME)
             describe_timeout(job, err, errlen);
         else if (rc)

@@ -1,6 +1,7 @@
 /* describe_run.c: starting the loader and reading its description (describe_run.h). */
 #include "describe_run.h"
 
+#include "engine/child_exit.h"
 #include "tuner/clock.h"
 #include "tuner/sentence.h"
 
@@ -124,9 +125,13 @@ int gt_describe_run(const char *loader, const char *path, const char *name, gt_k
         return rc;
     }
     char *buf = malloc(GT_DESCRIBE_ANSWER_MAX + 1);
-    ssize_t len = buf ? read_answer(fds[0], buf, GT_DESCRIBE_ANSWER_MAX, gt_clock_ns() + GT_DESCRIBE_TIMEOUT_MS * 1000000ULL)
-                      : -ENOMEM;
+    uint64_t deadline_ns = gt_clock_ns() + GT_DESCRIBE_TIMEOUT_MS * 1000000ULL;
+    ssize_t len = buf ? read_answer(fds[0], buf, GT_DESCRIBE_ANSWER_MAX, deadline_ns) : -ENOMEM;
     close(fds[0]);
+    /* The answer ends when the loader closes its end, which a module's constructor may do and
+       then stay: its exit is awaited under the same deadline. */
+    if (len >= 0 && gt_child_await_exit(pid, deadline_ns) == -ETIME)
+        len = -ETIMEDOUT;
     if (len < 0)
         kill(pid, SIGKILL); /* no answer in time, or too long a one: it has nothing more to say */
     int status;
