@@ -14,8 +14,20 @@
 #include <stdatomic.h>
 #include <unistd.h>
 
+static int not_read_write(char *err, size_t errlen)
+{
+    snprintf(err, errlen, "the descriptor sent with the buffer is not open for reading and writing; open or create "
+             "it O_RDWR");
+    return -EINVAL;
+}
+
 int gt_shm_map(int fd, uint64_t size, bool map, bool from_store, gt_shm **out, char *err, size_t errlen)
 {
+    /* Kernels write their buffers, in an executor that maps them shared, for reading and
+       writing: a descriptor that cannot be mapped so is refused here, not at its first launch. */
+    int flags = fcntl(fd, F_GETFL);
+    if (flags < 0 || (flags & O_PATH))
+        return not_read_write(err, errlen);
     int seals = from_store && !map ? F_SEAL_SHRINK : fcntl(fd, F_GET_SEALS);
     if (seals < 0) {
         snprintf(err, errlen, "the descriptor sent with the buffer is not a memfd that allows sealing (%s); "
@@ -25,6 +37,13 @@ int gt_shm_map(int fd, uint64_t size, bool map, bool from_store, gt_shm **out, c
     if (!(seals & F_SEAL_SHRINK)) {
         snprintf(err, errlen, "the buffer's memfd is not sealed with F_SEAL_SHRINK, and it is no file of the buffer store "
                  "the hello answer brought; gridtuned refuses buffers that could shrink under a running kernel");
+        return -EPERM;
+    }
+    if ((flags & O_ACCMODE) != O_RDWR)
+        return not_read_write(err, errlen);
+    if (seals & (F_SEAL_WRITE | F_SEAL_FUTURE_WRITE)) {
+        snprintf(err, errlen, "the buffer's memfd is sealed against writes (F_SEAL_WRITE or F_SEAL_FUTURE_WRITE); "
+                 "kernels write their buffers");
         return -EPERM;
     }
     struct stat st;

@@ -755,6 +755,45 @@ static void test_memfd_without_seals(void **state)
     close(fd);
 }
 
+/* A memfd sealed and sized as asked, with the extra seals given. */
+static int sealed_memfd(int extra_seals)
+{
+    int fd = memfd_create("sealed", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    assert_true(fd >= 0);
+    assert_int_equal(ftruncate(fd, 4096), 0);
+    assert_int_equal(fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | extra_seals), 0);
+    return fd;
+}
+
+/* Descriptors an executor could not map for reading and writing are refused when the buffer is
+ * made, not at its first launch. */
+static void test_memfd_sealed_against_writes(void **state)
+{
+    (void)state;
+    int seals[] = {F_SEAL_WRITE, F_SEAL_FUTURE_WRITE};
+    for (size_t i = 0; i < sizeof seals / sizeof seals[0]; i++) {
+        int fd = sealed_memfd(seals[i]);
+        buffer_create_with(&fd, 1, GT_ERR_BUFFER, EPERM, "sealed against writes");
+        close(fd);
+    }
+}
+
+static void test_memfd_not_open_for_writing(void **state)
+{
+    (void)state;
+    int fd = sealed_memfd(0);
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    int modes[] = {O_RDONLY, O_PATH};
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+        int other = open(path, modes[i] | O_CLOEXEC);
+        assert_true(other >= 0);
+        buffer_create_with(&other, 1, GT_ERR_BUFFER, EINVAL, "not open for reading and writing");
+        close(other);
+    }
+    close(fd);
+}
+
 static void test_buffer_not_a_memfd(void **state)
 {
     (void)state;
@@ -1155,6 +1194,8 @@ int main(void)
         cmocka_unit_test(test_bad_schedule),
         cmocka_unit_test(test_bad_answer_fields),
         cmocka_unit_test(test_memfd_without_seals),
+        cmocka_unit_test(test_memfd_sealed_against_writes),
+        cmocka_unit_test(test_memfd_not_open_for_writing),
         cmocka_unit_test(test_buffer_not_a_memfd),
         cmocka_unit_test(test_buffer_without_fd),
         cmocka_unit_test(test_compile_error),
