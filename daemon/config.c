@@ -445,7 +445,7 @@ static const flag flags[] = {
     {"max-output", "BYTES", set_max_output, "answers queued to a client that is not reading before it is dropped (default 64M)"},
     {"max-clients", "N", set_max_clients, "connections in all (default 1024, lowered to fit the descriptor limit)"},
     {"max-user-clients", "N", set_max_user_clients, "connections of one user (uid) (default 256)"},
-    {"frame-timeout", "SECONDS", set_frame_timeout, "a frame must arrive whole this long after its first byte (default 30)"},
+    {"frame-timeout", "SECONDS", set_frame_timeout, "a frame must arrive whole this long after its first byte, and a hello this long after connecting (default 30)"},
     {"max-partial-bytes", "BYTES", set_max_partial_bytes, "bytes of partly received frames held for all clients (default 64M)"},
     {"max-total-buffer-bytes", "BYTES", set_max_total_buffer_bytes, "bytes of buffers of all clients (default: physical memory)"},
     {"max-user-buffer-bytes", "BYTES", set_max_user_buffer_bytes,

@@ -209,7 +209,8 @@ static void watch_partial_frame(gt_session *s, bool frames_ended)
     d->queued_fds = d->queued_fds - s->fds_counted + fds;
     s->fds_counted = fds;
     if (pending == 0 && fds == 0) {
-        if (!s->refusal[0]) /* a refused connection's timer is its linger */
+        /* a refused connection's timer is its linger, and one not yet greeted its hello's deadline */
+        if (!s->refusal[0] && s->greeted)
             event_del(s->frame_timer);
         return;
     }
@@ -241,8 +242,12 @@ static void on_frame_timeout(evutil_socket_t fd, short what, void *arg)
         return;
     }
     char message[160];
-    snprintf(message, sizeof message, "the frame was not complete %u s after its first byte (--frame-timeout)",
-             s->d->cfg->limits.frame_timeout_s);
+    if (!s->greeted && gt_wire_pending(s->reader) == 0 && gt_wire_queued_fds(s->reader) == 0)
+        snprintf(message, sizeof message, "no hello came within %u s of connecting (--frame-timeout)",
+                 s->d->cfg->limits.frame_timeout_s);
+    else
+        snprintf(message, sizeof message, "the frame was not complete %u s after its first byte (--frame-timeout)",
+                 s->d->cfg->limits.frame_timeout_s);
     frame_error(s, GT_ERR_FRAME, ETIMEDOUT, message, true);
 }
 
@@ -418,6 +423,8 @@ gt_session *gt_session_open(gt_daemon *d, int fd, uid_t uid, pid_t pid)
         return s;
     }
     s->counted = true;
+    /* A connection holds its place in the limits from here: it must say hello in time. */
+    evtimer_add(s->frame_timer, &(struct timeval){.tv_sec = d->cfg->limits.frame_timeout_s});
     gt_log_info("client %d (uid %u) connected", (int)pid, (unsigned)uid);
     return s;
 }

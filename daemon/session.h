@@ -33,7 +33,7 @@ struct gt_session {
     uid_t uid;
     pid_t pid;
     struct event *read_ev, *write_ev;
-    struct event *frame_timer; /* armed while a frame is partly received (--frame-timeout) */
+    struct event *frame_timer; /* armed until the hello, and while a frame is partly received (--frame-timeout) */
     size_t partial_counted;    /* this session's share of d->partial_bytes */
     unsigned fds_counted;      /* and of d->queued_fds */
     bool counted;              /* counted in d->usage as a client */

@@ -88,6 +88,7 @@ static const struct {
 } limit_flags[] = {
     {"runaway_stop", {"--stop-grace", "1"}},
     {"frame_deadline", {"--frame-timeout", "1"}},
+    {"hello_deadline", {"--frame-timeout", "1"}},
     {"partial_bytes", {"--max-partial-bytes", "64K"}},
     {"paused_reading", {"--max-partial-bytes", "64K"}},
     {"user_clients", {"--max-user-clients", "2"}},
@@ -1052,9 +1053,28 @@ static void test_frame_deadline(void **state)
     cJSON_Delete(answer);
     raw_client_expect_closed(&rc);
     raw_client_close(&rc);
-    /* A frame that comes whole is answered as before. */
+    /* A frame that comes whole is answered as before, also after the client was silent for
+       longer than the deadline once it had said hello. */
     raw_client_open_hello(&rc, &l->fx);
+    sleep(2);
     cJSON_Delete(raw_client_call(&rc, "{\"type\":\"status\",\"id\":2}", NULL, 0));
+    raw_client_close(&rc);
+}
+
+SETUP(hello_deadline)
+
+/* A connection that never says hello holds a place in the connection limits: it is dropped
+ * after --frame-timeout, with an answer that says so. */
+static void test_hello_deadline(void **state)
+{
+    life *l = *state;
+    raw_client rc;
+    raw_client_open(&rc, &l->fx);
+    cJSON *answer = raw_client_read(&rc);
+    assert_non_null(answer);
+    assert_error_answer(answer, GT_ERR_FRAME, ETIMEDOUT, "no hello came within 1 s of connecting");
+    cJSON_Delete(answer);
+    raw_client_expect_closed(&rc);
     raw_client_close(&rc);
 }
 
@@ -1374,6 +1394,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_runaway_stop, setup_runaway_stop, teardown),
         cmocka_unit_test_setup_teardown(test_close_mid_frame, setup_close_mid_frame, teardown),
         cmocka_unit_test_setup_teardown(test_frame_deadline, setup_frame_deadline, teardown),
+        cmocka_unit_test_setup_teardown(test_hello_deadline, setup_hello_deadline, teardown),
         cmocka_unit_test_setup_teardown(test_partial_bytes, setup_partial_bytes, teardown),
         cmocka_unit_test_setup_teardown(test_user_clients, setup_user_clients, teardown),
         cmocka_unit_test_setup_teardown(test_total_clients, setup_total_clients, teardown),
