@@ -75,6 +75,7 @@ NUMBER_FLAG(set_max_buffer_bytes, limits.max_buffer_bytes, 1, 1ull << 50, true, 
 NUMBER_FLAG(set_max_kernels, limits.max_kernels, 1, 1u << 16, false, "--max-kernels")
 NUMBER_FLAG(set_max_inflight, limits.max_inflight, 1, 1u << 16, false, "--max-inflight")
 NUMBER_FLAG(set_max_events, limits.max_events, 1, 1u << 20, false, "--max-events")
+NUMBER_FLAG(set_max_waiting, limits.max_waiting, 1, 1u << 20, false, "--max-waiting")
 NUMBER_FLAG(set_max_output, limits.max_output, 1u << 16, 1ull << 40, true, "--max-output")
 NUMBER_FLAG(set_max_clients, limits.max_clients, 1, 1u << 20, false, "--max-clients")
 NUMBER_FLAG(set_max_user_clients, limits.max_user_clients, 1, 1u << 20, false, "--max-user-clients")
@@ -442,6 +443,7 @@ static const flag flags[] = {
     {"max-kernels", "N", set_max_kernels, "kernels per client (default 256)"},
     {"max-inflight", "N", set_max_inflight, "launches per client queued or running (default 64)"},
     {"max-events", "N", set_max_events, "completed launches remembered per client (default 4096)"},
+    {"max-waiting", "N", set_max_waiting, "wait and report requests per client awaiting their launches (default 4096)"},
     {"max-output", "BYTES", set_max_output, "answers queued to a client that is not reading before it is dropped (default 64M)"},
     {"max-clients", "N", set_max_clients, "connections in all (default 1024, lowered to fit the descriptor limit)"},
     {"max-user-clients", "N", set_max_user_clients, "connections of one user (uid) (default 256)"},
@@ -511,6 +513,7 @@ static void defaults(gt_daemon_config *cfg)
                    .max_kernels = GT_DEFAULT_MAX_KERNELS,
                    .max_inflight = GT_DEFAULT_MAX_INFLIGHT,
                    .max_events = GT_DEFAULT_MAX_EVENTS,
+                   .max_waiting = GT_DEFAULT_MAX_WAITING,
                    .max_output = GT_DEFAULT_MAX_OUTPUT,
                    .max_clients = GT_DEFAULT_MAX_CLIENTS,
                    .max_user_clients = GT_DEFAULT_MAX_USER_CLIENTS,

@@ -36,6 +36,7 @@ typedef struct gt_limits {
     unsigned max_kernels;
     unsigned max_inflight;
     unsigned max_events;
+    unsigned max_waiting;
     size_t max_output;
     /* daemon-wide, and per user (uid); 0 in the user limits until resolved */
     unsigned max_clients, max_user_clients;

@@ -57,6 +57,7 @@ struct gt_session {
     uint64_t next_id;
     uint64_t buffer_bytes;
     unsigned inflight; /* launches queued or running */
+    unsigned waiting;  /* requests awaiting their launches: the waiters of this session's events */
     unsigned kernels_loading;
     gt_session *prev, *next;
 };

@@ -81,6 +81,7 @@
 #define GT_DEFAULT_MAX_KERNELS 256                /* kernels per client */
 #define GT_DEFAULT_MAX_INFLIGHT 64                /* launches per client not yet completed */
 #define GT_DEFAULT_MAX_EVENTS 4096                /* completed events kept per client */
+#define GT_DEFAULT_MAX_WAITING 4096               /* wait and report requests per client awaiting launches */
 #define GT_DEADLINE_MS_MAX 86400000u /* a launch's deadline: at most a day */
 #define GT_MAX_ARGS 12                            /* kernel parameters, as GT_KERNEL allows */
 #define GT_MAX_WAIT 64                            /* events in one launch's wait list */

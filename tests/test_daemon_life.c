@@ -89,6 +89,7 @@ static const struct {
     {"runaway_stop", {"--stop-grace", "1"}},
     {"frame_deadline", {"--frame-timeout", "1"}},
     {"hello_deadline", {"--frame-timeout", "1"}},
+    {"waiting", {"--max-waiting", "2"}},
     {"partial_bytes", {"--max-partial-bytes", "64K"}},
     {"paused_reading", {"--max-partial-bytes", "64K"}},
     {"user_clients", {"--max-user-clients", "2"}},
@@ -674,6 +675,52 @@ static void test_limits(void **state)
     gt_disconnect(c);
 }
 
+
+SETUP(waiting)
+
+/* wait and report requests on a launch that has not completed are held until it does: beyond
+ * --max-waiting of them a request is refused at once, saying so, and the ones held are answered
+ * when the launch completes. */
+static void test_waiting_limit(void **state)
+{
+    life *l = *state;
+    raw_client rc;
+    raw_client_open_hello(&rc, &l->fx);
+    double kernel = raw_client_load(&rc, 2, GT_TEST_DAEMON_MODULE, "hold");
+    double buffer = raw_client_buffer(&rc, 3, 64);
+    l->gate = start_gate();
+    char req[512];
+    snprintf(req, sizeof req, "{\"type\":\"launch\",\"id\":4,\"kernel\":%.0f,\"range\":{\"dims\":1,\"global\":[1],"
+             "\"local\":[1]},\"args\":[{\"buffer\":%.0f},{\"i32\":%d},{\"i32\":1000000000}]}", kernel, buffer,
+             (int)l->gate);
+    cJSON *answer = raw_client_call(&rc, req, NULL, 0);
+    double event = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(answer, "event"));
+    assert_true(event > 0);
+    cJSON_Delete(answer);
+    const char *types[] = {"wait", "report", "wait"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(req, sizeof req, "{\"type\":\"%s\",\"id\":%d,\"event\":%.0f}", types[i], 5 + i, event);
+        raw_client_send(&rc, req, NULL, 0);
+    }
+    answer = raw_client_read(&rc); /* the third, at once */
+    assert_int_equal(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(answer, "id")), 7);
+    assert_error_answer(answer, GT_ERR_LIMIT, ENOSPC, "--max-waiting 2");
+    cJSON_Delete(answer);
+    kill_and_reap(&l->gate);
+    for (int i = 0; i < 2; i++) {
+        answer = raw_client_read(&rc);
+        assert_non_null(answer);
+        assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(answer, "type")), "result");
+        assert_int_equal(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(answer, "id")), 5 + i);
+        cJSON_Delete(answer);
+    }
+    /* Answered, they no longer count: a wait on the completed launch is answered at once. */
+    snprintf(req, sizeof req, "{\"type\":\"wait\",\"id\":8,\"event\":%.0f}", event);
+    answer = raw_client_call(&rc, req, NULL, 0);
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(answer, "type")), "result");
+    cJSON_Delete(answer);
+    raw_client_close(&rc);
+}
 
 static void test_concurrent_clients(void **state)
 {
@@ -1395,6 +1442,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_close_mid_frame, setup_close_mid_frame, teardown),
         cmocka_unit_test_setup_teardown(test_frame_deadline, setup_frame_deadline, teardown),
         cmocka_unit_test_setup_teardown(test_hello_deadline, setup_hello_deadline, teardown),
+        cmocka_unit_test_setup_teardown(test_waiting_limit, setup_waiting, teardown),
         cmocka_unit_test_setup_teardown(test_partial_bytes, setup_partial_bytes, teardown),
         cmocka_unit_test_setup_teardown(test_user_clients, setup_user_clients, teardown),
         cmocka_unit_test_setup_teardown(test_total_clients, setup_total_clients, teardown),

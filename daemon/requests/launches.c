@@ -261,6 +261,7 @@ void gt_launch_done(gt_job *job)
     }
     for (size_t i = 0; i < ev->nwaiters; i++)
         answer(s, ev, &ev->waiters[i]);
+    s->waiting -= (unsigned)ev->nwaiters;
     ev->nwaiters = 0;
     /* A launch answered on completion whose event is not kept, or whose answer was its error
        (which cannot name the event), leaves nothing for the client to release. */
@@ -283,6 +284,7 @@ void gt_launch_abandon_waiters(gt_session *s, const char *message)
         for (size_t k = 0; !ev->done && k < ev->nwaiters; k++)
             if (strcmp(ev->waiters[k].type, "launch") != 0 || !atomic_exchange(&ev->launch_answered, true))
                 gt_reply_error(s, ev->waiters[k].request, ev->waiters[k].type, GT_ERR_CANCELLED, ECANCELED, message);
+        s->waiting -= (unsigned)ev->nwaiters;
         ev->nwaiters = 0;
     }
     gt_session_unref(s);
@@ -290,7 +292,7 @@ void gt_launch_abandon_waiters(gt_session *s, const char *message)
 
 /* ---- the requests ----------------------------------------------------------------------- */
 
-/* Request r is answered when ev completes. 0, or -ENOMEM. */
+/* Request r is answered when ev, an event of r's session, completes. 0, or -ENOMEM. */
 static int add_waiter(gt_launch_event *ev, const gt_request *r)
 {
     if (ev->nwaiters == ev->capwaiters) {
@@ -302,6 +304,7 @@ static int add_waiter(gt_launch_event *ev, const gt_request *r)
         ev->capwaiters = cap;
     }
     ev->waiters[ev->nwaiters++] = (gt_launch_waiter){.request = r->id, .type = r->type};
+    r->s->waiting++;
     return 0;
 }
 
@@ -458,6 +461,12 @@ static void handle_waiter(const gt_request *r)
         return;
     if (ev->done) {
         answer(r->s, ev, &(gt_launch_waiter){.request = r->id, .type = r->type});
+        return;
+    }
+    unsigned max = r->s->d->cfg->limits.max_waiting;
+    if (r->s->waiting >= max) {
+        gt_request_fail(r, GT_ERR_LIMIT, ENOSPC, "%s: this client has %u requests awaiting their launches, the most "
+                        "gridtuned allows (--max-waiting %u)", r->type, r->s->waiting, max);
         return;
     }
     if (add_waiter(ev, r) != 0)
