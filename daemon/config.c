@@ -77,6 +77,7 @@ NUMBER_FLAG(set_max_inflight, limits.max_inflight, 1, 1u << 16, false, "--max-in
 NUMBER_FLAG(set_max_events, limits.max_events, 1, 1u << 20, false, "--max-events")
 NUMBER_FLAG(set_max_waiting, limits.max_waiting, 1, 1u << 20, false, "--max-waiting")
 NUMBER_FLAG(set_max_output, limits.max_output, 1u << 16, 1ull << 40, true, "--max-output")
+NUMBER_FLAG(set_max_total_output, limits.max_total_output, 1u << 16, 1ull << 42, true, "--max-total-output")
 NUMBER_FLAG(set_max_clients, limits.max_clients, 1, 1u << 20, false, "--max-clients")
 NUMBER_FLAG(set_max_user_clients, limits.max_user_clients, 1, 1u << 20, false, "--max-user-clients")
 NUMBER_FLAG(set_frame_timeout, limits.frame_timeout_s, 1, 3600, false, "--frame-timeout")
@@ -445,6 +446,8 @@ static const flag flags[] = {
     {"max-events", "N", set_max_events, "completed launches remembered per client (default 4096)"},
     {"max-waiting", "N", set_max_waiting, "wait and report requests per client awaiting their launches (default 4096)"},
     {"max-output", "BYTES", set_max_output, "answers queued to a client that is not reading before it is dropped (default 64M)"},
+    {"max-total-output", "BYTES", set_max_total_output,
+     "answers queued to all clients; past it, a client holding more than its share is dropped (default 1G)"},
     {"max-clients", "N", set_max_clients, "connections in all (default 1024, lowered to fit the descriptor limit)"},
     {"max-user-clients", "N", set_max_user_clients, "connections of one user (uid) (default 256)"},
     {"frame-timeout", "SECONDS", set_frame_timeout, "a frame must arrive whole this long after its first byte, and a hello this long after connecting (default 30)"},
@@ -515,6 +518,7 @@ static void defaults(gt_daemon_config *cfg)
                    .max_events = GT_DEFAULT_MAX_EVENTS,
                    .max_waiting = GT_DEFAULT_MAX_WAITING,
                    .max_output = GT_DEFAULT_MAX_OUTPUT,
+                   .max_total_output = GT_DEFAULT_MAX_TOTAL_OUTPUT,
                    .max_clients = GT_DEFAULT_MAX_CLIENTS,
                    .max_user_clients = GT_DEFAULT_MAX_USER_CLIENTS,
                    .frame_timeout_s = GT_DEFAULT_FRAME_TIMEOUT,

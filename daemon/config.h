@@ -18,6 +18,7 @@
 #define GT_DEFAULT_GROUP "gridtune"
 #define GT_DEFAULT_KEEP_REPORTS 256
 #define GT_DEFAULT_MAX_OUTPUT (64u << 20) /* bytes queued to one client before it is dropped */
+#define GT_DEFAULT_MAX_TOTAL_OUTPUT (1u << 30) /* bytes queued to all clients (session.c) */
 #define GT_HTTP_UNIX "unix:" /* --http unix:PATH: HTTP on a Unix socket, peers checked */
 #define GT_DEFAULT_MAX_CLIENTS 1024           /* connections in all */
 #define GT_DEFAULT_MAX_USER_CLIENTS 256       /* connections of one uid */
@@ -38,6 +39,7 @@ typedef struct gt_limits {
     unsigned max_events;
     unsigned max_waiting;
     size_t max_output;
+    size_t max_total_output;
     /* daemon-wide, and per user (uid); 0 in the user limits until resolved */
     unsigned max_clients, max_user_clients;
     unsigned frame_timeout_s;

@@ -75,6 +75,7 @@ typedef struct gt_daemon {
     gt_session *sessions; /* every open session, a doubly linked list */
     gt_usage *usage;      /* connections and buffers per user and in all, against the limits */
     size_t partial_bytes; /* bytes of partly received frames, all sessions */
+    _Atomic size_t output_bytes; /* bytes of answers queued, all sessions (written by job threads too) */
     unsigned queued_fds;  /* descriptors received ahead of their frames, all sessions */
     unsigned refused_lingering; /* refused connections waiting for their hello (session.h) */
     gt_log_limit refusal_log; /* refused connections and HTTP requests: a line a second at most */

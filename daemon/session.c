@@ -58,6 +58,33 @@ static bool write_queued(gt_session *s)
     return true;
 }
 
+/* Brings d->output_bytes up to date with what s->out holds. s->out_lock is held. */
+static void count_output_locked(gt_session *s)
+{
+    size_t now = evbuffer_get_length(s->out);
+    if (now >= s->out_counted)
+        atomic_fetch_add(&s->d->output_bytes, now - s->out_counted);
+    else
+        atomic_fetch_sub(&s->d->output_bytes, s->out_counted - now);
+    s->out_counted = now;
+}
+
+/* Why the session is to be dropped for the answers it has not read, or NULL: more than
+ * --max-output, or, while all clients' answers queued pass --max-total-output, more than its
+ * share of that (so that a client that reads is never dropped for those that do not). On the
+ * loop's thread, s->out_lock held. */
+static const char *unread_output_locked(gt_session *s)
+{
+    const gt_limits *lim = &s->d->cfg->limits;
+    size_t mine = evbuffer_get_length(s->out), clients = s->d->stats.clients ? s->d->stats.clients : 1;
+    if (mine > lim->max_output)
+        return "more answers piled up than --max-output allows; the client is not reading";
+    if (atomic_load(&s->d->output_bytes) > lim->max_total_output && mine > lim->max_total_output / clients)
+        return "the answers queued to all clients passed --max-total-output, and this client, which is not reading, "
+               "holds more than its share of them";
+    return NULL;
+}
+
 /* write_queued, then watches for room for the rest, from the loop's thread. Returns false when
  * the write failed: the caller closes the session. */
 static bool flush_locked(gt_session *s)
@@ -76,10 +103,11 @@ void gt_session_flush(gt_session *s)
     if (atomic_load(&s->closed))
         return;
     pthread_mutex_lock(&s->out_lock);
-    bool ok = flush_locked(s);
+    const char *why = !flush_locked(s) ? "the client stopped reading (write failed)" : unread_output_locked(s);
+    count_output_locked(s);
     pthread_mutex_unlock(&s->out_lock);
-    if (!ok)
-        gt_session_close(s, "the client stopped reading (write failed)");
+    if (why)
+        gt_session_close(s, why);
 }
 
 /* msg's frame (msg is taken), traced; NULL without memory. */
@@ -143,10 +171,11 @@ void gt_session_send_fd(gt_session *s, cJSON *msg, const char *request, int fd)
         why = "out of memory writing an answer";
     else if (written < 0 || (written == 0 && !queue_frame_locked(s, text, len)))
         why = "out of memory queueing an answer";
-    else if (evbuffer_get_length(s->out) > s->d->cfg->limits.max_output)
-        why = "more answers piled up than --max-output allows; the client is not reading";
     else if (!flush_locked(s))
         why = "the client stopped reading (write failed)";
+    else
+        why = unread_output_locked(s);
+    count_output_locked(s);
     pthread_mutex_unlock(&s->out_lock);
     free(text);
     if (why)
@@ -170,6 +199,12 @@ bool gt_session_send_now(gt_session *s, cJSON *msg, const char *request)
        makes it safe), which measured 8 us more per one-trip launch when done every time. */
     if (sent && (!write_queued(s) || evbuffer_get_length(s->out) > 0))
         event_add(s->write_ev, NULL);
+    count_output_locked(s);
+    /* Past a limit, the loop checks the session at once (gt_session_flush): its socket, which
+       the client does not read, would never tell it to. */
+    const gt_limits *lim = &s->d->cfg->limits;
+    if (evbuffer_get_length(s->out) > lim->max_output || atomic_load(&s->d->output_bytes) > lim->max_total_output)
+        event_active(s->write_ev, EV_WRITE, 1);
     pthread_mutex_unlock(&s->out_lock);
     free(text);
     return sent;
@@ -458,6 +493,7 @@ void gt_session_close(gt_session *s, const char *reason)
     close(s->fd);
     s->fd = -1;
     evbuffer_drain(s->out, evbuffer_get_length(s->out));
+    count_output_locked(s);
     pthread_mutex_unlock(&s->out_lock);
     release_objects(s);
     s->d->partial_bytes -= s->partial_counted;

@@ -41,6 +41,7 @@ struct gt_session {
     int refusal_errno;
     bool lingering;            /* refused, and counted in d->refused_lingering */
     struct evbuffer *out;
+    size_t out_counted; /* out's length as counted in d->output_bytes; under out_lock */
     /* out and writes to fd: the loop's thread and a job answering from its own thread
        (gt_session_send_now) take turns */
     pthread_mutex_t out_lock;

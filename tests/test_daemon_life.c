@@ -18,6 +18,7 @@
 
 #include "daemon/session.h" /* GT_REFUSED_LINGER_MAX */
 #include "protocol/protocol.h"
+#include "protocol/wire.h"
 #include "tuner/clock.h"
 
 #include <errno.h>
@@ -90,6 +91,8 @@ static const struct {
     {"frame_deadline", {"--frame-timeout", "1"}},
     {"hello_deadline", {"--frame-timeout", "1"}},
     {"waiting", {"--max-waiting", "2"}},
+    {"unread_output", {"--max-output", "64K"}},
+    {"total_output", {"--max-total-output", "64K"}},
     {"partial_bytes", {"--max-partial-bytes", "64K"}},
     {"paused_reading", {"--max-partial-bytes", "64K"}},
     {"user_clients", {"--max-user-clients", "2"}},
@@ -720,6 +723,77 @@ static void test_waiting_limit(void **state)
     assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(answer, "type")), "result");
     cJSON_Delete(answer);
     raw_client_close(&rc);
+}
+
+#define UNREAD_REQUESTS_MAX 200000
+
+/* Sends status requests and reads none of the answers, until gridtuned closes the connection;
+ * asserts it does. */
+static void flood_unread(raw_client *rc)
+{
+    static const char status[] = "{\"type\":\"status\",\"id\":2}";
+    unsigned char frame[GT_WIRE_HEADER + sizeof status - 1];
+    gt_wire_header((uint32_t)(sizeof status - 1), 0, frame);
+    memcpy(frame + GT_WIRE_HEADER, status, sizeof status - 1);
+    for (int i = 0; i < UNREAD_REQUESTS_MAX; i++)
+        for (size_t sent = 0; sent < sizeof frame;) {
+            ssize_t n = send(rc->fd, frame + sent, sizeof frame - sent, MSG_NOSIGNAL);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n < 0 && (errno == EPIPE || errno == ECONNRESET))
+                return;
+            if (n < 0)
+                fail_msg("cannot send a status request: %s", strerror(errno));
+            sent += (size_t)n;
+        }
+    fail_msg("gridtuned took %d requests whose answers were not read, and kept the connection",
+             UNREAD_REQUESTS_MAX);
+}
+
+/* A client served beside the one that does not read, and after it. */
+static void assert_reader_served(life *l, gt_client *reader)
+{
+    char *json = NULL;
+    assert_int_equal(gt_status(reader, &json), 0);
+    assert_non_null(json);
+    free(json);
+    assert_int_equal(kill(l->fx.pid, 0), 0);
+}
+
+SETUP(unread_output)
+
+/* A client that sends requests and never reads their answers is dropped once more than
+ * --max-output of them wait for it, saying so in the log; the others go on. */
+static void test_unread_output(void **state)
+{
+    life *l = *state;
+    gt_client *reader = daemon_fixture_connect(&l->fx);
+    raw_client rc;
+    raw_client_open_hello(&rc, &l->fx);
+    flood_unread(&rc);
+    raw_client_close(&rc);
+    assert_reader_served(l, reader);
+    assert_true(daemon_fixture_file_has(l->fx.log, "more answers piled up than --max-output allows"));
+    gt_disconnect(reader);
+}
+
+SETUP(total_output)
+
+/* --max-output is 64M, --max-total-output 64K: once the answers queued to all clients pass the
+ * total, the client that does not read, which holds more than its share, is dropped; the
+ * client that reads is not. */
+static void test_total_output(void **state)
+{
+    life *l = *state;
+    gt_client *reader = daemon_fixture_connect(&l->fx);
+    raw_client rc;
+    raw_client_open_hello(&rc, &l->fx);
+    flood_unread(&rc);
+    raw_client_close(&rc);
+    assert_reader_served(l, reader);
+    assert_true(daemon_fixture_file_has(l->fx.log, "passed --max-total-output, and this client, which is not "
+                                                   "reading, holds more than its share"));
+    gt_disconnect(reader);
 }
 
 static void test_concurrent_clients(void **state)
@@ -1443,6 +1517,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_frame_deadline, setup_frame_deadline, teardown),
         cmocka_unit_test_setup_teardown(test_hello_deadline, setup_hello_deadline, teardown),
         cmocka_unit_test_setup_teardown(test_waiting_limit, setup_waiting, teardown),
+        cmocka_unit_test_setup_teardown(test_unread_output, setup_unread_output, teardown),
+        cmocka_unit_test_setup_teardown(test_total_output, setup_total_output, teardown),
         cmocka_unit_test_setup_teardown(test_partial_bytes, setup_partial_bytes, teardown),
         cmocka_unit_test_setup_teardown(test_user_clients, setup_user_clients, teardown),
         cmocka_unit_test_setup_teardown(test_total_clients, setup_total_clients, teardown),
