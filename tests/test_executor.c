@@ -20,6 +20,7 @@
 #include "tests/fixtures/become_user.h"
 #include "tests/fixtures/daemon_fixture.h"
 
+#include "protocol/wire.h"
 #include "tuner/clock.h"
 
 #include <dirent.h>
@@ -30,6 +31,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -559,6 +561,36 @@ static void test_constructor_that_lingers(void **state)
     run_fill(t, t->bad, t->bad_fill, t->bad_buf, "bad");
 }
 
+/* One client asks for two loads that each take the whole load deadline (10 s); another client of
+ * the same user asks for one after them. Connections take turns on the kernel thread, so the
+ * other client's load is answered when the first slow one ends, before the second one is: the
+ * slow client has one answer then, and the next cannot come for another 10 s. */
+static void test_loads_take_turns(void **state)
+{
+    executor_test *t = *state;
+    raw_client slow;
+    raw_client_open_hello(&slow, &t->fx);
+    char req[PATH_MAX + 128];
+    for (int id = 2; id <= 3; id++) {
+        snprintf(req, sizeof req, "{\"type\":\"kernel_load\",\"id\":%d,\"path\":\"%s\",\"name\":\"never_described\"}",
+                 id, GT_LINGERING_CONSTRUCTOR_MODULE);
+        raw_client_send(&slow, req, NULL, 0);
+    }
+    /* the fixture's status call is answered on the loop: both loads are queued once it is */
+    cJSON_Delete(raw_client_call(&slow, "{\"type\":\"status\",\"id\":4}", NULL, 0));
+    gt_kernel *k = NULL;
+    assert_int_equal(gt_kernel_load(t->good, GT_TEST_DAEMON_MODULE, "fill", &k), 0);
+    gt_kernel_release(k);
+    cJSON *first = raw_client_read(&slow);
+    assert_non_null(first);
+    assert_int_equal(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(first, "id")), 2);
+    cJSON_Delete(first);
+    struct pollfd pfd = {.fd = slow.fd, .events = POLLIN};
+    if (gt_wire_pending(slow.reader) > 0 || poll(&pfd, 1, 0) != 0)
+        fail_msg("the slow client's second load was answered before the other client's load");
+    raw_client_close(&slow);
+}
+
 /* A pattern that appears nowhere by chance: derived from the uid and the test's pid. */
 static void user_mark(uid_t uid, pid_t test, unsigned char *mark)
 {
@@ -925,6 +957,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_gridtuned_never_maps_a_module, setup, teardown),
         cmocka_unit_test_setup_teardown(test_constructor_that_aborts, setup, teardown),
         cmocka_unit_test_setup_teardown(test_constructor_that_lingers, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_loads_take_turns, setup, teardown),
         cmocka_unit_test_setup_teardown(test_executor_killed_while_idle, setup, teardown),
         cmocka_unit_test_setup_teardown(test_users_see_only_their_own_buffers, setup_users, teardown_users),
         cmocka_unit_test_setup_teardown(test_one_users_hang_does_not_hold_another, setup_system, teardown_users),

@@ -1,6 +1,8 @@
 /* kernels.c: kernel_load, kernel_build and kernel_release. Loading and compiling
  * touch the disk and may take seconds, so they run as jobs on the kernel thread, never on the
  * event loop; the answer goes out when the job is done. */
+#include "kernels.h"
+
 #include "dispatch.h"
 
 #include "daemon/build/build.h"
@@ -27,7 +29,123 @@ typedef struct kernel_job {
     const char *code;
     char err[1024];
     char *diagnostics;
+    struct kernel_job *next_waiting; /* the next of its user's jobs waiting for their turn */
 } kernel_job;
+
+/* One connection's jobs waiting for their turn, in order. */
+typedef struct session_jobs {
+    gt_session *s;
+    kernel_job *first, *last;
+    struct session_jobs *next;
+} session_jobs;
+
+/* A user with a job on the kernel thread's queue, and the user's connections with jobs waiting
+ * behind it, in the order they take turns. */
+typedef struct gt_kernel_turn {
+    uid_t uid;
+    session_jobs *first, *last;
+    struct gt_kernel_turn *next;
+} gt_kernel_turn;
+
+static gt_kernel_turn *find_turn(gt_daemon *d, uid_t uid, gt_kernel_turn ***at)
+{
+    for (*at = &d->kernel_turns; **at; *at = &(**at)->next)
+        if ((**at)->uid == uid)
+            return **at;
+    return NULL;
+}
+
+/* Queues j on the kernel thread, or to wait for its user's turn and then its connection's.
+ * 0, or -ENOMEM. */
+static int push_in_turn(gt_daemon *d, kernel_job *j)
+{
+    gt_kernel_turn **at, *t = find_turn(d, j->s->uid, &at);
+    if (!t) {
+        if (!(t = calloc(1, sizeof *t)))
+            return -ENOMEM;
+        t->uid = j->s->uid;
+        *at = t;
+        gt_jobq_push(d->kernels, &j->job);
+        return 0;
+    }
+    session_jobs *q = t->first;
+    while (q && q->s != j->s)
+        q = q->next;
+    if (!q) {
+        if (!(q = calloc(1, sizeof *q)))
+            return -ENOMEM;
+        q->s = j->s;
+        if (t->last)
+            t->last->next = q;
+        else
+            t->first = q;
+        t->last = q;
+    }
+    if (q->last)
+        q->last->next_waiting = j;
+    else
+        q->first = j;
+    q->last = j;
+    return 0;
+}
+
+/* A job of s's user is done: the first waiting connection of the user's other than s, else s,
+ * sends its next job to the queue and goes to the back of the line (or leaves it, with no more
+ * jobs); with none, the user's turn ends. */
+static void next_in_turn(gt_daemon *d, const gt_session *s)
+{
+    gt_kernel_turn **at, *t = find_turn(d, s->uid, &at);
+    if (!t)
+        return;
+    session_jobs *q = t->first;
+    if (!q) {
+        *at = t->next;
+        free(t);
+        return;
+    }
+    if (q->s == s && q->next) { /* s just had its turn */
+        t->first = q->next;
+        t->last->next = q;
+        t->last = q;
+        q->next = NULL;
+        q = t->first;
+    }
+    kernel_job *j = q->first;
+    q->first = j->next_waiting;
+    j->next_waiting = NULL;
+    t->first = q->next;
+    if (!t->first)
+        t->last = NULL;
+    q->next = NULL;
+    if (q->first) {
+        if (t->last)
+            t->last->next = q;
+        else
+            t->first = q;
+        t->last = q;
+    } else {
+        free(q);
+    }
+    gt_jobq_push(d->kernels, &j->job);
+}
+
+void gt_kernel_jobs_release_turns(gt_daemon *d)
+{
+    while (d->kernel_turns) {
+        gt_kernel_turn *t = d->kernel_turns;
+        d->kernel_turns = t->next;
+        for (session_jobs *q = t->first, *next_q; q; q = next_q) {
+            next_q = q->next;
+            for (kernel_job *j = q->first, *next; j; j = next) {
+                next = j->next_waiting;
+                j->next_waiting = NULL;
+                gt_jobq_push(d->kernels, &j->job);
+            }
+            free(q);
+        }
+        free(t);
+    }
+}
 
 /* System mode: only modules inside a --module-dir. realpath resolves links and "..", so a
  * path cannot escape the directory by naming; the resolved path replaces *path, so what is
@@ -122,6 +240,7 @@ static void kernel_done(gt_job *job)
 {
     kernel_job *j = (kernel_job *)job;
     gt_session *s = j->s;
+    next_in_turn(s->d, s);
     if (atomic_load(&s->closed)) {
         kernel_job_free(j);
         return;
@@ -179,13 +298,13 @@ static void queue_kernel_job(const gt_request *r, const char *path, const char *
                           .source = copy_or_null(source), .options = copy_or_null(options)};
         s->kernels_loading++;
     }
-    if (!j || !j->name || (path && !j->path) || (source && !j->source) || (options && !j->options)) {
+    if (!j || !j->name || (path && !j->path) || (source && !j->source) || (options && !j->options) ||
+        push_in_turn(s->d, j) != 0) {
         if (j)
             kernel_job_free(j);
         gt_request_fail(r, GT_ERR_INTERNAL, ENOMEM, "gridtuned ran out of memory");
         return;
     }
-    gt_jobq_push(s->d->kernels, &j->job);
 }
 
 void gt_handle_kernel_load(const gt_request *r)
