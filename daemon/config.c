@@ -2,6 +2,7 @@
  * `flags`: its getopt entry, its --help text and the function that applies it. */
 #include "config.h"
 
+#include "engine/guarded_map.h"
 #include "protocol/protocol.h"
 #include "protocol/socket_path.h"
 #include "tuner/wisdom.h"
@@ -456,7 +457,7 @@ static const flag flags[] = {
     {"max-user-buffer-bytes", "BYTES", set_max_user_buffer_bytes,
      "bytes of buffers of one user (default: the total; half of it with --system)"},
     {"max-total-buffers", "N", set_max_total_buffers,
-     "buffers of all clients, each one mapping in gridtuned (default: half of vm.max_map_count)"},
+     "buffers of all clients (default: half of vm.max_map_count over the mappings a buffer takes, 3 in an executor)"},
     {"max-user-buffers", "N", set_max_user_buffers, "buffers of one user (default: the total; half of it with --system)"},
     {"stop-grace", "SECONDS", set_stop_grace,
      "on SIGTERM, how long the running launch may go on before gridtuned exits without it (default 10)"},
@@ -528,8 +529,9 @@ static void defaults(gt_daemon_config *cfg)
 }
 
 /* The machine's share limits: physical memory for buffer bytes, and half of the kernel's
- * mapping limit for buffers (the rest is for gridtuned's libraries, modules, stacks and heap;
- * past vm.max_map_count every mmap fails, for every user). */
+ * mapping limit for buffers (the rest is for the process's libraries, modules, stacks and heap;
+ * past vm.max_map_count its every mmap fails). A buffer is one mapping in gridtuned with
+ * --isolation none, and GT_GUARDED_MAP_MAPPINGS in its user's executor otherwise. */
 static uint64_t physical_memory(void)
 {
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
@@ -555,7 +557,7 @@ static void resolve_limits(gt_daemon_config *cfg)
     if (!l->max_total_buffer_bytes)
         l->max_total_buffer_bytes = physical_memory();
     if (!l->max_total_buffers)
-        l->max_total_buffers = max_map_count() / 2;
+        l->max_total_buffers = max_map_count() / 2 / (cfg->in_process ? 1 : GT_GUARDED_MAP_MAPPINGS);
     if (!l->max_user_buffer_bytes)
         l->max_user_buffer_bytes = l->max_total_buffer_bytes / user_share;
     if (!l->max_user_buffers)

@@ -11,6 +11,10 @@
  * is the unit. */
 #define GT_GUARD_BEFORE 4096u
 #define GT_GUARD_AFTER (64u << 10)
+/* The kernel mappings (vm.max_map_count counts them) a buffer takes: its data and a guard on
+ * either side; 2 where the reservations lie side by side and neighbours' guards merge, as they
+ * mostly do, 3 at most. */
+#define GT_GUARDED_MAP_MAPPINGS 3u
 
 typedef struct gt_guarded_map {
     void *data;  /* the buffer's first byte */

@@ -17,6 +17,7 @@
 #include "tests/fixtures/temp_dir.h"
 
 #include "daemon/session.h" /* GT_REFUSED_LINGER_MAX */
+#include "engine/guarded_map.h" /* GT_GUARDED_MAP_MAPPINGS */
 #include "protocol/protocol.h"
 #include "protocol/wire.h"
 #include "tuner/clock.h"
@@ -1444,7 +1445,7 @@ static void test_descriptor_limit(void **state)
     assert_true(daemon_fixture_log_has_line(&l->fx, "the descriptor limit is 300: serving at most 118 clients, not "
                                                     "1024 (--max-clients)"));
     /* each buffer's memfd stays open in gridtuned for its executor: half of what is left, not
-       the default of half the kernel's map count */
+       the default of half the kernel's map count over the mappings a buffer takes there */
     unsigned long maps = 65530;
     FILE *f = fopen("/proc/sys/vm/max_map_count", "re");
     if (f && (fscanf(f, "%lu", &maps) != 1 || maps < 1024))
@@ -1453,7 +1454,7 @@ static void test_descriptor_limit(void **state)
         fclose(f);
     char line[128];
     snprintf(line, sizeof line, "the descriptor limit is 300: holding at most 59 buffers, not %lu "
-             "(--max-total-buffers)", maps / 2);
+             "(--max-total-buffers)", maps / 2 / GT_GUARDED_MAP_MAPPINGS);
     if (!daemon_fixture_log_has_line(&l->fx, line))
         fail_msg("the log has no line \"%s\"", line);
 }
