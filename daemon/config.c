@@ -448,7 +448,7 @@ static const flag flags[] = {
     {"max-waiting", "N", set_max_waiting, "wait and report requests per client awaiting their launches (default 4096)"},
     {"max-output", "BYTES", set_max_output, "answers queued to a client that is not reading before it is dropped (default 64M)"},
     {"max-total-output", "BYTES", set_max_total_output,
-     "answers queued to all clients; past it, a client holding more than its share is dropped (default 1G)"},
+     "answers queued to all clients; past it, a client holding more than its share is dropped (default 256M)"},
     {"max-clients", "N", set_max_clients, "connections in all (default 1024, lowered to fit the descriptor limit)"},
     {"max-user-clients", "N", set_max_user_clients, "connections of one user (uid) (default 256)"},
     {"frame-timeout", "SECONDS", set_frame_timeout, "a frame must arrive whole this long after its first byte, and a hello this long after connecting (default 30)"},

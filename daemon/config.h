@@ -18,7 +18,7 @@
 #define GT_DEFAULT_GROUP "gridtune"
 #define GT_DEFAULT_KEEP_REPORTS 256
 #define GT_DEFAULT_MAX_OUTPUT (64u << 20) /* bytes queued to one client before it is dropped */
-#define GT_DEFAULT_MAX_TOTAL_OUTPUT (1u << 30) /* bytes queued to all clients (session.c) */
+#define GT_DEFAULT_MAX_TOTAL_OUTPUT (256u << 20) /* bytes queued to all clients (session.c) */
 #define GT_HTTP_UNIX "unix:" /* --http unix:PATH: HTTP on a Unix socket, peers checked */
 #define GT_DEFAULT_MAX_CLIENTS 1024           /* connections in all */
 #define GT_DEFAULT_MAX_USER_CLIENTS 256       /* connections of one uid */
