@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_daemon_options.sh: gridtuned's tuning and executor options on the command line. --help documents
+# test_daemon_options.sh: gridtuned's tuning, executor and limit options on the command line. --help documents
 # them, and a bad value is refused with exit status 2 and a sentence naming the value and what
 # was expected, before the daemon starts. Nothing listens here.
 # usage: test_daemon_options.sh GRIDTUNED
@@ -14,7 +14,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 run 0 --help
 for opt in --budget --strategy --metric --refine --refine-limit --disturbed-share --isolation --executor \
-  --executor-spin --launch-timeout --time-slice --buffer-store; do
+  --executor-spin --launch-timeout --time-slice --buffer-store --max-waiting --max-total-output --frame-timeout; do
   expect_in "$out" "$opt " "--help documents $opt"
 done
 
@@ -35,4 +35,9 @@ refused '--launch-timeout "soon": expected an integer from 0 to 1048576' --launc
 refused '--time-slice "60001": expected an integer from 0 to 60000' --time-slice 60001
 refused '--time-slice "-5": expected an integer from 0 to 60000' --time-slice -5
 refused '--time-slice "1s": expected an integer from 0 to 60000' --time-slice 1s
+refused '--max-waiting "0": expected an integer from 1 to 1048576' --max-waiting 0
+refused '--max-waiting "many": expected an integer from 1 to 1048576' --max-waiting many
+refused '--max-total-output "1k": expected a byte count (suffix K, M, G or T allowed) from 65536 to 4398046511104' \
+  --max-total-output 1k
+refused '--max-total-output "-1": expected a byte count' --max-total-output -1
 finish test_daemon_options
