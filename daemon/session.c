@@ -231,7 +231,9 @@ static void frame_error(gt_session *s, const char *code, int errnum, const char 
 
 /* Keeps d->partial_bytes (what all clients' unfinished frames hold) up to date, and the frame
  * deadline armed while this session's frame is unfinished; restarted when a frame ended.
- * Then drops the session if the daemon holds more partial bytes than --max-partial-bytes. */
+ * Then drops the session if the daemon holds more partial bytes than --max-partial-bytes and
+ * this session more than its share of them (so that a client sending a frame of ordinary size
+ * is not dropped for the clients that filled the budget: they are, when their bytes come). */
 static void watch_partial_frame(gt_session *s, bool frames_ended)
 {
     gt_daemon *d = s->d;
@@ -254,10 +256,11 @@ static void watch_partial_frame(gt_session *s, bool frames_ended)
         evtimer_add(s->frame_timer, &deadline);
     }
     char message[256];
-    if (d->partial_bytes > lim->max_partial_bytes) {
+    size_t share = lim->max_partial_bytes / (d->stats.clients ? d->stats.clients : 1);
+    if (d->partial_bytes > lim->max_partial_bytes && pending > share) {
         snprintf(message, sizeof message, "gridtuned holds %zu bytes of partly received frames for all its clients, "
-                 "more than --max-partial-bytes %zu; this client's unfinished frame of %zu bytes is dropped",
-                 d->partial_bytes, lim->max_partial_bytes, pending);
+                 "more than --max-partial-bytes %zu; this client's unfinished frame of %zu bytes, more than its "
+                 "share, is dropped", d->partial_bytes, lim->max_partial_bytes, pending);
         frame_error(s, GT_ERR_LIMIT, ENOBUFS, message, true);
     } else if (d->queued_fds > lim->max_queued_fds) {
         /* descriptors sent ahead of their frames would starve accept() and other clients' buffers */

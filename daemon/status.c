@@ -99,6 +99,9 @@ cJSON *gt_status_build(const gt_daemon *d)
         cJSON_AddNullToObject(s, "http");
     cJSON_AddNumberToObject(s, "clients", d->stats.clients);
     cJSON_AddNumberToObject(s, "clients_refused", (double)d->stats.clients_refused);
+    cJSON *clients_held = cJSON_AddObjectToObject(s, "held_for_clients");
+    cJSON_AddNumberToObject(clients_held, "partial_frame_bytes", (double)d->partial_bytes);
+    cJSON_AddNumberToObject(clients_held, "answer_bytes", (double)atomic_load(&d->output_bytes));
     gt_usage_counts held = gt_usage_total(d->usage);
     cJSON_AddNumberToObject(buffers, "count", held.buffers);
     cJSON_AddNumberToObject(buffers, "bytes", (double)held.buffer_bytes);
@@ -118,7 +121,8 @@ cJSON *gt_status_build(const gt_daemon *d)
     /* Each Add above fails only without memory; one check of the whole tree catches it. */
     if (!s || !cJSON_GetObjectItemCaseSensitive(s, "errors") || !cJSON_GetObjectItemCaseSensitive(s, "counters") ||
         !cJSON_GetObjectItemCaseSensitive(s, "launches") || !cJSON_GetObjectItemCaseSensitive(s, "workgroups") ||
-        !cJSON_GetObjectItemCaseSensitive(s, "buffers")) {
+        !cJSON_GetObjectItemCaseSensitive(s, "buffers") ||
+        !cJSON_GetObjectItemCaseSensitive(clients_held, "answer_bytes")) {
         cJSON_Delete(s);
         return NULL;
     }
@@ -173,6 +177,12 @@ int gt_status_metrics(const gt_daemon *d, struct evbuffer *out)
         "# HELP gridtune_clients_refused_total Connections refused by --max-clients or --max-user-clients.\n"
         "# TYPE gridtune_clients_refused_total counter\n"
         "gridtune_clients_refused_total %" PRIu64 "\n"
+        "# HELP gridtune_partial_frame_bytes Bytes of frames partly received from all clients (--max-partial-bytes).\n"
+        "# TYPE gridtune_partial_frame_bytes gauge\n"
+        "gridtune_partial_frame_bytes %zu\n"
+        "# HELP gridtune_answer_bytes Bytes of answers queued to all clients, not yet read (--max-total-output).\n"
+        "# TYPE gridtune_answer_bytes gauge\n"
+        "gridtune_answer_bytes %zu\n"
         "# HELP gridtune_buffers Buffers mapped for all clients (each one mapping).\n"
         "# TYPE gridtune_buffers gauge\n"
         "gridtune_buffers %u\n"
@@ -181,7 +191,7 @@ int gt_status_metrics(const gt_daemon *d, struct evbuffer *out)
         "gridtune_buffer_bytes %" PRIu64 "\n",
         st->succeeded, st->failed, st->cancelled, st->launches - st->succeeded - st->failed - st->cancelled,
         d->executors ? gt_executors_pauses(d->executors) : 0, st->direct, st->workgroups_analysis, st->workgroups - st->workgroups_analysis, fraction, st->wisdom_hits,
-        st->wisdom_entries, st->errors, st->disturbed_samples, st->clients, st->clients_refused, held.buffers,
-        held.buffer_bytes);
+        st->wisdom_entries, st->errors, st->disturbed_samples, st->clients, st->clients_refused, d->partial_bytes,
+        atomic_load(&d->output_bytes), held.buffers, held.buffer_bytes);
     return n < 0 ? -ENOMEM : 0;
 }

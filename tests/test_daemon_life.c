@@ -95,6 +95,7 @@ static const struct {
     {"unread_output", {"--max-output", "64K"}},
     {"total_output", {"--max-total-output", "64K"}},
     {"partial_bytes", {"--max-partial-bytes", "64K"}},
+    {"partial_share", {"--max-partial-bytes", "64K"}},
     {"paused_reading", {"--max-partial-bytes", "64K"}},
     {"user_clients", {"--max-user-clients", "2"}},
     {"total_clients", {"--max-clients", "2", "--max-user-clients", "5"}},
@@ -1233,6 +1234,50 @@ static void test_partial_bytes(void **state)
     raw_client_close(&rc[1]);
 }
 
+#define SHARE_HELD 50000  /* the client that fills the budget: its frame's bytes sent */
+#define SHARE_FRAME 20000 /* the other client's frame, of which it sends */
+#define SHARE_SENT 16000
+
+SETUP(partial_share)
+
+/* Three clients (one only asks for the status), so each one's share of --max-partial-bytes 64K
+ * is 21845 bytes. One holds 50,000 bytes of a frame; another's 16,000 bytes take the total past
+ * the limit, but are less than its share: it is not dropped, and its frame is answered. The
+ * first, holding more than its share, is dropped when its next byte comes. */
+static void test_partial_share(void **state)
+{
+    life *l = *state;
+    static char frame[PARTIAL_FRAME];
+    const char *status = "{\"type\":\"status\",\"id\":2}";
+    memset(frame, ' ', sizeof frame);
+    memcpy(frame, status, strlen(status));
+    gt_client *c = daemon_fixture_connect(&l->fx);
+    raw_client big, small;
+    raw_client_open_hello(&big, &l->fx);
+    raw_client_open_hello(&small, &l->fx);
+    send_header(&big, PARTIAL_FRAME);
+    raw_client_send_bytes(&big, frame, SHARE_HELD);
+    wait_status_number(c, "held_for_clients.partial_frame_bytes", GT_WIRE_HEADER + SHARE_HELD);
+    send_header(&small, SHARE_FRAME);
+    raw_client_send_bytes(&small, frame, SHARE_SENT);
+    /* both held: the small one was not dropped for passing the limit */
+    wait_status_number(c, "held_for_clients.partial_frame_bytes", 2 * GT_WIRE_HEADER + SHARE_HELD + SHARE_SENT);
+    raw_client_send_bytes(&big, frame + SHARE_HELD, 1);
+    cJSON *answer = raw_client_read(&big);
+    assert_non_null(answer);
+    assert_error_answer(answer, GT_ERR_LIMIT, ENOBUFS, "more than its share, is dropped");
+    cJSON_Delete(answer);
+    raw_client_expect_closed(&big);
+    raw_client_send_bytes(&small, frame + SHARE_SENT, SHARE_FRAME - SHARE_SENT);
+    answer = raw_client_read(&small);
+    assert_non_null(answer);
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(answer, "type")), "result");
+    cJSON_Delete(answer);
+    raw_client_close(&big);
+    raw_client_close(&small);
+    gt_disconnect(c);
+}
+
 /* Connects through libgridtune and expects the daemon to refuse, naming the flag. */
 static void expect_refused(const daemon_fixture *fx, const char *flag)
 {
@@ -1512,6 +1557,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_unread_output, setup_unread_output, teardown),
         cmocka_unit_test_setup_teardown(test_total_output, setup_total_output, teardown),
         cmocka_unit_test_setup_teardown(test_partial_bytes, setup_partial_bytes, teardown),
+        cmocka_unit_test_setup_teardown(test_partial_share, setup_partial_share, teardown),
         cmocka_unit_test_setup_teardown(test_user_clients, setup_user_clients, teardown),
         cmocka_unit_test_setup_teardown(test_total_clients, setup_total_clients, teardown),
         cmocka_unit_test_setup_teardown(test_user_buffers, setup_user_buffers, teardown),
