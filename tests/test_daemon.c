@@ -1084,6 +1084,8 @@ static void test_http_metrics(void **state)
     assert_true(metric_value(a.body, "gridtune_launches_total{outcome=\"succeeded\"}") >= STEADY_PROGRESS);
     assert_true(metric_value(a.body, "gridtune_errors_total") >= 1); /* the bad inputs before */
     assert_true(metric_value(a.body, "gridtune_clients") >= 2);      /* the steady one and ours */
+    assert_true(metric_value(a.body, "gridtune_partial_frame_bytes") >= 0); /* present: -1 when not */
+    assert_true(metric_value(a.body, "gridtune_answer_bytes") >= 0);
     free(a.body);
 }
 
