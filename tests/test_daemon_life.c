@@ -1195,6 +1195,27 @@ static void test_hello_deadline(void **state)
 #define PARTIAL_FRAME 60000
 #define PARTIAL_SENT 40000
 
+/* A status request padded with white space (allowed after the JSON object) to PARTIAL_FRAME
+ * bytes; its first bytes make shorter frames too. */
+static const char *padded_status_frame(void)
+{
+    static char frame[PARTIAL_FRAME];
+    const char *status = "{\"type\":\"status\",\"id\":2}";
+    memset(frame, ' ', sizeof frame);
+    memcpy(frame, status, strlen(status));
+    return frame;
+}
+
+/* Sends the rest of a status frame and expects its answer. */
+static void finish_status_frame(raw_client *rc, const char *rest, size_t len)
+{
+    raw_client_send_bytes(rc, rest, len);
+    cJSON *answer = raw_client_read(rc);
+    assert_non_null(answer);
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(answer, "type")), "result");
+    cJSON_Delete(answer);
+}
+
 SETUP(partial_bytes)
 
 /* Two clients each hold 40,000 bytes of a 60,000-byte frame: together more than
@@ -1203,10 +1224,7 @@ SETUP(partial_bytes)
 static void test_partial_bytes(void **state)
 {
     life *l = *state;
-    static char frame[PARTIAL_FRAME];
-    const char *status = "{\"type\":\"status\",\"id\":2}";
-    memset(frame, ' ', sizeof frame); /* white space after the JSON object is allowed */
-    memcpy(frame, status, strlen(status));
+    const char *frame = padded_status_frame();
     raw_client rc[2];
     for (int i = 0; i < 2; i++) {
         raw_client_open_hello(&rc[i], &l->fx);
@@ -1225,11 +1243,7 @@ static void test_partial_bytes(void **state)
                            "--max-partial-bytes"));
     cJSON_Delete(answer);
     raw_client_expect_closed(&rc[dropped]);
-    raw_client_send_bytes(&rc[kept], frame + PARTIAL_SENT, PARTIAL_FRAME - PARTIAL_SENT);
-    answer = raw_client_read(&rc[kept]);
-    assert_non_null(answer);
-    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(answer, "type")), "result");
-    cJSON_Delete(answer);
+    finish_status_frame(&rc[kept], frame + PARTIAL_SENT, PARTIAL_FRAME - PARTIAL_SENT);
     raw_client_close(&rc[0]);
     raw_client_close(&rc[1]);
 }
@@ -1247,10 +1261,7 @@ SETUP(partial_share)
 static void test_partial_share(void **state)
 {
     life *l = *state;
-    static char frame[PARTIAL_FRAME];
-    const char *status = "{\"type\":\"status\",\"id\":2}";
-    memset(frame, ' ', sizeof frame);
-    memcpy(frame, status, strlen(status));
+    const char *frame = padded_status_frame();
     gt_client *c = daemon_fixture_connect(&l->fx);
     raw_client big, small;
     raw_client_open_hello(&big, &l->fx);
@@ -1268,11 +1279,7 @@ static void test_partial_share(void **state)
     assert_error_answer(answer, GT_ERR_LIMIT, ENOBUFS, "more than its share, is dropped");
     cJSON_Delete(answer);
     raw_client_expect_closed(&big);
-    raw_client_send_bytes(&small, frame + SHARE_SENT, SHARE_FRAME - SHARE_SENT);
-    answer = raw_client_read(&small);
-    assert_non_null(answer);
-    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(answer, "type")), "result");
-    cJSON_Delete(answer);
+    finish_status_frame(&small, frame + SHARE_SENT, SHARE_FRAME - SHARE_SENT);
     raw_client_close(&big);
     raw_client_close(&small);
     gt_disconnect(c);
