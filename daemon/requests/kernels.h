@@ -11,7 +11,8 @@
 
 /* At shutdown, once every session is closed and before the kernel thread's queue is destroyed:
  * the jobs waiting for their user's turn go to the queue, which runs (as cancelled) and hands
- * back every job it holds. From the loop's thread. */
+ * back every job it holds. After a stop whose drain finished none wait (the drain waits for
+ * them too); this keeps every job handed back however the loop ended. From the loop's thread. */
 void gt_kernel_jobs_release_turns(gt_daemon *d);
 
 #endif
