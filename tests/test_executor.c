@@ -591,6 +591,82 @@ static void test_loads_take_turns(void **state)
     raw_client_close(&slow);
 }
 
+/* The pid of a child of parent whose command line starts with argv0 and has `arg`, or 0. */
+static pid_t find_child(pid_t parent, const char *argv0, const char *arg)
+{
+    DIR *proc = opendir("/proc");
+    assert_non_null(proc);
+    pid_t found = 0;
+    for (struct dirent *e; !found && (e = readdir(proc));) {
+        char path[300], buf[4096] = {0}, state;
+        int ppid;
+        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+        FILE *f = fopen(path, "re");
+        if (!f)
+            continue;
+        bool child = fscanf(f, "%*d (%*[^)]) %c %d", &state, &ppid) == 2 && ppid == parent && state != 'Z';
+        fclose(f);
+        snprintf(path, sizeof path, "/proc/%s/cmdline", e->d_name);
+        int fd = child ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+        ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+        if (fd >= 0)
+            close(fd);
+        /* arguments are separated by NULs: the first is argv[0], the next ones follow it */
+        if (n > 0 && strcmp(buf, argv0) == 0 && memmem(buf, (size_t)n, arg, strlen(arg)))
+            found = (pid_t)atoi(e->d_name);
+    }
+    closedir(proc);
+    return found;
+}
+
+/* Whether pid runs: not gone, and not a zombie (whoever adopts an orphan may reap it late). */
+static bool running(pid_t pid)
+{
+    char path[64], state = 0;
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return false;
+    bool read = fscanf(f, "%*d (%*[^)]) %c", &state) == 1;
+    fclose(f);
+    return read && state != 'Z';
+}
+
+/* A loader whose gridtuned is killed has no one to answer: it dies with it, rather than stay
+ * (this module's constructor never returns). */
+static void test_loader_dies_with_gridtuned(void **state)
+{
+    (void)state;
+    daemon_fixture fx;
+    daemon_fixture_start(&fx, NULL, NULL);
+    raw_client rc;
+    raw_client_open_hello(&rc, &fx);
+    char req[PATH_MAX + 128];
+    snprintf(req, sizeof req, "{\"type\":\"kernel_load\",\"id\":2,\"path\":\"%s\",\"name\":\"never_described\"}",
+             GT_LINGERING_CONSTRUCTOR_MODULE);
+    raw_client_send(&rc, req, NULL, 0);
+    int64_t deadline = gt_clock_ms() + DAEMON_FIXTURE_GUARD_SECONDS * 1000;
+    pid_t loader;
+    while (!(loader = find_child(fx.pid, "gridtune-exec", GT_LINGERING_CONSTRUCTOR_MODULE))) {
+        if (gt_clock_ms() > deadline)
+            fail_msg("no loader of the module appeared under gridtuned %d", (int)fx.pid);
+        gt_clock_sleep_ms(10);
+    }
+    assert_int_equal(kill(fx.pid, SIGKILL), 0);
+    deadline = gt_clock_ms() + DAEMON_FIXTURE_GUARD_SECONDS * 1000;
+    while (running(loader)) {
+        if (gt_clock_ms() > deadline) {
+            kill(loader, SIGKILL);
+            fail_msg("the loader %d outlived its gridtuned by %d s", (int)loader, DAEMON_FIXTURE_GUARD_SECONDS);
+        }
+        gt_clock_sleep_ms(10);
+    }
+    raw_client_close(&rc);
+    fx.pid = 0; /* killed on purpose: its files go */
+    fx.exit_status = 0;
+    daemon_fixture_clean_up(&fx);
+}
+
 /* A pattern that appears nowhere by chance: derived from the uid and the test's pid. */
 static void user_mark(uid_t uid, pid_t test, unsigned char *mark)
 {
@@ -958,6 +1034,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_constructor_that_aborts, setup, teardown),
         cmocka_unit_test_setup_teardown(test_constructor_that_lingers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_loads_take_turns, setup, teardown),
+        cmocka_unit_test(test_loader_dies_with_gridtuned),
         cmocka_unit_test_setup_teardown(test_executor_killed_while_idle, setup, teardown),
         cmocka_unit_test_setup_teardown(test_users_see_only_their_own_buffers, setup_users, teardown_users),
         cmocka_unit_test_setup_teardown(test_one_users_hang_does_not_hold_another, setup_system, teardown_users),

@@ -371,8 +371,10 @@ static int start(executor *x, const options *o, gt_exec_hello *hello, char *err,
 
 int main(int argc, char **argv)
 {
-    if (argc == 4 && strcmp(argv[1], "--describe") == 0)
+    if (argc == 4 && strcmp(argv[1], "--describe") == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL); /* without gridtuned no one waits for the answer */
         return gt_describe_main(argv[2], argv[3]);
+    }
     options o = {0};
     if (parse_options(argc, argv, &o) != 0) {
         fprintf(stderr, "gridtune-exec: gridtuned starts this program; it is not run by hand\n");
