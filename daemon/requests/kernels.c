@@ -29,7 +29,7 @@ typedef struct kernel_job {
     const char *code;
     char err[1024];
     char *diagnostics;
-    struct kernel_job *next_waiting; /* the next of its user's jobs waiting for their turn */
+    struct kernel_job *next_waiting; /* the next of its connection's jobs waiting for their turn */
 } kernel_job;
 
 /* One connection's jobs waiting for their turn, in order. */
