@@ -588,6 +588,11 @@ static void test_loads_take_turns(void **state)
     struct pollfd pfd = {.fd = slow.fd, .events = POLLIN};
     if (gt_wire_pending(slow.reader) > 0 || poll(&pfd, 1, 0) != 0)
         fail_msg("the slow client's second load was answered before the other client's load");
+    /* its answer, so that no load holds a loader's pipe open in gridtuned at the teardown */
+    cJSON *second = raw_client_read(&slow);
+    assert_non_null(second);
+    assert_int_equal(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(second, "id")), 3);
+    cJSON_Delete(second);
     raw_client_close(&slow);
 }
 
