@@ -140,6 +140,8 @@ static void print_status(const cJSON *s)
            str(s, "wisdom.warning") ? str(s, "wisdom.warning") : "");
     printf("http:       %s\nclients:    %.0f (%.0f refused since start)\n", str(s, "http") ? str(s, "http") : "off",
            num(s, "clients"), num(s, "clients_refused"));
+    printf("held:       %.0f bytes of partly received frames, %.0f bytes of answers not yet read\n",
+           num(s, "held_for_clients.partial_frame_bytes"), num(s, "held_for_clients.answer_bytes"));
     const char *huge = str(s, "buffers.huge_pages");
     const char *store = str(s, "buffers.store"), *note = str(s, "buffers.store_note");
     printf("buffers:    %.0f, %.0f bytes (%s, huge pages: %s%s%s)\n", num(s, "buffers.count"), num(s, "buffers.bytes"),

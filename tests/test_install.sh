@@ -37,6 +37,9 @@ grep -q "status" "$tmp/help.txt" || fail "gridtune --help does not list status"
 run "$gridtune" status --json >"$tmp/status.json" 2>"$tmp/status.err" ||
   { cat "$tmp/status.err" >&2; fail "gridtune status failed"; }
 daemon_pid=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["pid"])' "$tmp/status.json")
+run "$gridtune" status >"$tmp/status.txt" 2>"$tmp/status.err" || { cat "$tmp/status.err" >&2; fail "gridtune status failed"; }
+grep -q "^held: *0 bytes of partly received frames, [0-9]* bytes of answers not yet read" "$tmp/status.txt" ||
+  { cat "$tmp/status.txt" >&2; fail "gridtune status does not say what gridtuned holds for its clients"; }
 exe=$(readlink "/proc/$daemon_pid/exe")
 [ "$exe" = "$prefix/bin/gridtuned" ] || fail "the daemon started is $exe, not the installed $prefix/bin/gridtuned"
 log=$tmp/state/gridtune/gridtuned.log # detached, it logs beside the wisdom
