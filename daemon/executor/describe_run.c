@@ -21,7 +21,9 @@ extern char **environ;
 static int spawn_loader(const char *loader, const char *path, const char *name, int out_fd, pid_t *pid, char *err,
                         size_t errlen)
 {
-    char *argv[] = {"gridtune-exec", "--describe", (char *)path, (char *)name, NULL};
+    char parent[24]; /* so that the loader can tell whether gridtuned went before it asked to die with it */
+    snprintf(parent, sizeof parent, "%ld", (long)getpid());
+    char *argv[] = {"gridtune-exec", "--describe", (char *)path, (char *)name, parent, NULL};
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t attr;
     sigset_t none, all;

@@ -8,7 +8,8 @@
  * A kernel that faults, divides by zero or aborts kills this process only. The fatal-signal
  * handler first writes what it knows into the channel's crash record, for gridtuned's error.
  * Not meant to be run by hand: it needs the channel's descriptors (3 and 4). Started with
- * --describe, it is instead the loader that opens a module for gridtuned (describe.h). */
+ * --describe MODULE KERNEL GRIDTUNED_PID, it is instead the loader that opens a module for
+ * gridtuned (describe.h). */
 #include "exec_msg.h"
 
 #include "describe.h"
@@ -371,8 +372,12 @@ static int start(executor *x, const options *o, gt_exec_hello *hello, char *err,
 
 int main(int argc, char **argv)
 {
-    if (argc == 4 && strcmp(argv[1], "--describe") == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL); /* without gridtuned no one waits for the answer */
+    if (argc == 5 && strcmp(argv[1], "--describe") == 0) {
+        /* Without gridtuned no one waits for the answer: die with it, also when it went before
+           this asked to (its pid, the last argument, is then no longer the parent's). */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != (pid_t)strtol(argv[4], NULL, 10))
+            return 1;
         return gt_describe_main(argv[2], argv[3]);
     }
     options o = {0};
