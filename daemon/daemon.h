@@ -61,7 +61,7 @@ typedef struct gt_daemon {
     char build_note[256];
     char machine[GT_HASH_TEXT_MAX];
     gt_jobq *launcher, *kernels;
-    struct gt_kernel_turn *kernel_turns; /* users with a job on the kernel thread (requests/kernels.h) */
+    struct gt_kernel_turn *kernel_turns; /* users with a job on the kernel thread (requests/kernels.c) */
     _Atomic unsigned launches_running; /* on a launcher thread now, paused ones too: for the status */
     /* The wisdom, which each user's launcher thread reads and stores into (executors.h); the
        launcher thread's wisdom jobs take it too. In-process, only the launcher touches it. */

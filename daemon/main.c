@@ -19,7 +19,6 @@
 
 #include "daemon/build/build.h"
 #include "daemon/executor/executors.h"
-#include "daemon/requests/kernels.h"
 #include "daemon/requests/launches.h"
 #include "tuner/clock.h"
 #include "tuner/durable_file.h"
@@ -517,7 +516,6 @@ static void shut_down(daemon_main *m)
         gt_session_close(d->sessions, "gridtuned stopped");
     gt_jobq_destroy(d->launcher);
     gt_executors_stop(d->executors); /* the users' queues; their processes end below */
-    gt_kernel_jobs_release_turns(d);
     gt_jobq_destroy(d->kernels);
     if (d->wisdom && gt_wisdom_save(d->wisdom, err, sizeof err) != 0)
         gt_log_warn("the wisdom could not be saved: %s", err);

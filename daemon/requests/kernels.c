@@ -1,8 +1,6 @@
 /* kernels.c: kernel_load, kernel_build and kernel_release. Loading and compiling
  * touch the disk and may take seconds, so they run as jobs on the kernel thread, never on the
  * event loop; the answer goes out when the job is done. */
-#include "kernels.h"
-
 #include "dispatch.h"
 
 #include "daemon/build/build.h"
@@ -40,7 +38,11 @@ typedef struct session_jobs {
 } session_jobs;
 
 /* A user with a job on the kernel thread's queue, and the user's connections with jobs waiting
- * behind it, in the order they take turns. */
+ * behind it, in the order they take turns. Loads and builds run one at a time, and the queue
+ * holds at most one job of each user, so one client's slow modules (a load may take its whole
+ * deadline, a build its compiler's) delay another client's next load by at most one job of each
+ * user with jobs, and of each connection of its own user with jobs. (No job waits at shutdown:
+ * the stop's drain waits for the kernel queue, and each job done sends the next.) */
 typedef struct gt_kernel_turn {
     uid_t uid;
     session_jobs *first, *last;
@@ -53,6 +55,17 @@ static gt_kernel_turn *find_turn(gt_daemon *d, uid_t uid, gt_kernel_turn ***at)
         if ((**at)->uid == uid)
             return **at;
     return NULL;
+}
+
+/* q to the back of t's line. */
+static void line_up(gt_kernel_turn *t, session_jobs *q)
+{
+    q->next = NULL;
+    if (t->last)
+        t->last->next = q;
+    else
+        t->first = q;
+    t->last = q;
 }
 
 /* Queues j on the kernel thread, or to wait for its user's turn and then its connection's.
@@ -75,11 +88,7 @@ static int push_in_turn(gt_daemon *d, kernel_job *j)
         if (!(q = calloc(1, sizeof *q)))
             return -ENOMEM;
         q->s = j->s;
-        if (t->last)
-            t->last->next = q;
-        else
-            t->first = q;
-        t->last = q;
+        line_up(t, q);
     }
     if (q->last)
         q->last->next_waiting = j;
@@ -105,46 +114,20 @@ static void next_in_turn(gt_daemon *d, const gt_session *s)
     }
     if (q->s == s && q->next) { /* s just had its turn */
         t->first = q->next;
-        t->last->next = q;
-        t->last = q;
-        q->next = NULL;
+        line_up(t, q);
         q = t->first;
     }
-    kernel_job *j = q->first;
-    q->first = j->next_waiting;
-    j->next_waiting = NULL;
     t->first = q->next;
     if (!t->first)
         t->last = NULL;
-    q->next = NULL;
-    if (q->first) {
-        if (t->last)
-            t->last->next = q;
-        else
-            t->first = q;
-        t->last = q;
-    } else {
+    kernel_job *j = q->first;
+    q->first = j->next_waiting;
+    j->next_waiting = NULL;
+    if (q->first)
+        line_up(t, q);
+    else
         free(q);
-    }
     gt_jobq_push(d->kernels, &j->job);
-}
-
-void gt_kernel_jobs_release_turns(gt_daemon *d)
-{
-    while (d->kernel_turns) {
-        gt_kernel_turn *t = d->kernel_turns;
-        d->kernel_turns = t->next;
-        for (session_jobs *q = t->first, *next_q; q; q = next_q) {
-            next_q = q->next;
-            for (kernel_job *j = q->first, *next; j; j = next) {
-                next = j->next_waiting;
-                j->next_waiting = NULL;
-                gt_jobq_push(d->kernels, &j->job);
-            }
-            free(q);
-        }
-        free(t);
-    }
 }
 
 /* System mode: only modules inside a --module-dir. realpath resolves links and "..", so a

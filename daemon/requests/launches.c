@@ -245,6 +245,13 @@ static void launch_free(launch_job *j)
     free(j);
 }
 
+/* ev's waiters were answered: they no longer count against s's --max-waiting. */
+static void forget_waiters(gt_session *s, gt_launch_event *ev)
+{
+    s->waiting -= (unsigned)ev->nwaiters;
+    ev->nwaiters = 0;
+}
+
 void gt_launch_done(gt_job *job)
 {
     launch_job *j = (launch_job *)job;
@@ -261,8 +268,7 @@ void gt_launch_done(gt_job *job)
     }
     for (size_t i = 0; i < ev->nwaiters; i++)
         answer(s, ev, &ev->waiters[i]);
-    s->waiting -= (unsigned)ev->nwaiters;
-    ev->nwaiters = 0;
+    forget_waiters(s, ev);
     /* A launch answered on completion whose event is not kept, or whose answer was its error
        (which cannot name the event), leaves nothing for the client to release. */
     if (!ev->kept && gt_idtable_remove(&s->events, ev->id))
@@ -284,8 +290,7 @@ void gt_launch_abandon_waiters(gt_session *s, const char *message)
         for (size_t k = 0; !ev->done && k < ev->nwaiters; k++)
             if (strcmp(ev->waiters[k].type, "launch") != 0 || !atomic_exchange(&ev->launch_answered, true))
                 gt_reply_error(s, ev->waiters[k].request, ev->waiters[k].type, GT_ERR_CANCELLED, ECANCELED, message);
-        s->waiting -= (unsigned)ev->nwaiters;
-        ev->nwaiters = 0;
+        forget_waiters(s, ev);
     }
     gt_session_unref(s);
 }
