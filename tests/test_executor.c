@@ -596,45 +596,35 @@ static void test_loads_take_turns(void **state)
     raw_client_close(&slow);
 }
 
-/* The pid of a child of parent whose command line starts with argv0 and has `arg`, or 0. */
-static pid_t find_child(pid_t parent, const char *argv0, const char *arg)
+/* The process of gridtuned's children (of any of its threads) whose command line (its
+ * arguments, each ended by a NUL) holds the len bytes of want; 0 when none. */
+static pid_t child_with(const daemon_fixture *fx, const char *want, size_t len)
 {
-    DIR *proc = opendir("/proc");
-    assert_non_null(proc);
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task", (int)fx->pid);
+    DIR *dir = opendir(path);
     pid_t found = 0;
-    for (struct dirent *e; !found && (e = readdir(proc));) {
-        char path[300], buf[4096] = {0}, state;
-        int ppid;
-        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
-        FILE *f = fopen(path, "re");
-        if (!f)
-            continue;
-        bool child = fscanf(f, "%*d (%*[^)]) %c %d", &state, &ppid) == 2 && ppid == parent && state != 'Z';
-        fclose(f);
-        snprintf(path, sizeof path, "/proc/%s/cmdline", e->d_name);
-        int fd = child ? open(path, O_RDONLY | O_CLOEXEC) : -1;
-        ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
-        if (fd >= 0)
-            close(fd);
-        /* arguments are separated by NULs: the first is argv[0], the next ones follow it */
-        if (n > 0 && strcmp(buf, argv0) == 0 && memmem(buf, (size_t)n, arg, strlen(arg)))
-            found = (pid_t)atoi(e->d_name);
+    for (struct dirent *e; dir && !found && (e = readdir(dir));) {
+        char children[96];
+        snprintf(children, sizeof children, "/proc/%d/task/%.32s/children", (int)fx->pid, e->d_name);
+        FILE *f = fopen(children, "re");
+        int child;
+        while (f && !found && fscanf(f, "%d", &child) == 1) {
+            char cmd[PATH_MAX + 512];
+            snprintf(path, sizeof path, "/proc/%d/cmdline", child);
+            int fd = open(path, O_RDONLY | O_CLOEXEC);
+            ssize_t n = fd >= 0 ? read(fd, cmd, sizeof cmd) : -1;
+            if (fd >= 0)
+                close(fd);
+            if (n > 0 && memmem(cmd, (size_t)n, want, len))
+                found = child;
+        }
+        if (f)
+            fclose(f);
     }
-    closedir(proc);
+    if (dir)
+        closedir(dir);
     return found;
-}
-
-/* Whether pid runs: not gone, and not a zombie (whoever adopts an orphan may reap it late). */
-static bool running(pid_t pid)
-{
-    char path[64], state = 0;
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    FILE *f = fopen(path, "re");
-    if (!f)
-        return false;
-    bool read = fscanf(f, "%*d (%*[^)]) %c", &state) == 1;
-    fclose(f);
-    return read && state != 'Z';
 }
 
 /* A loader whose gridtuned is killed has no one to answer: it dies with it, rather than stay
@@ -652,14 +642,15 @@ static void test_loader_dies_with_gridtuned(void **state)
     raw_client_send(&rc, req, NULL, 0);
     int64_t deadline = gt_clock_ms() + DAEMON_FIXTURE_GUARD_SECONDS * 1000;
     pid_t loader;
-    while (!(loader = find_child(fx.pid, "gridtune-exec", GT_LINGERING_CONSTRUCTOR_MODULE))) {
+    static const char describe[] = "--describe\0" GT_LINGERING_CONSTRUCTOR_MODULE;
+    while (!(loader = child_with(&fx, describe, sizeof describe))) {
         if (gt_clock_ms() > deadline)
             fail_msg("no loader of the module appeared under gridtuned %d", (int)fx.pid);
         gt_clock_sleep_ms(10);
     }
     assert_int_equal(kill(fx.pid, SIGKILL), 0);
     deadline = gt_clock_ms() + DAEMON_FIXTURE_GUARD_SECONDS * 1000;
-    while (running(loader)) {
+    while (!has_ended(loader)) {
         if (gt_clock_ms() > deadline) {
             kill(loader, SIGKILL);
             fail_msg("the loader %d outlived its gridtuned by %d s", (int)loader, DAEMON_FIXTURE_GUARD_SECONDS);
@@ -711,32 +702,9 @@ static void user_child(const daemon_fixture *fx, uid_t uid, int ready, int go)
 /* The process of gridtuned's children whose command line says `--uid uid`; 0 when none. */
 static pid_t executor_of(const daemon_fixture *fx, uid_t uid)
 {
-    char want[32], path[64];
+    char want[32];
     int wantlen = snprintf(want, sizeof want, "--uid%c%u", '\0', (unsigned)uid);
-    snprintf(path, sizeof path, "/proc/%d/task", (int)fx->pid);
-    DIR *dir = opendir(path);
-    pid_t found = 0;
-    for (struct dirent *e; dir && !found && (e = readdir(dir));) {
-        char children[96];
-        snprintf(children, sizeof children, "/proc/%d/task/%.32s/children", (int)fx->pid, e->d_name);
-        FILE *f = fopen(children, "re");
-        int child;
-        while (f && !found && fscanf(f, "%d", &child) == 1) {
-            char cmd[512];
-            snprintf(path, sizeof path, "/proc/%d/cmdline", child);
-            int fd = open(path, O_RDONLY | O_CLOEXEC);
-            ssize_t n = fd >= 0 ? read(fd, cmd, sizeof cmd) : -1;
-            if (fd >= 0)
-                close(fd);
-            if (n > 0 && memmem(cmd, (size_t)n, want, (size_t)wantlen + 1))
-                found = child;
-        }
-        if (f)
-            fclose(f);
-    }
-    if (dir)
-        closedir(dir);
-    return found;
+    return child_with(fx, want, (size_t)wantlen + 1);
 }
 
 /* Whether mark is anywhere in process pid's readable memory (/proc/PID/mem, as root). Regions
