@@ -681,6 +681,20 @@ static void test_limits(void **state)
 }
 
 
+/* A hold launch of one work-item as request id, held until gate ends; its event. */
+static double held_launch(raw_client *rc, int id, double kernel, double buffer, pid_t gate)
+{
+    char req[512];
+    snprintf(req, sizeof req, "{\"type\":\"launch\",\"id\":%d,\"kernel\":%.0f,\"range\":{\"dims\":1,\"global\":[1],"
+             "\"local\":[1]},\"args\":[{\"buffer\":%.0f},{\"i32\":%d},{\"i32\":1000000000}]}", id, kernel, buffer,
+             (int)gate);
+    cJSON *answer = raw_client_call(rc, req, NULL, 0);
+    double event = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(answer, "event"));
+    assert_true(event > 0);
+    cJSON_Delete(answer);
+    return event;
+}
+
 SETUP(waiting)
 
 /* wait and report requests on a launch that has not completed are held until it does: beyond
@@ -694,14 +708,9 @@ static void test_waiting_limit(void **state)
     double kernel = raw_client_load(&rc, 2, GT_TEST_DAEMON_MODULE, "hold");
     double buffer = raw_client_buffer(&rc, 3, 64);
     l->gate = start_gate();
+    double event = held_launch(&rc, 4, kernel, buffer, l->gate);
     char req[512];
-    snprintf(req, sizeof req, "{\"type\":\"launch\",\"id\":4,\"kernel\":%.0f,\"range\":{\"dims\":1,\"global\":[1],"
-             "\"local\":[1]},\"args\":[{\"buffer\":%.0f},{\"i32\":%d},{\"i32\":1000000000}]}", kernel, buffer,
-             (int)l->gate);
-    cJSON *answer = raw_client_call(&rc, req, NULL, 0);
-    double event = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(answer, "event"));
-    assert_true(event > 0);
-    cJSON_Delete(answer);
+    cJSON *answer;
     const char *types[] = {"wait", "report", "wait"};
     for (int i = 0; i < 3; i++) {
         snprintf(req, sizeof req, "{\"type\":\"%s\",\"id\":%d,\"event\":%.0f}", types[i], 5 + i, event);
@@ -722,12 +731,7 @@ static void test_waiting_limit(void **state)
     /* Answered, they no longer count: two requests on the next held launch are held again (a
        refusal would come before the status's answer, which the loop writes after them). */
     l->gate = start_gate();
-    snprintf(req, sizeof req, "{\"type\":\"launch\",\"id\":8,\"kernel\":%.0f,\"range\":{\"dims\":1,\"global\":[1],"
-             "\"local\":[1]},\"args\":[{\"buffer\":%.0f},{\"i32\":%d},{\"i32\":1000000000}]}", kernel, buffer,
-             (int)l->gate);
-    answer = raw_client_call(&rc, req, NULL, 0);
-    event = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(answer, "event"));
-    cJSON_Delete(answer);
+    event = held_launch(&rc, 8, kernel, buffer, l->gate);
     for (int i = 0; i < 2; i++) {
         snprintf(req, sizeof req, "{\"type\":\"wait\",\"id\":%d,\"event\":%.0f}", 9 + i, event);
         raw_client_send(&rc, req, NULL, 0);
