@@ -15,6 +15,7 @@ struct gt_accept_guard {
     struct event *retry;
     const char *who;
     bool paused; /* since the last accept that succeeded */
+    bool held;   /* by its owner (gt_accept_guard_hold) */
     gt_accept_guard *next;
 };
 
@@ -35,7 +36,8 @@ static void on_retry(evutil_socket_t fd, short what, void *arg)
 {
     (void)fd, (void)what;
     gt_accept_guard *g = arg;
-    evconnlistener_enable(g->listener);
+    if (!g->held)
+        evconnlistener_enable(g->listener);
 }
 
 static void on_accept_error(struct evconnlistener *l, void *arg)
@@ -79,6 +81,17 @@ void gt_accept_guard_accepted(gt_accept_guard *g)
         return;
     g->paused = false;
     gt_log_info("accepting %s again", g->who);
+}
+
+void gt_accept_guard_hold(gt_accept_guard *g, bool held)
+{
+    if (!g || g->held == held)
+        return;
+    g->held = held;
+    if (held)
+        evconnlistener_disable(g->listener);
+    else if (!evtimer_pending(g->retry, NULL))
+        evconnlistener_enable(g->listener);
 }
 
 void gt_accept_guard_free(gt_accept_guard *g)

@@ -90,6 +90,8 @@ NUMBER_FLAG(set_max_user_buffers, limits.max_user_buffers, 1, 1u << 24, false, "
 NUMBER_FLAG(set_launch_timeout, launch_timeout_s, 0, 1u << 20, false, "--launch-timeout")
 NUMBER_FLAG(set_time_slice, time_slice_ms, 0, 60000, false, "--time-slice")
 NUMBER_FLAG(set_stop_grace, stop_grace_s, 1, 3600, false, "--stop-grace")
+NUMBER_FLAG(set_http_max_connections, http_max_connections, 1, 65536, false, "--http-max-connections")
+NUMBER_FLAG(set_http_timeout, http_timeout_s, 1, 3600, false, "--http-timeout")
 NUMBER_FLAG(set_keep_reports, keep_reports, 1, 100000, false, "--keep-reports")
 NUMBER_FLAG(set_build_timeout, build_timeout_ms, 1, 3600, false, "--build-timeout")
 NUMBER_FLAG(set_refine_limit, tune.refine_limit, 1, 1000, false, "--refine-limit")
@@ -438,6 +440,11 @@ static const flag flags[] = {
      "the main socket's (in system mode each sees only its own reports), or ADDR:PORT with --http-public"},
     {"http-public", NULL, set_http_public,
      "let --http ADDR:PORT serve every user's reports to anyone who can reach the port"},
+    {"http-max-connections", "N", set_http_max_connections,
+     "HTTP connections open at once; past them new ones wait until one ends (default 32)"},
+    {"http-timeout", "SECONDS", set_http_timeout,
+     "an HTTP connection is closed this long after it opened or its last whole request arrived, however its "
+     "bytes trickle in (default 10)"},
     {"keep-reports", "N", set_keep_reports, "recent reports kept for clients and HTTP (default 256)"},
     {"max-frame", "BYTES", set_max_frame, "largest message a client may send (default 1M)"},
     {"max-buffers", "N", set_max_buffers, "buffers per client (default 1024)"},
@@ -506,6 +513,8 @@ static void defaults(gt_daemon_config *cfg)
         .log_level = GT_LOG_INFO,
         .build_timeout_ms = 60,
         .keep_reports = GT_DEFAULT_KEEP_REPORTS,
+        .http_max_connections = GT_DEFAULT_HTTP_MAX_CONNECTIONS,
+        .http_timeout_s = GT_DEFAULT_HTTP_TIMEOUT,
         .stop_grace_s = GT_DEFAULT_STOP_GRACE,
         .inline_groups = GT_DEFAULT_INLINE_GROUPS,
         .launcher_spin_us = GT_DEFAULT_LAUNCHER_SPIN,

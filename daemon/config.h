@@ -17,6 +17,8 @@
 #define GT_PATH_MAX 4096
 #define GT_DEFAULT_GROUP "gridtune"
 #define GT_DEFAULT_KEEP_REPORTS 256
+#define GT_DEFAULT_HTTP_MAX_CONNECTIONS 32
+#define GT_DEFAULT_HTTP_TIMEOUT 10
 #define GT_DEFAULT_MAX_OUTPUT (64u << 20) /* bytes queued to one client before it is dropped */
 #define GT_DEFAULT_MAX_TOTAL_OUTPUT (256u << 20) /* bytes queued to all clients (session.c) */
 #define GT_HTTP_UNIX "unix:" /* --http unix:PATH: HTTP on a Unix socket, peers checked */
@@ -64,6 +66,8 @@ typedef struct gt_daemon_config {
     bool allow_build;    /* kernel_build in system mode */
     const char *http;    /* GT_HTTP_UNIX "PATH", ADDR:PORT or NULL */
     bool http_public;    /* --http-public: ADDR:PORT serves every report to anyone */
+    unsigned http_max_connections; /* HTTP connections open at once; past it, new ones wait */
+    unsigned http_timeout_s; /* an HTTP connection idle this long, or this long without a whole request, is closed */
     const char *trace;   /* JSON lines of every frame, or NULL */
     const char *cc;
     const char *include_dir;

@@ -27,6 +27,7 @@ typedef struct gt_builder gt_builder; /* build/build.h */
 typedef struct gt_usage gt_usage;     /* usage.h */
 typedef struct gt_buffer_stores gt_buffer_stores; /* buffer_store.h */
 typedef struct gt_executors gt_executors; /* executor/executors.h */
+typedef struct gt_http_conns gt_http_conns; /* http_conns.h */
 typedef struct gt_exec_proc gt_exec_proc; /* executor/exec_proc.h */
 
 typedef struct gt_daemon_counts {
@@ -81,6 +82,7 @@ typedef struct gt_daemon {
     unsigned refused_lingering; /* refused connections waiting for their hello (session.h) */
     gt_log_limit refusal_log; /* refused connections and HTTP requests: a line a second at most */
     char http[sizeof GT_HTTP_UNIX + sizeof ((struct sockaddr_un *)0)->sun_path]; /* where HTTP is served, or "" */
+    const gt_http_conns *http_conns; /* its connections (http_conns.h); NULL without HTTP */
 } gt_daemon;
 
 #endif

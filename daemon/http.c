@@ -6,6 +6,7 @@
 #include "http.h"
 
 #include "accept_guard.h"
+#include "http_conns.h"
 #include "log.h"
 #include "status.h"
 
@@ -32,13 +33,13 @@
 #define HTTP_LISTEN_BACKLOG 16
 #define HTTP_MAX_BODY 4096     /* bytes of a request body (GET has none) */
 #define HTTP_MAX_HEADERS 16384 /* bytes of a request's headers */
-#define HTTP_TIMEOUT_S 10      /* a connection idle this long, or a request this slow, is closed */
 
 struct gt_http {
     gt_daemon *d;
     struct evhttp *http;
     struct evhttp_bound_socket *bound;
-    gt_accept_guard *guard; /* pauses accepting while out of descriptors */
+    gt_accept_guard *guard; /* pauses accepting while out of descriptors or at the connection limit */
+    gt_http_conns *conns;
     char unix_path[sizeof ((struct sockaddr_un *)0)->sun_path]; /* "" on TCP; the socket we made */
 };
 
@@ -187,7 +188,7 @@ static void on_request(struct evhttp_request *req, void *arg)
 {
     struct gt_http *h = arg;
     http_peer peer;
-    gt_accept_guard_accepted(h->guard);
+    gt_http_conns_request(h->conns, req);
     if (!check_peer(h, req, &peer))
         return;
     if (evhttp_request_get_command(req) != EVHTTP_REQ_GET) {
@@ -402,11 +403,21 @@ int gt_http_start(gt_daemon *d, gt_http **out, char *err, size_t errlen)
        connection that says nothing. */
     evhttp_set_max_body_size(h->http, HTTP_MAX_BODY);
     evhttp_set_max_headers_size(h->http, HTTP_MAX_HEADERS);
-    evhttp_set_timeout(h->http, HTTP_TIMEOUT_S);
+    evhttp_set_timeout(h->http, (int)d->cfg->http_timeout_s);
+    /* ... nor many connections, nor a request that trickles in under each read's timeout */
+    if (!(h->conns = gt_http_conns_new(h->http, d->cfg->http_max_connections, d->cfg->http_timeout_s))) {
+        gt_http_free(h);
+        snprintf(err, errlen, "out of memory");
+        return -ENOMEM;
+    }
     int rc = on_unix ? bind_unix(h, cfg_http + strlen(GT_HTTP_UNIX), err, errlen) : bind_tcp(h, err, errlen);
     if (!rc && !(h->guard = gt_accept_guard_new(d->base, evhttp_bound_socket_get_listener(h->bound), "HTTP clients"))) {
         snprintf(err, errlen, "out of memory");
         rc = -ENOMEM;
+    }
+    if (!rc) {
+        gt_http_conns_set_guard(h->conns, h->guard);
+        d->http_conns = h->conns;
     }
     if (rc) {
         gt_http_free(h);
@@ -422,8 +433,12 @@ void gt_http_free(gt_http *h)
 {
     if (!h)
         return;
-    gt_accept_guard_free(h->guard); /* before evhttp_free frees the listener it watches */
-    evhttp_free(h->http);
+    if (h->d->http_conns == h->conns)
+        h->d->http_conns = NULL;
+    gt_http_conns_free(h->conns); /* before evhttp_free frees the connections it counts */
+    gt_accept_guard_free(h->guard); /* ... and the listener the guard watches */
+    if (h->http)
+        evhttp_free(h->http);
     if (h->unix_path[0] && unlink(h->unix_path) != 0 && errno != ENOENT)
         gt_log_warn("cannot remove the HTTP socket %s: %s", h->unix_path, strerror(errno));
     free(h);

@@ -44,7 +44,7 @@
 #define EXIT_RUNNING 3
 #define DRAIN_POLL_MS 20
 #define FLUSH_GRACE_MS 2000
-#define RESERVED_FDS 64 /* for the log, wisdom, modules, builds, HTTP, memfds in transit */
+#define RESERVED_FDS 64 /* for the log, wisdom, modules, builds, the HTTP listener, memfds in transit */
 #define STATE_DIR_MODE 0700 /* the state directory, as the wisdom makes it (tuner/wisdom_file.c) */
 
 #ifndef GT_INCLUDE_DIRS
@@ -355,6 +355,16 @@ static void fit_descriptor_limit(daemon_main *m)
     /* what is left after the reserve: half for the clients' sockets, half for descriptors
        in transit (buffers' memfds arrive ahead of their frames) */
     uint64_t left = fds > 2 * RESERVED_FDS ? fds - RESERVED_FDS : RESERVED_FDS;
+    /* HTTP connections come out of the same descriptors: at most a quarter of them */
+    if (m->cfg.http) {
+        if (m->cfg.http_max_connections > left / 4) {
+            unsigned fit = (unsigned)(left / 4);
+            gt_log_warn("the descriptor limit is %llu: at most %u HTTP connections, not %u (--http-max-connections)",
+                        (unsigned long long)fds, fit, m->cfg.http_max_connections);
+            m->cfg.http_max_connections = fit;
+        }
+        left -= m->cfg.http_max_connections;
+    }
     if (lim->max_clients > left / 2) {
         unsigned fit = (unsigned)(left / 2);
         gt_log_warn("the descriptor limit is %llu: serving at most %u clients, not %u (--max-clients)",

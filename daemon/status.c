@@ -6,6 +6,7 @@
 #include "daemon/executor/executors.h"
 
 #include "buffer_store.h"
+#include "http_conns.h"
 #include "session.h"
 #include "usage.h"
 
@@ -17,6 +18,11 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <unistd.h>
+
+static unsigned http_connections(const gt_daemon *d)
+{
+    return d->http_conns ? gt_http_conns_open(d->http_conns) : 0;
+}
 
 static cJSON *launches_object(const gt_daemon *d)
 {
@@ -97,6 +103,7 @@ cJSON *gt_status_build(const gt_daemon *d)
         cJSON_AddStringToObject(s, "http", d->http);
     else
         cJSON_AddNullToObject(s, "http");
+    cJSON_AddNumberToObject(s, "http_connections", http_connections(d));
     cJSON_AddNumberToObject(s, "clients", d->stats.clients);
     cJSON_AddNumberToObject(s, "clients_refused", (double)d->stats.clients_refused);
     cJSON *clients_held = cJSON_AddObjectToObject(s, "held_for_clients");
@@ -183,6 +190,9 @@ int gt_status_metrics(const gt_daemon *d, struct evbuffer *out)
         "# HELP gridtune_answer_bytes Bytes of answers queued to all clients, not yet read (--max-total-output).\n"
         "# TYPE gridtune_answer_bytes gauge\n"
         "gridtune_answer_bytes %zu\n"
+        "# HELP gridtune_http_connections HTTP connections open (--http-max-connections).\n"
+        "# TYPE gridtune_http_connections gauge\n"
+        "gridtune_http_connections %u\n"
         "# HELP gridtune_buffers Buffers mapped for all clients (each one mapping).\n"
         "# TYPE gridtune_buffers gauge\n"
         "gridtune_buffers %u\n"
@@ -192,6 +202,6 @@ int gt_status_metrics(const gt_daemon *d, struct evbuffer *out)
         st->succeeded, st->failed, st->cancelled, st->launches - st->succeeded - st->failed - st->cancelled,
         d->executors ? gt_executors_pauses(d->executors) : 0, st->direct, st->workgroups_analysis, st->workgroups - st->workgroups_analysis, fraction, st->wisdom_hits,
         st->wisdom_entries, st->errors, st->disturbed_samples, st->clients, st->clients_refused, d->partial_bytes,
-        atomic_load(&d->output_bytes), held.buffers, held.buffer_bytes);
+        atomic_load(&d->output_bytes), http_connections(d), held.buffers, held.buffer_bytes);
     return n < 0 ? -ENOMEM : 0;
 }

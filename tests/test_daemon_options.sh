@@ -14,7 +14,8 @@ trap 'rm -rf "$tmp"' EXIT
 
 run 0 --help
 for opt in --budget --strategy --metric --refine --refine-limit --disturbed-share --isolation --executor \
-  --executor-spin --launch-timeout --time-slice --buffer-store --max-waiting --max-total-output --frame-timeout; do
+  --executor-spin --launch-timeout --time-slice --buffer-store --max-waiting --max-total-output --frame-timeout \
+  --http-max-connections --http-timeout; do
   expect_in "$out" "$opt " "--help documents $opt"
 done
 
@@ -40,4 +41,8 @@ refused '--max-waiting "many": expected an integer from 1 to 1048576' --max-wait
 refused '--max-total-output "1k": expected a byte count (suffix K, M, G or T allowed) from 65536 to 4398046511104' \
   --max-total-output 1k
 refused '--max-total-output "-1": expected a byte count' --max-total-output -1
+refused '--http-max-connections "0": expected an integer from 1 to 65536' --http-max-connections 0
+refused '--http-max-connections "lots": expected an integer from 1 to 65536' --http-max-connections lots
+refused '--http-timeout "0": expected an integer from 1 to 3600' --http-timeout 0
+refused '--http-timeout "3601": expected an integer from 1 to 3600' --http-timeout 3601
 finish test_daemon_options

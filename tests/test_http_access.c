@@ -1,7 +1,9 @@
-/* test_http_access.c: who may read gridtuned's HTTP side. A TCP port is refused without
- * --http-public; --http unix:PATH serves the daemon's own user over a private socket and
- * refuses other uids in per-user mode; in system mode it serves the group, each uid seeing only
- * the reports of its own launches, another user's report id answered as a missing one. Other
+/* test_http_access.c: who may read gridtuned's HTTP side, and how much of gridtuned a peer
+ * may hold. A TCP port is refused without --http-public; --http unix:PATH serves the daemon's
+ * own user over a private socket and refuses other uids in per-user mode; in system mode it
+ * serves the group, each uid seeing only the reports of its own launches, another user's
+ * report id answered as a missing one. Oversized requests are refused, connections past
+ * --http-max-connections wait, and a request that trickles in is cut at --http-timeout. Other
  * users are child processes that change uid before they connect, since SO_PEERCRED records
  * who connected; so these tests need root and are skipped without it. */
 #include <stdarg.h>
@@ -264,10 +266,11 @@ static void launch_as(const access_test *t, uid_t uid, gid_t gid, char id[32])
 
 /* ---- setup --------------------------------------------------------------------------------- */
 
-/* A daemon serving HTTP on DIR/run/http.sock, plus `extra`; in system mode, open to this
-   process's group with modules from the test module's directory. DIR can be passed through
-   by other users (0711), so that in system mode only gridtuned's own modes decide. */
-static void start(access_test *t, bool system_mode)
+/* A daemon serving HTTP on DIR/run/http.sock; in system mode, open to this process's group
+   with modules from the test module's directory, else with the flags `extra` (two at most,
+   may be NULL). DIR can be passed through by other users (0711), so that in system mode only
+   gridtuned's own modes decide. */
+static void start(access_test *t, bool system_mode, const char *const *extra)
 {
     skip_unless_root();
     snprintf(t->dir, sizeof t->dir, "/tmp/gt-http-XXXXXX");
@@ -283,7 +286,11 @@ static void start(access_test *t, bool system_mode)
     snprintf(group, sizeof group, "%s", g->gr_name);
     snprintf(modules, sizeof modules, "%s", GT_TEST_DAEMON_MODULE);
     *strrchr(modules, '/') = '\0';
-    const char *user_flags[] = {"--http", http, NULL};
+    const char *user_flags[] = {"--http", http, NULL, NULL, NULL};
+    for (int i = 0; extra && extra[i]; i++) {
+        assert_true(i < 2);
+        user_flags[2 + i] = extra[i];
+    }
     const char *system_flags[] = {"--http", http, "--system", "--group", group, "--module-dir", modules, NULL};
     daemon_fixture_start(&t->fx, NULL, system_mode ? system_flags : user_flags);
 }
@@ -293,7 +300,29 @@ static int setup_user(void **state)
     access_test *t = calloc(1, sizeof *t);
     assert_non_null(t);
     *state = t;
-    start(t, false);
+    start(t, false, NULL);
+    return 0;
+}
+
+/* At most two HTTP connections at once. */
+static int setup_two_connections(void **state)
+{
+    access_test *t = calloc(1, sizeof *t);
+    assert_non_null(t);
+    *state = t;
+    static const char *const flags[] = {"--http-max-connections", "2", NULL};
+    start(t, false, flags);
+    return 0;
+}
+
+/* An HTTP connection lives a second without a whole request. */
+static int setup_short_timeout(void **state)
+{
+    access_test *t = calloc(1, sizeof *t);
+    assert_non_null(t);
+    *state = t;
+    static const char *const flags[] = {"--http-timeout", "1", NULL};
+    start(t, false, flags);
     return 0;
 }
 
@@ -302,7 +331,7 @@ static int setup_system(void **state)
     access_test *t = calloc(1, sizeof *t);
     assert_non_null(t);
     *state = t;
-    start(t, true);
+    start(t, true, NULL);
     return 0;
 }
 
@@ -546,6 +575,96 @@ static void test_oversized_requests_are_refused(void **state)
     free(a.body);
 }
 
+static int connect_http(const access_test *t)
+{
+    struct sockaddr_un addr = {.sun_family = AF_UNIX};
+    snprintf(addr.sun_path, sizeof addr.sun_path, "%s", t->socket);
+    int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    assert_true(s >= 0);
+    assert_int_equal(connect(s, (struct sockaddr *)&addr, sizeof addr), 0);
+    return s;
+}
+
+/* Waits until gridtuned's status, asked over the main socket, counts `want` HTTP connections. */
+static void wait_http_connections(gt_client *c, unsigned want)
+{
+    int64_t deadline = gt_clock_ms() + DAEMON_FIXTURE_GUARD_SECONDS * 1000;
+    for (;;) {
+        cJSON *st = daemon_fixture_status(c);
+        double have = daemon_fixture_status_number(st, "http_connections");
+        cJSON_Delete(st);
+        if (have == want)
+            return;
+        if (gt_clock_ms() > deadline)
+            fail_msg("the status counts %.0f HTTP connections, not %u, after %d s", have, want,
+                     DAEMON_FIXTURE_GUARD_SECONDS);
+        struct timespec pause = {0, 10 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+    }
+}
+
+/* Two silent HTTP connections are all --http-max-connections 2 allows: a third peer's request
+ * waits unanswered (gridtuned holds its listener, so the descriptor stays in the backlog, not
+ * in gridtuned) while the main socket serves on, and is answered once one of the two goes.
+ * Without the limit, peers opening connections took every descriptor gridtuned had, and the
+ * main socket's clients waited as long as they kept them open. */
+static void test_connections_past_the_limit_wait(void **state)
+{
+    access_test *t = *state;
+    gt_client *c = daemon_fixture_connect(&t->fx);
+    int first = connect_http(t), second = connect_http(t);
+    wait_http_connections(c, 2);
+    int third = connect_http(t);
+    static const char req[] = "GET /status HTTP/1.0\r\nHost: gridtuned\r\n\r\n";
+    assert_int_equal(send(third, req, sizeof req - 1, MSG_NOSIGNAL), (ssize_t)(sizeof req - 1));
+    /* a window, not a timing assertion: an answer in it means the limit let the third in */
+    struct pollfd p = {.fd = third, .events = POLLIN};
+    assert_int_equal(poll(&p, 1, 300), 0);
+    cJSON *st = daemon_fixture_status(c);
+    assert_int_equal(daemon_fixture_status_number(st, "http_connections"), 2);
+    cJSON_Delete(st);
+    assert_true(daemon_fixture_log_has_line(&t->fx, "2 HTTP connections are open, the most gridtuned serves at once "
+                                                     "(--http-max-connections): new ones wait until one ends (0 "
+                                                     "more such lines held)"));
+    close(first);
+    http_answer a = parse_answer(read_all(third, "GET /status past the limit"), "/status");
+    assert_int_equal(a.code, 200);
+    free(a.body);
+    close(third);
+    close(second);
+    wait_http_connections(c, 0);
+    gt_disconnect(c);
+}
+
+/* A request sent a byte every 200 ms never lets evhttp's per-read timeout (1 s here) run out,
+ * and used to hold its connection for as long as its sender liked; --http-timeout 1 cuts it
+ * about a second after it opened, long before its 60 bytes are through. */
+static void test_trickled_request_is_cut(void **state)
+{
+    access_test *t = *state;
+    int s = connect_http(t);
+    static const char req[] = "GET /status HTTP/1.0\r\nX-Slow: 0123456789012345678901234567\r\n\r\n";
+    size_t sent = 0;
+    bool closed = false;
+    while (!closed && sent < sizeof req - 1) {
+        if (send(s, req + sent, 1, MSG_NOSIGNAL) == 1)
+            sent++;
+        struct pollfd p = {.fd = s, .events = POLLIN};
+        closed = poll(&p, 1, 200) == 1;
+    }
+    if (!closed)
+        fail_msg("all %zu bytes of a request trickled in at 5 a second went through: the connection was not cut",
+                 sent);
+    char *rest = read_all(s, "the cut connection");
+    if (rest[0])
+        fail_msg("the cut connection was answered: %.100s", rest);
+    free(rest);
+    close(s);
+    http_answer a = get(t->socket, "/status");
+    assert_int_equal(a.code, 200);
+    free(a.body);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -554,7 +673,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_unix_serves_own_user, setup_user, teardown),
         cmocka_unit_test_setup_teardown(test_unix_refuses_other_uid_per_user, setup_user, teardown),
         cmocka_unit_test_setup_teardown(test_oversized_requests_are_refused, setup_user, teardown),
+        cmocka_unit_test_setup_teardown(test_connections_past_the_limit_wait, setup_two_connections, teardown),
+        cmocka_unit_test_setup_teardown(test_trickled_request_is_cut, setup_short_timeout, teardown),
         cmocka_unit_test_setup_teardown(test_system_mode_reports_by_uid, setup_system, teardown),
     };
-    return cmocka_run_group_tests_name("gridtuned's HTTP side: who may read what", tests, NULL, NULL);
+    return cmocka_run_group_tests_name("gridtuned's HTTP side: who may read what, and how much a peer may hold",
+                                       tests, NULL, NULL);
 }
