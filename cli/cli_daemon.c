@@ -138,8 +138,11 @@ static void print_status(const cJSON *s)
     printf("wisdom:     %s, %.0f entries%s%s\n", str(s, "wisdom.path"), num(s, "wisdom.entries"),
            str(s, "wisdom.warning") && *str(s, "wisdom.warning") ? "; " : "",
            str(s, "wisdom.warning") ? str(s, "wisdom.warning") : "");
-    printf("http:       %s\nclients:    %.0f (%.0f refused since start)\n", str(s, "http") ? str(s, "http") : "off",
-           num(s, "clients"), num(s, "clients_refused"));
+    if (str(s, "http"))
+        printf("http:       %s, %.0f connections open\n", str(s, "http"), num(s, "http_connections"));
+    else
+        printf("http:       off\n");
+    printf("clients:    %.0f (%.0f refused since start)\n", num(s, "clients"), num(s, "clients_refused"));
     printf("held:       %.0f bytes of partly received frames, %.0f bytes of answers not yet read\n",
            num(s, "held_for_clients.partial_frame_bytes"), num(s, "held_for_clients.answer_bytes"));
     const char *huge = str(s, "buffers.huge_pages");
