@@ -1126,6 +1126,152 @@ static void clear_empties(void **state)
 
 /* ---- Identities ---- */
 
+/* ---- The limit ---- */
+
+/* The gx-th of a family of keys that differ only in their range. */
+static gt_wisdom_key nth_key(size_t gx)
+{
+    return key_of("copy_rows", 16 * (gx + 1), 2);
+}
+
+static void store_nth(gt_wisdom *w, size_t gx)
+{
+    gt_wisdom_key k = nth_key(gx);
+    gt_wisdom_entry e = entry_of("group=linear,item=linear,assign=block", (double)gx, 0);
+    assert_int_equal(gt_wisdom_store(w, &k, &e, NULL, 0), 0);
+}
+
+/* The entry found for the gx-th key is the one stored for it. */
+static bool has_nth(gt_wisdom *w, size_t gx)
+{
+    gt_wisdom_key k = nth_key(gx);
+    gt_wisdom_entry got;
+    if (!gt_wisdom_lookup(w, &k, &got))
+        return false;
+    assert_true(got.cost == (double)gx);
+    return true;
+}
+
+/* A full wisdom makes room for a new key by evicting the entry used longest ago: a lookup
+ * counts as a use, and replacing an entry's key evicts nothing. */
+static void full_wisdom_evicts_the_least_recently_used(void **state)
+{
+    fixture *f = *state;
+    assert_int_equal(gt_wisdom_open_memory(&f->w), 0);
+    assert_int_equal(gt_wisdom_limit(f->w, 3), 0);
+    assert_int_equal(gt_wisdom_max(f->w), 3);
+    for (size_t i = 0; i < 3; i++)
+        store_nth(f->w, i);
+    assert_true(has_nth(f->w, 0)); /* 1 is now the least recent */
+    store_nth(f->w, 2);            /* a replacement */
+    assert_int_equal(gt_wisdom_evicted(f->w), 0);
+    store_nth(f->w, 3);
+    assert_int_equal(gt_wisdom_count(f->w), 3);
+    assert_int_equal(gt_wisdom_evicted(f->w), 1);
+    assert_false(has_nth(f->w, 1));
+    assert_true(has_nth(f->w, 0) && has_nth(f->w, 2) && has_nth(f->w, 3));
+    /* the new key took the evicted one's place in the listing */
+    gt_wisdom_key k;
+    assert_true(gt_wisdom_get(f->w, 1, &k, NULL));
+    gt_wisdom_key want = nth_key(3);
+    assert_true(gt_wisdom_key_equal(&k, &want));
+}
+
+/* A limit below the count keeps the most recently used entries, in their order: those of a
+ * file just loaded count as used in the file's order. */
+static void lower_limit_keeps_the_most_recent(void **state)
+{
+    fixture *f = *state;
+    f->w = open_ok(f, f->path);
+    for (size_t i = 0; i < 6; i++)
+        store_nth(f->w, i);
+    assert_int_equal(gt_wisdom_save(f->w, f->err, sizeof f->err), 0);
+    gt_wisdom_close(f->w);
+    f->w = open_ok(f, f->path);
+    assert_true(has_nth(f->w, 1));
+    assert_int_equal(gt_wisdom_limit(f->w, 3), 0);
+    assert_int_equal(gt_wisdom_count(f->w), 3);
+    assert_int_equal(gt_wisdom_evicted(f->w), 3);
+    const size_t kept[] = {1, 4, 5};
+    for (size_t i = 0; i < 3; i++) {
+        gt_wisdom_key k, want = nth_key(kept[i]);
+        assert_true(gt_wisdom_get(f->w, i, &k, NULL));
+        assert_true(gt_wisdom_key_equal(&k, &want));
+    }
+}
+
+/* Clearing forgets the entries, not the limit. */
+static void clear_keeps_the_limit(void **state)
+{
+    fixture *f = *state;
+    assert_int_equal(gt_wisdom_open_memory(&f->w), 0);
+    assert_int_equal(gt_wisdom_limit(f->w, 2), 0);
+    store_nth(f->w, 0);
+    gt_wisdom_clear(f->w);
+    for (size_t i = 1; i <= 3; i++)
+        store_nth(f->w, i);
+    assert_int_equal(gt_wisdom_count(f->w), 2);
+    assert_false(has_nth(f->w, 1));
+    assert_true(has_nth(f->w, 2) && has_nth(f->w, 3));
+}
+
+/* Thousands of stores, lookups and evictions, checked against a plain model of which keys
+ * must be there: the index finds every kept key and no evicted one. */
+static void index_agrees_with_a_model_through_evictions(void **state)
+{
+    fixture *f = *state;
+    enum { KEYS = 3000, MAX = 500, STEPS = 40000 };
+    static uint64_t last_use[KEYS]; /* 0: never stored, or evicted */
+    memset(last_use, 0, sizeof last_use);
+    assert_int_equal(gt_wisdom_open_memory(&f->w), 0);
+    assert_int_equal(gt_wisdom_limit(f->w, MAX), 0);
+    uint64_t x = 88172645463325252ULL, tick = 0;
+    size_t present = 0;
+    for (int step = 0; step < STEPS; step++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17; /* xorshift64 */
+        size_t gx = (size_t)(x % KEYS);
+        bool found = has_nth(f->w, gx);
+        assert_int_equal(found, last_use[gx] != 0);
+        if (found) {
+            last_use[gx] = ++tick;
+            continue;
+        }
+        if (present == MAX) { /* the model evicts the least recent too */
+            size_t lru = KEYS;
+            for (size_t i = 0; i < KEYS; i++)
+                if (last_use[i] && (lru == KEYS || last_use[i] < last_use[lru]))
+                    lru = i;
+            last_use[lru] = 0;
+            present--;
+        }
+        store_nth(f->w, gx);
+        last_use[gx] = ++tick;
+        present++;
+    }
+    assert_int_equal(gt_wisdom_count(f->w), present);
+    for (size_t i = 0; i < KEYS; i++)
+        assert_int_equal(has_nth(f->w, i), last_use[i] != 0);
+}
+
+/* A copy saves what the wisdom held when copied, whatever the wisdom does after. */
+static void copy_saves_what_it_was_given(void **state)
+{
+    fixture *f = *state;
+    f->w = open_ok(f, f->path);
+    store_nth(f->w, 0);
+    gt_wisdom *copy = NULL;
+    assert_int_equal(gt_wisdom_copy(f->w, &copy), 0);
+    gt_wisdom_clear(f->w);
+    store_nth(f->w, 1);
+    assert_string_equal(gt_wisdom_path(copy), f->path);
+    assert_int_equal(gt_wisdom_save(copy, f->err, sizeof f->err), 0);
+    gt_wisdom_close(copy);
+    gt_wisdom_close(f->w);
+    f->w = open_ok(f, f->path);
+    assert_int_equal(gt_wisdom_count(f->w), 1);
+    assert_true(has_nth(f->w, 0));
+}
+
 static void fnv1a_matches_the_reference_values(void **state)
 {
     (void)state;
@@ -1310,6 +1456,11 @@ int main(void)
         T(import_of_a_bad_file_changes_nothing),
         T(export_then_import_round_trips),
         T(clear_empties),
+        T(full_wisdom_evicts_the_least_recently_used),
+        T(lower_limit_keeps_the_most_recent),
+        T(clear_keeps_the_limit),
+        T(index_agrees_with_a_model_through_evictions),
+        T(copy_saves_what_it_was_given),
         T(fnv1a_matches_the_reference_values),
         T(machine_signature_is_16_hex_digits_and_stable),
         T(kernel_identity_depends_on_name_and_content),

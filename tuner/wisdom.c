@@ -198,46 +198,170 @@ bool gt_wisdom_key_equal(const gt_wisdom_key *a, const gt_wisdom_key *b)
 
 /* ---- The in-memory set ---- */
 
-static gt_wisdom_record *set_find(const gt_wisdom_set *r, const gt_wisdom_key *key)
+/* Hashes what gt_wisdom_key_equal compares, so that equal keys hash alike. */
+static uint64_t key_hash(const gt_wisdom_key *k)
 {
-    for (size_t i = 0; i < r->n; i++)
-        if (gt_wisdom_key_equal(&r->v[i].key, key))
-            return &r->v[i];
-    return NULL;
+    uint64_t h = GT_HASH_SEED;
+    const char *texts[] = {k->kernel, k->kernel_hash, k->machine};
+    for (size_t i = 0; i < sizeof texts / sizeof *texts; i++)
+        h = gt_hash_bytes(h, texts[i], strnlen(texts[i], GT_WISDOM_TEXT_MAX) + 1);
+    gt_range r = gt_range_normalized(&k->range);
+    uint64_t nums[] = {k->workers, (uint64_t)k->range.dims, r.global[0], r.global[1], r.global[2],
+                       r.local[0], r.local[1], r.local[2]};
+    return gt_hash_bytes(h, nums, sizeof nums);
 }
 
-int gt_wisdom_set_reserve(gt_wisdom_set *r, size_t want)
+static size_t slot_mask(const gt_wisdom_set *s)
 {
-    if (want <= r->cap)
-        return 0;
-    size_t cap = r->cap ? r->cap : 16;
-    while (cap < want)
-        cap *= 2;
-    gt_wisdom_record *v = realloc(r->v, cap * sizeof *v);
-    if (!v)
-        return -ENOMEM;
-    r->v = v;
-    r->cap = cap;
-    return 0;
+    return s->nslots - 1;
 }
 
-int gt_wisdom_set_put(gt_wisdom_set *r, const gt_wisdom_record *rec)
+/* The slot that holds key's record, or the empty slot where it would go. nslots > 0. */
+static size_t probe(const gt_wisdom_set *s, const gt_wisdom_key *key, uint64_t hash)
 {
-    gt_wisdom_record *old = set_find(r, &rec->key);
-    if (old) {
-        *old = *rec;
-        return 0;
+    size_t i = (size_t)hash & slot_mask(s);
+    for (; s->slots[i]; i = (i + 1) & slot_mask(s)) {
+        const gt_wisdom_record *r = &s->v[s->slots[i] - 1];
+        if (r->hash == hash && gt_wisdom_key_equal(&r->key, key))
+            break;
     }
-    if (gt_wisdom_set_reserve(r, r->n + 1))
+    return i;
+}
+
+static gt_wisdom_record *set_find(const gt_wisdom_set *s, const gt_wisdom_key *key, uint64_t hash)
+{
+    if (s->nslots == 0)
+        return NULL;
+    size_t i = s->slots[probe(s, key, hash)];
+    return i ? &s->v[i - 1] : NULL;
+}
+
+/* Empties slot i, moving back the records after it that probing would no longer reach. */
+static void unindex(gt_wisdom_set *s, size_t i)
+{
+    size_t mask = slot_mask(s);
+    for (size_t j = (i + 1) & mask; s->slots[j]; j = (j + 1) & mask) {
+        size_t home = (size_t)s->v[s->slots[j] - 1].hash & mask;
+        if (((j - home) & mask) >= ((j - i) & mask)) { /* i lies on its way from home to j */
+            s->slots[i] = s->slots[j];
+            i = j;
+        }
+    }
+    s->slots[i] = 0;
+}
+
+/* Puts every record into the index, emptied first. */
+static void fill_index(gt_wisdom_set *s)
+{
+    memset(s->slots, 0, s->nslots * sizeof *s->slots);
+    for (size_t r = 0; r < s->n; r++)
+        s->slots[probe(s, &s->v[r].key, s->v[r].hash)] = r + 1;
+}
+
+/* A new index of nslots slots (a power of two above n). 0 or -ENOMEM. */
+static int reindex(gt_wisdom_set *s, size_t nslots)
+{
+    size_t *slots = malloc(nslots * sizeof *slots);
+    if (!slots)
         return -ENOMEM;
-    r->v[r->n++] = *rec;
+    free(s->slots);
+    s->slots = slots;
+    s->nslots = nslots;
+    fill_index(s);
     return 0;
 }
 
-void gt_wisdom_set_free(gt_wisdom_set *r)
+int gt_wisdom_set_reserve(gt_wisdom_set *s, size_t want)
 {
-    free(r->v);
-    *r = (gt_wisdom_set){0};
+    if (want > s->cap) {
+        size_t cap = s->cap ? s->cap : 16;
+        while (cap < want)
+            cap *= 2;
+        gt_wisdom_record *v = realloc(s->v, cap * sizeof *v);
+        if (!v)
+            return -ENOMEM;
+        s->v = v;
+        s->cap = cap;
+    }
+    /* at most half full, so that probes stay short */
+    size_t nslots = s->nslots ? s->nslots : 32;
+    while (nslots < 2 * s->cap)
+        nslots *= 2;
+    return nslots != s->nslots ? reindex(s, nslots) : 0;
+}
+
+static size_t least_recent(const gt_wisdom_set *s)
+{
+    size_t lru = 0;
+    for (size_t i = 1; i < s->n; i++)
+        if (s->v[i].used < s->v[lru].used)
+            lru = i;
+    return lru;
+}
+
+int gt_wisdom_set_put(gt_wisdom_set *s, const gt_wisdom_record *rec)
+{
+    uint64_t hash = key_hash(&rec->key);
+    gt_wisdom_record *r = set_find(s, &rec->key, hash);
+    if (!r && s->max && s->n >= s->max) { /* the new key takes the least recent one's place */
+        r = &s->v[least_recent(s)];
+        unindex(s, probe(s, &r->key, r->hash));
+        s->evicted++;
+    } else if (!r) {
+        if (gt_wisdom_set_reserve(s, s->n + 1))
+            return -ENOMEM;
+        r = &s->v[s->n++];
+    }
+    *r = *rec;
+    r->hash = hash;
+    r->used = ++s->tick;
+    s->slots[probe(s, &r->key, hash)] = (size_t)(r - s->v) + 1;
+    return 0;
+}
+
+static int compare_ticks(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Keeps the max most recently used records, in their order. 0 or -ENOMEM. */
+static int set_trim(gt_wisdom_set *s, size_t max)
+{
+    if (max == 0 || s->n <= max)
+        return 0;
+    uint64_t *used = malloc(s->n * sizeof *used);
+    if (!used)
+        return -ENOMEM;
+    for (size_t i = 0; i < s->n; i++)
+        used[i] = s->v[i].used;
+    qsort(used, s->n, sizeof *used, compare_ticks);
+    uint64_t oldest_kept = used[s->n - max]; /* ticks differ from record to record */
+    free(used);
+    size_t kept = 0;
+    for (size_t i = 0; i < s->n; i++)
+        if (s->v[i].used >= oldest_kept)
+            s->v[kept++] = s->v[i];
+    s->evicted += s->n - kept;
+    s->n = kept;
+    fill_index(s);
+    return 0;
+}
+
+/* Forgets the records, and keeps the limit and the counts. */
+static void set_empty(gt_wisdom_set *s)
+{
+    free(s->v);
+    free(s->slots);
+    s->v = NULL;
+    s->slots = NULL;
+    s->n = s->cap = s->nslots = 0;
+}
+
+void gt_wisdom_set_free(gt_wisdom_set *s)
+{
+    set_empty(s);
+    *s = (gt_wisdom_set){0};
 }
 
 /* ---- The API ---- */
@@ -302,11 +426,14 @@ const char *gt_wisdom_warning(const gt_wisdom *w)
     return w->warning;
 }
 
-bool gt_wisdom_lookup(const gt_wisdom *w, const gt_wisdom_key *key, gt_wisdom_entry *out)
+bool gt_wisdom_lookup(gt_wisdom *w, const gt_wisdom_key *key, gt_wisdom_entry *out)
 {
-    const gt_wisdom_record *r = set_find(&w->set, key);
-    if (r && out)
-        *out = r->entry;
+    gt_wisdom_record *r = set_find(&w->set, key, key_hash(key));
+    if (r) {
+        r->used = ++w->set.tick;
+        if (out)
+            *out = r->entry;
+    }
     return r != NULL;
 }
 
@@ -338,7 +465,45 @@ bool gt_wisdom_get(const gt_wisdom *w, size_t index, gt_wisdom_key *key, gt_wisd
 
 void gt_wisdom_clear(gt_wisdom *w)
 {
-    gt_wisdom_set_free(&w->set);
+    set_empty(&w->set);
+}
+
+int gt_wisdom_limit(gt_wisdom *w, size_t max)
+{
+    w->set.max = max;
+    return set_trim(&w->set, max);
+}
+
+size_t gt_wisdom_max(const gt_wisdom *w)
+{
+    return w->set.max;
+}
+
+uint64_t gt_wisdom_evicted(const gt_wisdom *w)
+{
+    return w->set.evicted;
+}
+
+int gt_wisdom_copy(const gt_wisdom *w, gt_wisdom **out)
+{
+    const gt_wisdom_set *from = &w->set;
+    gt_wisdom *c = *out = calloc(1, sizeof *c);
+    if (!c)
+        return -ENOMEM;
+    c->set = *from;
+    c->set.v = from->cap ? malloc(from->cap * sizeof *from->v) : NULL;
+    c->set.slots = from->nslots ? malloc(from->nslots * sizeof *from->slots) : NULL;
+    c->path = w->path ? strdup(w->path) : NULL;
+    if ((from->cap && !c->set.v) || (from->nslots && !c->set.slots) || (w->path && !c->path)) {
+        gt_wisdom_close(c);
+        *out = NULL;
+        return -ENOMEM;
+    }
+    if (from->n)
+        memcpy(c->set.v, from->v, from->n * sizeof *from->v);
+    if (from->nslots)
+        memcpy(c->set.slots, from->slots, from->nslots * sizeof *from->slots);
+    return 0;
 }
 
 int gt_wisdom_merge_text(gt_wisdom *w, const char *text, size_t len, const char *name, size_t *merged, char *err,

@@ -102,8 +102,8 @@ const char *gt_wisdom_warning(const gt_wisdom *w);
 unsigned gt_wisdom_stale_removed(const gt_wisdom *w);
 
 /* Keys match on kernel, kernel_hash, machine, the normalized range (dims, global and local
- * sizes) and workers. */
-bool gt_wisdom_lookup(const gt_wisdom *w, const gt_wisdom_key *key, gt_wisdom_entry *out);
+ * sizes) and workers. A hit counts as a use of the entry (gt_wisdom_limit). */
+bool gt_wisdom_lookup(gt_wisdom *w, const gt_wisdom_key *key, gt_wisdom_entry *out);
 /* The same launch: names, machine, workers and the normalized range, field by field (never
  * memcmp: a key's padding is not part of it). */
 bool gt_wisdom_key_equal(const gt_wisdom_key *a, const gt_wisdom_key *b);
@@ -121,10 +121,25 @@ bool gt_wisdom_key_equal(const gt_wisdom_key *a, const gt_wisdom_key *b);
 int gt_wisdom_store(gt_wisdom *w, const gt_wisdom_key *key, const gt_wisdom_entry *entry, char *err, size_t errlen);
 size_t gt_wisdom_count(const gt_wisdom *w);
 /* Copies the index-th entry and its key (either may be NULL), for listing: entries keep the
- * order in which their keys were first stored. False when index >= gt_wisdom_count. */
+ * order in which their keys were first stored (an entry stored in place of an evicted one
+ * takes its place). False when index >= gt_wisdom_count. */
 bool gt_wisdom_get(const gt_wisdom *w, size_t index, gt_wisdom_key *key, gt_wisdom_entry *entry);
-/* Forgets every entry, in memory; gt_wisdom_save makes it stick. */
+/* Forgets every entry, in memory; gt_wisdom_save makes it stick. The limit and the count of
+ * evicted entries stay. */
 void gt_wisdom_clear(gt_wisdom *w);
+
+/* Keeps at most max entries (0: no limit, as after gt_wisdom_open): storing a new key into a
+ * full wisdom evicts the least recently used entry, the one looked up or stored longest ago
+ * (entries loaded from a file count as used in the file's order, the first the longest ago).
+ * Entries over the limit now are evicted at once. 0, or -ENOMEM (the entries are then all
+ * kept, and the limit holds from the next store). */
+int gt_wisdom_limit(gt_wisdom *w, size_t max);
+size_t gt_wisdom_max(const gt_wisdom *w);
+/* Entries evicted to keep within the limit since the wisdom was opened. */
+uint64_t gt_wisdom_evicted(const gt_wisdom *w);
+/* A copy of the wisdom (its entries, file and limit) to save without holding the original:
+ * the copy costs a memory copy, saving it a print of every entry. 0 or -ENOMEM. */
+int gt_wisdom_copy(const gt_wisdom *w, gt_wisdom **out);
 
 /* Writes the entries to the wisdom's own file, atomically, creating its directory (and the
  * missing parents, mode 0700) first. Returns 0 or a negative errno with a sentence; a
