@@ -135,7 +135,8 @@ static void print_status(const cJSON *s)
     print_counters(s);
     print_probes(s);
     printf("compiler:   %s\n", str(s, "compiler") ? str(s, "compiler") : "none (kernel builds are off)");
-    printf("wisdom:     %s, %.0f entries%s%s\n", str(s, "wisdom.path"), num(s, "wisdom.entries"),
+    printf("wisdom:     %s, %.0f entries of at most %.0f, %.0f evicted%s%s\n", str(s, "wisdom.path"),
+           num(s, "wisdom.entries"), num(s, "wisdom.max_entries"), num(s, "wisdom.evicted"),
            str(s, "wisdom.warning") && *str(s, "wisdom.warning") ? "; " : "",
            str(s, "wisdom.warning") ? str(s, "wisdom.warning") : "");
     if (str(s, "http"))

@@ -93,6 +93,7 @@ NUMBER_FLAG(set_stop_grace, stop_grace_s, 1, 3600, false, "--stop-grace")
 NUMBER_FLAG(set_http_max_connections, http_max_connections, 1, 65536, false, "--http-max-connections")
 NUMBER_FLAG(set_http_timeout, http_timeout_s, 1, 3600, false, "--http-timeout")
 NUMBER_FLAG(set_keep_reports, keep_reports, 1, 100000, false, "--keep-reports")
+NUMBER_FLAG(set_max_wisdom_entries, max_wisdom_entries, 1, GT_MAX_WISDOM_ENTRIES, false, "--max-wisdom-entries")
 NUMBER_FLAG(set_build_timeout, build_timeout_ms, 1, 3600, false, "--build-timeout")
 NUMBER_FLAG(set_refine_limit, tune.refine_limit, 1, 1000, false, "--refine-limit")
 
@@ -411,6 +412,9 @@ static const flag flags[] = {
     {"log", "FILE", set_log, "log to FILE (default: stderr in the foreground, else gridtuned.log beside the wisdom)"},
     {"log-level", "LEVEL", set_log_level, "error, warn, info (default) or debug"},
     {"wisdom", "PATH", set_wisdom, "the wisdom file (default: see GRIDTUNE_WISDOM below)"},
+    {"max-wisdom-entries", "N", set_max_wisdom_entries,
+     "decisions the wisdom keeps; past them a new one evicts the one used longest ago (default 4096, at most "
+     "16384)"},
     {"cache-dir", "DIR", set_cache_dir, "where built kernels are cached (default: see XDG_CACHE_HOME below)"},
     {"module-dir", "DIR", set_module_dir, "in system mode, load modules only from DIR (repeatable)"},
     {"allow-build", NULL, set_allow_build,
@@ -513,6 +517,7 @@ static void defaults(gt_daemon_config *cfg)
         .log_level = GT_LOG_INFO,
         .build_timeout_ms = 60,
         .keep_reports = GT_DEFAULT_KEEP_REPORTS,
+        .max_wisdom_entries = GT_DEFAULT_MAX_WISDOM_ENTRIES,
         .http_max_connections = GT_DEFAULT_HTTP_MAX_CONNECTIONS,
         .http_timeout_s = GT_DEFAULT_HTTP_TIMEOUT,
         .stop_grace_s = GT_DEFAULT_STOP_GRACE,

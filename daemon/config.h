@@ -17,6 +17,10 @@
 #define GT_PATH_MAX 4096
 #define GT_DEFAULT_GROUP "gridtune"
 #define GT_DEFAULT_KEEP_REPORTS 256
+/* Decisions the wisdom keeps; the most is what a 64 MiB file (tuner/wisdom_file.c) holds with
+   room to spare, at 2.8 KB per entry with every field at its longest. */
+#define GT_DEFAULT_MAX_WISDOM_ENTRIES 4096
+#define GT_MAX_WISDOM_ENTRIES 16384
 #define GT_DEFAULT_HTTP_MAX_CONNECTIONS 32
 #define GT_DEFAULT_HTTP_TIMEOUT 10
 #define GT_DEFAULT_MAX_OUTPUT (64u << 20) /* bytes queued to one client before it is dropped */
@@ -88,6 +92,7 @@ typedef struct gt_daemon_config {
     char *events[GT_COUNTERS_MAX];
     unsigned nevents;    /* 0: the default event list */
     unsigned keep_reports;
+    size_t max_wisdom_entries; /* past them, a new decision evicts the least recently used */
     unsigned stop_grace_s; /* SIGTERM: how long the running launch may go on */
     gt_limits limits;
     gt_tune_config tune; /* the defaults a launch's options override */

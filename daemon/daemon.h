@@ -9,6 +9,7 @@
 #include "config.h"
 #include "jobq.h"
 #include "report_ring.h"
+#include "wisdom_saver.h"
 
 #include "engine/counters.h"
 #include "engine/pool.h"
@@ -41,7 +42,6 @@ typedef struct gt_daemon_counts {
     unsigned populating; /* buffers whose populate job has not come back (loop thread only) */
     unsigned unmapping;  /* released buffers whose unmap job has not come back (loop thread only) */
     uint64_t clients_refused; /* connections over --max-clients or --max-user-clients */
-    size_t wisdom_entries;
 } gt_daemon_counts;
 
 typedef struct gt_daemon {
@@ -58,14 +58,16 @@ typedef struct gt_daemon {
     unsigned workers;        /* the pool's, or each executor's */
     char executor_path[PATH_MAX];
     gt_wisdom *wisdom;
+    gt_wisdom_saver *wisdom_saver; /* writes its file, and keeps its figures for the status */
     gt_builder *builder; /* NULL when builds are off; build_note says why */
     char build_note[256];
     char machine[GT_HASH_TEXT_MAX];
     gt_jobq *launcher, *kernels;
     struct gt_kernel_turn *kernel_turns; /* users with a job on the kernel thread (requests/kernels.c) */
     _Atomic unsigned launches_running; /* on a launcher thread now, paused ones too: for the status */
-    /* The wisdom, which each user's launcher thread reads and stores into (executors.h); the
-       launcher thread's wisdom jobs take it too. In-process, only the launcher touches it. */
+    /* The wisdom, which each user's launcher thread reads and stores into (executors.h), the
+       launcher thread's wisdom jobs change, and the saver copies. In-process, the launcher
+       holds it through a whole launch. */
     pthread_mutex_t wisdom_lock;
     gt_report_ring *reports;
     gt_daemon_counts stats;

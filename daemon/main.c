@@ -421,7 +421,16 @@ static int start_engine(daemon_main *m, char *err, size_t errlen)
     if (gt_wisdom_stale_removed(d->wisdom))
         gt_log_info("removed %u temporary wisdom files left by writers that died before saving",
                     gt_wisdom_stale_removed(d->wisdom));
-    d->stats.wisdom_entries = gt_wisdom_count(d->wisdom);
+    size_t loaded = gt_wisdom_count(d->wisdom);
+    if (gt_wisdom_limit(d->wisdom, cfg->max_wisdom_entries) != 0)
+        gt_log_warn("out of memory trimming the wisdom to --max-wisdom-entries %zu: the limit holds from the next "
+                    "decision", cfg->max_wisdom_entries);
+    else if (gt_wisdom_evicted(d->wisdom))
+        gt_log_info("the wisdom file holds %zu entries, more than --max-wisdom-entries %zu: the %zu used last are "
+                    "kept", loaded, cfg->max_wisdom_entries, gt_wisdom_count(d->wisdom));
+    rc = gt_wisdom_saver_start(d->wisdom, &d->wisdom_lock, &d->wisdom_saver, err, errlen);
+    if (rc)
+        return rc;
     gt_machine_signature(d->machine, NULL, 0);
     start_builder(d);
     if (!(d->reports = gt_report_ring_new(cfg->keep_reports)) || gt_jobq_create(d->base, "gt-launcher", cfg->launcher_spin_us, &d->launcher) ||
@@ -504,10 +513,11 @@ static void on_hup(evutil_socket_t sig, short what, void *arg)
 }
 
 /* A job thread is still inside a kernel or a load, on buffers and a pool it uses: nothing of
- * that may be freed or unmapped under it. The wisdom was saved by every launch that decided
- * (requests/launches.c) and every import or clear; the socket is gone since on_stop. */
+ * that may be freed or unmapped under it. The wisdom's changes are saved unless that launch
+ * holds it; the socket is gone since on_stop. */
 static void exit_abandoning(daemon_main *m)
 {
+    gt_wisdom_saver_save_abandoning(m->d.wisdom_saver);
     for (gt_session *s = m->d.sessions; s; s = s->next)
         if (s->fd >= 0)
             shutdown(s->fd, SHUT_RDWR);
@@ -519,7 +529,6 @@ static void exit_abandoning(daemon_main *m)
 static void shut_down(daemon_main *m)
 {
     gt_daemon *d = &m->d;
-    char err[512];
     if (m->abandoned)
         exit_abandoning(m);
     while (d->sessions)
@@ -527,8 +536,7 @@ static void shut_down(daemon_main *m)
     gt_jobq_destroy(d->launcher);
     gt_executors_stop(d->executors); /* the users' queues; their processes end below */
     gt_jobq_destroy(d->kernels);
-    if (d->wisdom && gt_wisdom_save(d->wisdom, err, sizeof err) != 0)
-        gt_log_warn("the wisdom could not be saved: %s", err);
+    gt_wisdom_saver_stop(d->wisdom_saver); /* saves what changed last */
     gt_http_free(m->http);
     gt_server_free(m->server);
     struct event *evs[] = {m->sig_term, m->sig_int, m->sig_hup, m->drain};

@@ -96,7 +96,11 @@ cJSON *gt_status_build(const gt_daemon *d)
     else
         cJSON_AddNullToObject(s, "compiler");
     cJSON_AddStringToObject(wisdom, "path", gt_wisdom_path(d->wisdom));
-    cJSON_AddNumberToObject(wisdom, "entries", (double)d->stats.wisdom_entries);
+    gt_wisdom_figures wf = gt_wisdom_saver_figures(d->wisdom_saver);
+    cJSON_AddNumberToObject(wisdom, "entries", (double)wf.entries);
+    cJSON_AddNumberToObject(wisdom, "max_entries", (double)cfg->max_wisdom_entries);
+    cJSON_AddNumberToObject(wisdom, "evicted", (double)wf.evicted);
+    cJSON_AddBoolToObject(wisdom, "unsaved", wf.unsaved);
     cJSON_AddStringToObject(wisdom, "warning", gt_wisdom_warning(d->wisdom));
     cJSON_AddItemToObject(s, "wisdom", wisdom);
     if (d->http[0])
@@ -141,6 +145,7 @@ int gt_status_metrics(const gt_daemon *d, struct evbuffer *out)
     const gt_daemon_counts *st = &d->stats;
     gt_usage_counts held = gt_usage_total(d->usage);
     double fraction = st->workgroups ? (double)st->workgroups_analysis / (double)st->workgroups : 0;
+    gt_wisdom_figures wf = gt_wisdom_saver_figures(d->wisdom_saver);
     int n = evbuffer_add_printf(
         out,
         "# HELP gridtune_launches_total Launches received, by outcome.\n"
@@ -172,6 +177,9 @@ int gt_status_metrics(const gt_daemon *d, struct evbuffer *out)
         "# HELP gridtune_wisdom_entries Decisions in the wisdom.\n"
         "# TYPE gridtune_wisdom_entries gauge\n"
         "gridtune_wisdom_entries %zu\n"
+        "# HELP gridtune_wisdom_evicted_total Decisions evicted to keep the wisdom within --max-wisdom-entries.\n"
+        "# TYPE gridtune_wisdom_evicted_total counter\n"
+        "gridtune_wisdom_evicted_total %" PRIu64 "\n"
         "# HELP gridtune_errors_total Error answers sent to clients.\n"
         "# TYPE gridtune_errors_total counter\n"
         "gridtune_errors_total %" PRIu64 "\n"
@@ -201,7 +209,7 @@ int gt_status_metrics(const gt_daemon *d, struct evbuffer *out)
         "gridtune_buffer_bytes %" PRIu64 "\n",
         st->succeeded, st->failed, st->cancelled, st->launches - st->succeeded - st->failed - st->cancelled,
         d->executors ? gt_executors_pauses(d->executors) : 0, st->direct, st->workgroups_analysis, st->workgroups - st->workgroups_analysis, fraction, st->wisdom_hits,
-        st->wisdom_entries, st->errors, st->disturbed_samples, st->clients, st->clients_refused, d->partial_bytes,
+        wf.entries, wf.evicted, st->errors, st->disturbed_samples, st->clients, st->clients_refused, d->partial_bytes,
         atomic_load(&d->output_bytes), http_connections(d), held.buffers, held.buffer_bytes);
     return n < 0 ? -ENOMEM : 0;
 }

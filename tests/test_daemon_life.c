@@ -102,6 +102,7 @@ static const struct {
     {"user_buffers", {"--max-user-buffers", "2"}},
     {"total_buffers", {"--max-total-buffers", "2", "--max-total-buffer-bytes", "1M"}},
     {"refining_launch", {"--refine-limit", "1"}},
+    {"wisdom_limit", {"--max-wisdom-entries", "2"}},
 };
 
 static void start_daemon(life *l, const char *name)
@@ -575,12 +576,12 @@ static void test_refining_launch(void **state)
     assert_int_equal(cJSON_GetNumberValue(field(phases, "groups_remainder")), ITEMS / 64 * 3 / 4);
     assert_non_null(strstr(cJSON_GetStringValue(field(decision, "reason")), "refining 1/1"));
     cJSON_Delete(report);
-    /* The launcher saves the wisdom after answering; its next launch starts after the save. */
     if (gt_run(c, f.k, &f.range, f.args, 2, NULL, &ev) != 0)
         fail_msg("settled launch: %s", gt_last_error(c));
     report = report_of(c, ev);
     assert_int_equal(cJSON_GetNumberValue(field(field(report, "phases"), "groups_analysis")), 0);
     cJSON_Delete(report);
+    daemon_fixture_wait_wisdom_saved(c); /* saved off the launch path */
     assert_true(daemon_fixture_file_has(l->fx.wisdom, "\"settled\""));
     assert_false(daemon_fixture_file_has(l->fx.wisdom, "\"refining\""));
     refining_close(&f);
@@ -613,6 +614,78 @@ static void test_refining_launches_keep_their_pairs(void **state)
         assert_int_equal(cJSON_GetNumberValue(field(refine, "launch")), launch);
         cJSON_Delete(report);
     }
+    refining_close(&f);
+}
+
+/* ---- the wisdom's limit ------------------------------------------------------------------ */
+
+SETUP(wisdom_limit)
+
+/* Imports one settled entry for fill over `items` items in workgroups of 64, with the kernel
+ * hash, machine and workers of the launch whose report is `first`. */
+static void import_fill_entry(gt_client *c, const cJSON *first, int items)
+{
+    char doc[1024];
+    snprintf(doc, sizeof doc,
+             "{\"format\":\"gridtune-wisdom\",\"version\":1,\"entries\":[{\"kernel\":\"fill\",\"kernel_hash\":\"%s\","
+             "\"machine\":\"%s\",\"range\":{\"dims\":1,\"global\":[%d,1,1],\"local\":[64,1,1]},\"workers\":%d,"
+             "\"schedule\":\"group=zigzag,item=linear,assign=block\",\"metric\":\"time\",\"cost\":1,\"gain\":0,"
+             "\"decided\":1}]}",
+             cJSON_GetStringValue(field(first, "kernel_hash")), cJSON_GetStringValue(field(first, "machine")), items,
+             (int)cJSON_GetNumberValue(field(first, "workers")));
+    size_t merged = 0;
+    if (gt_daemon_wisdom_import(c, doc, &merged) != 0)
+        fail_msg("the entry for %d items was refused: %s", items, gt_last_error(c));
+}
+
+/* The decision source of a launch of fill over f's range. */
+static void expect_source(refining *f, const char *source)
+{
+    gt_event ev = 0;
+    if (gt_run(f->c, f->k, &f->range, f->args, 2, NULL, &ev) != 0)
+        fail_msg("launch: %s", gt_last_error(f->c));
+    cJSON *report = report_of(f->c, ev);
+    assert_string_equal(cJSON_GetStringValue(field(field(report, "decision"), "source")), source);
+    cJSON_Delete(report);
+}
+
+/* With --max-wisdom-entries 2, a third decision evicts the one used longest ago, and a launch
+ * that found its entry counts as a use: the launch's entry, imported first, outlives the one
+ * imported after it. Status and file say so. */
+static void test_wisdom_limit(void **state)
+{
+    life *l = *state;
+    refining f = {0};
+    f.c = connect_with_fill(l, &f.k, &f.b);
+    f.args[0] = gt_arg_buffer(f.b);
+    f.args[1] = gt_arg_i32(5);
+    f.range = (gt_range){.dims = 1, .global = {ITEMS}, .local = {64}};
+    gt_launch_options off = gt_launch_options_default();
+    off.tuning = GT_TUNING_OFF;
+    gt_event ev = 0;
+    if (gt_run(f.c, f.k, &f.range, f.args, 2, &off, &ev) != 0)
+        fail_msg("first launch: %s", gt_last_error(f.c));
+    cJSON *first = report_of(f.c, ev);
+    import_fill_entry(f.c, first, ITEMS);
+    import_fill_entry(f.c, first, ITEMS / 2);
+    expect_source(&f, "wisdom"); /* ITEMS's entry is now the more recently used */
+    import_fill_entry(f.c, first, ITEMS / 4);
+    cJSON_Delete(first);
+    expect_source(&f, "wisdom");
+    cJSON *st = daemon_fixture_status(f.c);
+    assert_int_equal(daemon_fixture_status_number(st, "wisdom.entries"), 2);
+    assert_int_equal(daemon_fixture_status_number(st, "wisdom.max_entries"), 2);
+    assert_int_equal(daemon_fixture_status_number(st, "wisdom.evicted"), 1);
+    cJSON_Delete(st);
+    daemon_fixture_wait_wisdom_saved(f.c);
+    char global[64];
+    const int kept[] = {ITEMS, ITEMS / 4}, gone = ITEMS / 2;
+    for (int i = 0; i < 2; i++) {
+        snprintf(global, sizeof global, "%d,", kept[i]);
+        assert_true(daemon_fixture_file_has(l->fx.wisdom, global));
+    }
+    snprintf(global, sizeof global, "%d,", gone);
+    assert_false(daemon_fixture_file_has(l->fx.wisdom, global));
     refining_close(&f);
 }
 
@@ -1573,6 +1646,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_inline_report, setup_inline_report, teardown),
         cmocka_unit_test_setup_teardown(test_refining_launch, setup_refining_launch, teardown),
         cmocka_unit_test_setup_teardown(test_refining_launches_keep_their_pairs, setup_refining_pairs, teardown),
+        cmocka_unit_test_setup_teardown(test_wisdom_limit, setup_wisdom_limit, teardown),
         cmocka_unit_test_setup_teardown(test_limits, setup_limits, teardown),
         cmocka_unit_test_setup_teardown(test_system_mode, setup_system_mode, teardown),
         cmocka_unit_test_setup_teardown(test_client_killed_during_launch, setup_client_killed_during_launch,

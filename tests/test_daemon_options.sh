@@ -15,7 +15,7 @@ trap 'rm -rf "$tmp"' EXIT
 run 0 --help
 for opt in --budget --strategy --metric --refine --refine-limit --disturbed-share --isolation --executor \
   --executor-spin --launch-timeout --time-slice --buffer-store --max-waiting --max-total-output --frame-timeout \
-  --http-max-connections --http-timeout; do
+  --http-max-connections --http-timeout --max-wisdom-entries; do
   expect_in "$out" "$opt " "--help documents $opt"
 done
 
@@ -45,4 +45,7 @@ refused '--http-max-connections "0": expected an integer from 1 to 65536' --http
 refused '--http-max-connections "lots": expected an integer from 1 to 65536' --http-max-connections lots
 refused '--http-timeout "0": expected an integer from 1 to 3600' --http-timeout 0
 refused '--http-timeout "3601": expected an integer from 1 to 3600' --http-timeout 3601
+refused '--max-wisdom-entries "0": expected an integer from 1 to 16384' --max-wisdom-entries 0
+refused '--max-wisdom-entries "16385": expected an integer from 1 to 16384' --max-wisdom-entries 16385
+refused '--max-wisdom-entries "4k": expected an integer from 1 to 16384' --max-wisdom-entries 4k
 finish test_daemon_options

@@ -19,7 +19,8 @@
 #define STATE_SUBPATH "gridtune/wisdom.json"
 #define HOME_STATE_SUBPATH ".local/state/" STATE_SUBPATH
 #define DIR_MODE 0700
-/* Far beyond any real wisdom (entries are ~300 bytes); stops a runaway file from being read. */
+/* Above any wisdom gridtuned keeps (at most 16384 entries of at most ~2.8 KB); stops a
+   runaway file from being read. */
 #define FILE_MAX ((size_t)64 << 20)
 /* Tries of <path>.corrupt-<time>.N when files were set aside more than once in a second. */
 #define ASIDE_TRIES 100

@@ -31,7 +31,7 @@ static void take_entry(launch_job *j, const gt_wisdom_key *key, const gt_exec_ou
         if (gt_wisdom_store(d->wisdom, key, &o->entry, err, sizeof err) != 0)
             gt_log_warn("launch %" PRIu64 ": the executor's decision was refused: %s", j->ev->id, err);
         else
-            gt_launch_save_wisdom(d);
+            gt_wisdom_saver_changed(d->wisdom_saver);
         pthread_mutex_unlock(&d->wisdom_lock);
     }
 }
@@ -135,15 +135,11 @@ static int exec_launch_end(launch_job *j, int rc, const gt_exec_outcome *o, cons
 /* The launch's outcome, from the executor's rc and err. */
 static void exec_launch_outcome(launch_job *j, int rc, const char *err)
 {
-    gt_daemon *d = j->s->d;
     if (rc == -EDOM)
         gt_launch_refuse(j, err);
     else if (rc)
         gt_launch_fail(j, rc == -ECANCELED ? GT_ERR_CANCELLED : GT_ERR_LAUNCH, -rc, "launch %" PRIu64 " of %s failed: %s",
              j->ev->id, j->kernel->desc->name, err);
-    pthread_mutex_lock(&d->wisdom_lock);
-    j->wisdom_entries = gt_wisdom_count(d->wisdom);
-    pthread_mutex_unlock(&d->wisdom_lock);
     atomic_store(&j->ev->outcome, rc == 0 ? 1 : -1);
 }
 
@@ -198,7 +194,8 @@ static void launch_continue(gt_job *job)
  * buffers and the CPUs are free: waking the launcher thread would cost more than the launch.
  * The loop waits for the answer only as long as the channel polls (--executor-spin), and then
  * leaves the rest to the launcher thread (launch_continue), so a kernel that never returns
- * never holds the loop; so does an answer that changes the wisdom, whose file is written there.
+ * never holds the loop; so does an answer that changes the wisdom, which takes the wisdom's lock
+ * there.
  * Returns false when the launch must go through the launcher thread. */
 bool gt_launch_from_loop(launch_job *j, gt_jobq *queue)
 {
@@ -227,7 +224,7 @@ bool gt_launch_from_loop(launch_job *j, gt_jobq *queue)
     const gt_exec_outcome *o = NULL;
     const void *result = NULL;
     int rc = gt_exec_proc_launch_poll(p, &o, &result, err, sizeof err);
-    /* a new decision is saved to the wisdom file, which the loop leaves to the thread too */
+    /* a new decision is stored in the wisdom under its lock, which the loop leaves to the thread too */
     if (rc == -EINPROGRESS || (rc == 0 && o->wisdom_changed)) {
         j->x.answer = rc == 0 ? o : NULL;
         j->x.result = result;

@@ -54,7 +54,6 @@ typedef struct launch_job {
     gt_decision_source source;
     uint64_t groups, groups_analysis;
     unsigned disturbed_samples;
-    size_t wisdom_entries;
 } launch_job;
 
 /* The launch failed (its event's error: the protocol's code, errno and a sentence). */
@@ -63,7 +62,6 @@ void gt_launch_fail(launch_job *j, const char *code, int errnum, const char *fmt
  * when a launch is refused on arrival, though only where the kernel runs can its module's code
  * evaluate them. */
 void gt_launch_refuse(launch_job *j, const char *why);
-void gt_launch_save_wisdom(gt_daemon *d);
 /* A launch that asked to be answered on completion, and succeeded, is answered now, from the
  * thread that ran it (session.h, early_answers). */
 void gt_launch_answer_early(launch_job *j);

@@ -83,13 +83,6 @@ static gt_launch_report *keep_report(launch_job *j, const gt_executor *exec, con
     return gt_launch_report_new(&used, tl, res, exec->counters, exec->probes, exec->workers, j->report_id, started);
 }
 
-void gt_launch_save_wisdom(gt_daemon *d)
-{
-    char err[512];
-    if (gt_wisdom_save(d->wisdom, err, sizeof err) != 0)
-        gt_log_warn("the wisdom could not be saved: %s", err);
-}
-
 /* The result of a successful wait, or of a launch answered on completion, which names its event
  * only when the daemon keeps it. NULL when out of memory. */
 static cJSON *completion_result(const gt_launch_event *ev, bool is_wait)
@@ -147,7 +140,11 @@ static void run_launch(launch_job *j)
     gt_tune_result res;
     char err[512];
     int64_t started = gt_clock_unix_ms();
+    pthread_mutex_lock(&d->wisdom_lock); /* the saver copies it */
     int rc = gt_tune_run(&j->cfg, &tl, &exec, d->wisdom, &res, err, sizeof err);
+    if (rc == 0 && res.wisdom_changed) /* analysis decided (also to keep the default), or a refinement moved */
+        gt_wisdom_saver_changed(d->wisdom_saver);
+    pthread_mutex_unlock(&d->wisdom_lock);
     j->ran = true;
     j->groups = res.groups_analysis + res.groups_remainder;
     j->groups_analysis = res.groups_analysis;
@@ -155,15 +152,12 @@ static void run_launch(launch_job *j)
     j->source = res.source;
     if (rc == 0) {
         gt_launch_answer_early(j);
-        if (res.wisdom_changed) /* analysis decided (also to keep the default), or a refinement moved */
-            gt_launch_save_wisdom(d);
         j->ev->report = keep_report(j, &exec, &tl, &res, started);
         if (!j->ev->report)
             gt_log_warn("launch %" PRIu64 ": out of memory keeping its report", j->report_id);
     } else {
         gt_launch_fail(j, GT_ERR_LAUNCH, -rc, "launch %" PRIu64 " of %s failed: %s", j->ev->id, j->kernel->desc->name, err);
     }
-    j->wisdom_entries = gt_wisdom_count(d->wisdom);
     gt_tune_result_free(&res);
     atomic_store(&j->ev->outcome, rc == 0 ? 1 : -1);
 }
@@ -229,7 +223,6 @@ static void count(gt_daemon *d, const launch_job *j)
     d->stats.workgroups_analysis += j->groups_analysis;
     d->stats.disturbed_samples += j->disturbed_samples;
     d->stats.wisdom_hits += outcome > 0 && j->source == GT_SOURCE_WISDOM;
-    d->stats.wisdom_entries = j->wisdom_entries;
 }
 
 static void launch_free(launch_job *j)

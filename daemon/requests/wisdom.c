@@ -36,16 +36,17 @@ static void wisdom_run(gt_job *job)
         gt_wisdom_clear(w);
     }
     if (j->rc == 0)
-        j->rc = gt_wisdom_save(w, j->err, sizeof j->err);
+        gt_wisdom_saver_changed(j->s->d->wisdom_saver);
     j->entries = gt_wisdom_count(w);
     pthread_mutex_unlock(&j->s->d->wisdom_lock);
+    if (j->rc == 0)
+        j->rc = gt_wisdom_saver_save_now(j->s->d->wisdom_saver, j->err, sizeof j->err);
 }
 
 static void wisdom_done(gt_job *job)
 {
     wisdom_job *j = (wisdom_job *)job;
     gt_session *s = j->s;
-    s->d->stats.wisdom_entries = j->entries;
     if (j->rc) {
         gt_reply_error(s, j->request, j->type, j->rc == -EINVAL ? GT_ERR_REQUEST : GT_ERR_INTERNAL, -j->rc, j->err);
     } else {
