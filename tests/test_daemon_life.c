@@ -651,7 +651,8 @@ static void expect_source(refining *f, const char *source)
 
 /* With --max-wisdom-entries 2, a third decision evicts the one used longest ago, and a launch
  * that found its entry counts as a use: the launch's entry, imported first, outlives the one
- * imported after it. Status and file say so. */
+ * imported after it. Status and file say so, and the file names the user whose launch stored
+ * an entry. */
 static void test_wisdom_limit(void **state)
 {
     life *l = *state;
@@ -686,6 +687,9 @@ static void test_wisdom_limit(void **state)
     }
     snprintf(global, sizeof global, "%d,", gone);
     assert_false(daemon_fixture_file_has(l->fx.wisdom, global));
+    /* the launches' entry was stored again (its first whole-launch cost), for this user */
+    snprintf(global, sizeof global, "\"uid\":\t%u", (unsigned)getuid());
+    assert_true(daemon_fixture_file_has(l->fx.wisdom, global));
     refining_close(&f);
 }
 

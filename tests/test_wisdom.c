@@ -1253,6 +1253,68 @@ static void index_agrees_with_a_model_through_evictions(void **state)
         assert_int_equal(has_nth(f->w, i), last_use[i] != 0);
 }
 
+static bool file_has(const char *path, const char *needle)
+{
+    size_t len;
+    char *text = read_file(path, &len);
+    bool has = strstr(text, needle) != NULL;
+    free(text);
+    return has;
+}
+
+static void store_nth_for(gt_wisdom *w, size_t gx, uint32_t uid)
+{
+    store_nth(w, gx);
+    gt_wisdom_key k = nth_key(gx);
+    assert_true(gt_wisdom_claim(w, &k, uid));
+}
+
+/* A full wisdom evicts from the user holding the most entries: a flood of one user's new keys
+ * evicts that user's own, and another user's new key evicts the flooder's, not the entry used
+ * longest ago. The owners are kept in the file, and a store that replaces keeps its owner. */
+static void full_wisdom_evicts_from_the_largest_owner(void **state)
+{
+    fixture *f = *state;
+    f->w = open_ok(f, f->path);
+    assert_int_equal(gt_wisdom_limit(f->w, 4), 0);
+    store_nth_for(f->w, 0, 1000); /* the least recent of all */
+    for (size_t i = 1; i <= 4; i++)
+        store_nth_for(f->w, i, 2000); /* 4 evicts 1 */
+    assert_true(has_nth(f->w, 0));
+    assert_false(has_nth(f->w, 1));
+    store_nth(f->w, 5); /* 1000's, claimed after: evicts 2, 2000's least recent */
+    gt_wisdom_key k5 = nth_key(5);
+    assert_true(gt_wisdom_claim(f->w, &k5, 1000));
+    assert_true(has_nth(f->w, 0) && has_nth(f->w, 3) && has_nth(f->w, 4) && has_nth(f->w, 5));
+    assert_false(has_nth(f->w, 2));
+    store_nth(f->w, 0); /* replaced, still 1000's */
+    assert_int_equal(gt_wisdom_save(f->w, f->err, sizeof f->err), 0);
+    assert_true(file_has(f->path, "\"uid\":\t1000"));
+    assert_true(file_has(f->path, "\"uid\":\t2000"));
+    gt_wisdom_close(f->w);
+    f->w = open_ok(f, f->path);
+    assert_int_equal(gt_wisdom_limit(f->w, 4), 0);
+    assert_true(has_nth(f->w, 5)); /* in the file's order, 0 4 5 3: 0 is the least recent now */
+    /* 2 entries each, so ties go to the entry used longest ago: 1000's 0, then 2000's 4 */
+    store_nth_for(f->w, 6, 1000);
+    assert_false(has_nth(f->w, 0));
+    store_nth_for(f->w, 7, 2000);
+    assert_false(has_nth(f->w, 4));
+    assert_int_equal(gt_wisdom_count(f->w), 4);
+    assert_true(has_nth(f->w, 3) && has_nth(f->w, 5) && has_nth(f->w, 6) && has_nth(f->w, 7));
+}
+
+/* An entry's uid is a user id: (uid_t)-1 stands for none. */
+static void bad_uid_is_set_aside(void **state)
+{
+    fixture *f = *state;
+    char *text;
+    size_t len;
+    file_text(f, "decided", "1795000000, \"uid\": 4294967295", &text, &len);
+    assert_set_aside(f, text, len, "entry 0: \"uid\": must be a user id");
+    free(text);
+}
+
 /* A copy saves what the wisdom held when copied, whatever the wisdom does after. */
 static void copy_saves_what_it_was_given(void **state)
 {
@@ -1461,6 +1523,8 @@ int main(void)
         T(clear_keeps_the_limit),
         T(index_agrees_with_a_model_through_evictions),
         T(copy_saves_what_it_was_given),
+        T(full_wisdom_evicts_from_the_largest_owner),
+        T(bad_uid_is_set_aside),
         T(fnv1a_matches_the_reference_values),
         T(machine_signature_is_16_hex_digits_and_stable),
         T(kernel_identity_depends_on_name_and_content),

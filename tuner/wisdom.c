@@ -271,6 +271,12 @@ static int reindex(gt_wisdom_set *s, size_t nslots)
     return 0;
 }
 
+struct gt_wisdom_tally {
+    uint64_t owner;
+    size_t records;
+    size_t oldest; /* the index of its least recently used record */
+};
+
 int gt_wisdom_set_reserve(gt_wisdom_set *s, size_t want)
 {
     if (want > s->cap) {
@@ -281,6 +287,10 @@ int gt_wisdom_set_reserve(gt_wisdom_set *s, size_t want)
         if (!v)
             return -ENOMEM;
         s->v = v;
+        struct gt_wisdom_tally *tally = realloc(s->tally, cap * sizeof *tally);
+        if (!tally)
+            return -ENOMEM;
+        s->tally = tally;
         s->cap = cap;
     }
     /* at most half full, so that probes stay short */
@@ -290,21 +300,37 @@ int gt_wisdom_set_reserve(gt_wisdom_set *s, size_t want)
     return nslots != s->nslots ? reindex(s, nslots) : 0;
 }
 
-static size_t least_recent(const gt_wisdom_set *s)
+/* The record to evict from a full set: the least recently used of the owner that holds the
+ * most records; of owners that hold as many, the one whose record was used longest ago. */
+static size_t victim(const gt_wisdom_set *s)
 {
-    size_t lru = 0;
-    for (size_t i = 1; i < s->n; i++)
-        if (s->v[i].used < s->v[lru].used)
-            lru = i;
-    return lru;
+    struct gt_wisdom_tally *t = s->tally;
+    size_t owners = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        size_t o = 0;
+        while (o < owners && t[o].owner != s->v[i].owner)
+            o++;
+        if (o == owners)
+            t[owners++] = (struct gt_wisdom_tally){.owner = s->v[i].owner, .oldest = i};
+        t[o].records++;
+        if (s->v[i].used < s->v[t[o].oldest].used)
+            t[o].oldest = i;
+    }
+    size_t top = 0;
+    for (size_t o = 1; o < owners; o++)
+        if (t[o].records > t[top].records ||
+            (t[o].records == t[top].records && s->v[t[o].oldest].used < s->v[t[top].oldest].used))
+            top = o;
+    return t[top].oldest;
 }
 
 int gt_wisdom_set_put(gt_wisdom_set *s, const gt_wisdom_record *rec)
 {
     uint64_t hash = key_hash(&rec->key);
     gt_wisdom_record *r = set_find(s, &rec->key, hash);
-    if (!r && s->max && s->n >= s->max) { /* the new key takes the least recent one's place */
-        r = &s->v[least_recent(s)];
+    uint64_t owner = rec->owner || !r ? rec->owner : r->owner;
+    if (!r && s->max && s->n >= s->max) { /* the new key takes the evicted one's place */
+        r = &s->v[victim(s)];
         unindex(s, probe(s, &r->key, r->hash));
         s->evicted++;
     } else if (!r) {
@@ -313,6 +339,7 @@ int gt_wisdom_set_put(gt_wisdom_set *s, const gt_wisdom_record *rec)
         r = &s->v[s->n++];
     }
     *r = *rec;
+    r->owner = owner;
     r->hash = hash;
     r->used = ++s->tick;
     s->slots[probe(s, &r->key, hash)] = (size_t)(r - s->v) + 1;
@@ -353,8 +380,10 @@ static void set_empty(gt_wisdom_set *s)
 {
     free(s->v);
     free(s->slots);
+    free(s->tally);
     s->v = NULL;
     s->slots = NULL;
+    s->tally = NULL;
     s->n = s->cap = s->nslots = 0;
 }
 
@@ -468,6 +497,14 @@ void gt_wisdom_clear(gt_wisdom *w)
     set_empty(&w->set);
 }
 
+bool gt_wisdom_claim(gt_wisdom *w, const gt_wisdom_key *key, uint32_t uid)
+{
+    gt_wisdom_record *r = set_find(&w->set, key, key_hash(key));
+    if (r)
+        r->owner = (uint64_t)uid + 1;
+    return r != NULL;
+}
+
 int gt_wisdom_limit(gt_wisdom *w, size_t max)
 {
     w->set.max = max;
@@ -492,9 +529,10 @@ int gt_wisdom_copy(const gt_wisdom *w, gt_wisdom **out)
         return -ENOMEM;
     c->set = *from;
     c->set.v = from->cap ? malloc(from->cap * sizeof *from->v) : NULL;
+    c->set.tally = from->cap ? malloc(from->cap * sizeof *from->tally) : NULL;
     c->set.slots = from->nslots ? malloc(from->nslots * sizeof *from->slots) : NULL;
     c->path = w->path ? strdup(w->path) : NULL;
-    if ((from->cap && !c->set.v) || (from->nslots && !c->set.slots) || (w->path && !c->path)) {
+    if ((from->cap && (!c->set.v || !c->set.tally)) || (from->nslots && !c->set.slots) || (w->path && !c->path)) {
         gt_wisdom_close(c);
         *out = NULL;
         return -ENOMEM;

@@ -129,12 +129,18 @@ bool gt_wisdom_get(const gt_wisdom *w, size_t index, gt_wisdom_key *key, gt_wisd
 void gt_wisdom_clear(gt_wisdom *w);
 
 /* Keeps at most max entries (0: no limit, as after gt_wisdom_open): storing a new key into a
- * full wisdom evicts the least recently used entry, the one looked up or stored longest ago
- * (entries loaded from a file count as used in the file's order, the first the longest ago).
- * Entries over the limit now are evicted at once. 0, or -ENOMEM (the entries are then all
- * kept, and the limit holds from the next store). */
+ * full wisdom evicts the least recently used entry (looked up or stored longest ago; entries
+ * loaded from a file count as used in the file's order, the first the longest ago) of the
+ * owner that holds the most entries (of owners that hold as many, the one whose entry was
+ * used longest ago), so that one user's flood of new keys evicts its own entries first.
+ * Entries of no known owner count as one owner. Entries over the limit now
+ * are evicted at once, the least recently used first whoever owns them. 0, or -ENOMEM (the
+ * entries are then all kept, and the limit holds from the next store). */
 int gt_wisdom_limit(gt_wisdom *w, size_t max);
 size_t gt_wisdom_max(const gt_wisdom *w);
+/* Records that the key's entry was stored for user uid (the file keeps it as "uid"); a store
+ * that replaces an entry keeps its owner. False when the key has no entry. */
+bool gt_wisdom_claim(gt_wisdom *w, const gt_wisdom_key *key, uint32_t uid);
 /* Entries evicted to keep within the limit since the wisdom was opened. */
 uint64_t gt_wisdom_evicted(const gt_wisdom *w);
 /* A copy of the wisdom (its entries, file and limit) to save without holding the original:

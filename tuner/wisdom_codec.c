@@ -235,15 +235,18 @@ static int read_refine(const cJSON *v, gt_wisdom_refine *out, char *err, size_t 
     return rc;
 }
 
-/* Every field is required but refine: an entry written before refinement existed has none,
- * and reads as settled with no contenders. */
+/* Every field is required but refine and uid: an entry written before refinement existed has
+ * none, and reads as settled with no contenders; one without uid has no known owner. */
 enum {
     F_KERNEL, F_KERNEL_HASH, F_MACHINE, F_RANGE, F_WORKERS,
-    F_SCHEDULE, F_METRIC, F_COST, F_GAIN, F_DECIDED, F_REFINE, NFIELDS
+    F_SCHEDULE, F_METRIC, F_COST, F_GAIN, F_DECIDED, F_REFINE, F_UID, NFIELDS
 };
 static const char *const field_names[NFIELDS] = {
     "kernel", "kernel_hash", "machine", "range", "workers", "schedule", "metric", "cost", "gain", "decided", "refine",
+    "uid",
 };
+/* The largest uid: (uid_t)-1 stands for no user. */
+#define UID_MAX_VALID 4294967294.0
 
 /* Converts one field's JSON value; the meaning is checked afterwards by gt_wisdom_key_check and
  * gt_wisdom_entry_check. */
@@ -285,6 +288,12 @@ static int read_field(int f, const cJSON *v, gt_wisdom_record *r, char *err, siz
         return 0;
     case F_REFINE:
         return read_refine(v, &e->refine, err, errlen);
+    case F_UID:
+        if (!read_integer(v, 0, UID_MAX_VALID, &x))
+            return gt_sentence_fail(err, errlen, -EINVAL, "must be a user id, a whole number from 0 to %.0f",
+                                    UID_MAX_VALID);
+        r->owner = (uint64_t)x + 1;
+        return 0;
     default:
         if (!read_integer(v, 0, GT_WISDOM_JSON_INT_MAX, &x))
             return gt_sentence_fail(err, errlen, -EINVAL, "must be a unix time, a whole number from 0 to 2^53-1");
@@ -313,7 +322,7 @@ static int read_entry(const cJSON *obj, gt_wisdom_record *r, char *err, size_t e
             return gt_sentence_fail(err, errlen, -EINVAL, "\"%s\": %s", field_names[f], why);
     }
     for (int f = 0; f < NFIELDS; f++)
-        if (!seen[f] && f != F_REFINE)
+        if (!seen[f] && f != F_REFINE && f != F_UID)
             return gt_sentence_fail(err, errlen, -EINVAL, "missing \"%s\"", field_names[f]);
     int rc = gt_wisdom_key_check(&r->key, err, errlen);
     if (rc == 0)
@@ -505,7 +514,8 @@ static cJSON *entry_node(const gt_wisdom_record *r)
     ok = ok && add(o, "workers", gt_json_uint(k->workers)) && add(o, "schedule", cJSON_CreateString(schedule)) &&
          add(o, "metric", cJSON_CreateString(e->metric)) && add(o, "cost", gt_json_real(e->cost)) &&
          add(o, "gain", gt_json_real(e->gain)) &&
-         add(o, "decided", gt_json_uint((uint64_t)e->decided)) && add(o, "refine", refine_node(&e->refine));
+         add(o, "decided", gt_json_uint((uint64_t)e->decided)) && add(o, "refine", refine_node(&e->refine)) &&
+         (!r->owner || add(o, "uid", gt_json_uint(r->owner - 1)));
     cJSON_Delete(range);
     if (!ok) {
         cJSON_Delete(o);

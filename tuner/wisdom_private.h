@@ -24,18 +24,23 @@ typedef struct gt_wisdom_record {
     gt_wisdom_entry entry;
     uint64_t hash; /* of the key, as set_hash computes it */
     uint64_t used; /* the set's tick when last stored or looked up: the least recent goes first */
+    uint64_t owner; /* the uid of the user whose launch stored it, plus 1; 0: not known */
 } gt_wisdom_record;
 
 /* Records in an array, found through a hash index (open addressing, linear probing): a launch
  * looks its key up, and loading a file puts every record. Entries keep the order in which
  * their keys were first put, except that one put in place of an evicted record takes its
  * place. With max set, putting a new key into a full set evicts the least recently used
- * record (the earliest in a file just loaded counts as the least recent). */
+ * record of the owner that holds the most (of owners that hold as many, the one whose record
+ * was used longest ago; records of no known owner count as one owner; the earliest in a file
+ * just loaded counts as the least recent), so that one user's flood of new keys evicts its
+ * own records before anyone else's. */
 typedef struct gt_wisdom_set {
     gt_wisdom_record *v;
     size_t n, cap;
     size_t *slots; /* a record's index + 1, 0 for an empty slot; nslots is a power of two */
     size_t nslots;
+    struct gt_wisdom_tally *tally; /* cap places to count records per owner when evicting */
     size_t max;       /* the most records kept; 0: no limit */
     uint64_t tick;    /* counts puts and lookups */
     uint64_t evicted; /* records evicted to keep within max, since the set began */
@@ -57,9 +62,9 @@ int gt_wisdom_entry_check(const gt_wisdom_entry *e, char *err, size_t errlen);
 
 /* Room for want records in all, in the array and the index. 0 or -ENOMEM. */
 int gt_wisdom_set_reserve(gt_wisdom_set *s, size_t want);
-/* Adds rec's key and entry, or replaces the entry of the record with its key, evicting the
- * least recently used record when the set is full; with capacity reserved beforehand it
- * cannot fail. 0 or -ENOMEM. */
+/* Adds rec's key and entry, or replaces the entry of the record with its key (which keeps its
+ * owner when rec has none), evicting a record when the set is full; with capacity reserved
+ * beforehand it cannot fail. 0 or -ENOMEM. */
 int gt_wisdom_set_put(gt_wisdom_set *s, const gt_wisdom_record *rec);
 void gt_wisdom_set_free(gt_wisdom_set *s);
 

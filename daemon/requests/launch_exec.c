@@ -30,8 +30,10 @@ static void take_entry(launch_job *j, const gt_wisdom_key *key, const gt_exec_ou
         pthread_mutex_lock(&d->wisdom_lock); /* other users' launcher threads take entries too */
         if (gt_wisdom_store(d->wisdom, key, &o->entry, err, sizeof err) != 0)
             gt_log_warn("launch %" PRIu64 ": the executor's decision was refused: %s", j->ev->id, err);
-        else
+        else {
+            gt_wisdom_claim(d->wisdom, key, (uint32_t)j->s->uid);
             gt_wisdom_saver_changed(d->wisdom_saver);
+        }
         pthread_mutex_unlock(&d->wisdom_lock);
     }
 }

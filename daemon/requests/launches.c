@@ -142,8 +142,12 @@ static void run_launch(launch_job *j)
     int64_t started = gt_clock_unix_ms();
     pthread_mutex_lock(&d->wisdom_lock); /* the saver copies it */
     int rc = gt_tune_run(&j->cfg, &tl, &exec, d->wisdom, &res, err, sizeof err);
-    if (rc == 0 && res.wisdom_changed) /* analysis decided (also to keep the default), or a refinement moved */
+    if (rc == 0 && res.wisdom_changed) { /* analysis decided (also to keep the default), or a refinement moved */
+        gt_wisdom_key key;
+        gt_tune_wisdom_key(&tl, exec.workers, &key);
+        gt_wisdom_claim(d->wisdom, &key, (uint32_t)j->s->uid);
         gt_wisdom_saver_changed(d->wisdom_saver);
+    }
     pthread_mutex_unlock(&d->wisdom_lock);
     j->ran = true;
     j->groups = res.groups_analysis + res.groups_remainder;

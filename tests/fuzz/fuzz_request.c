@@ -189,7 +189,16 @@ static void fuzz_wisdom(const char *text, size_t len)
         }
         FUZZ_CHECK(gt_wisdom_count(copy) == gt_wisdom_count(w));
     }
+    size_t keys = gt_wisdom_count(w);
     gt_wisdom_close(copy);
+    gt_wisdom_close(w);
+    /* the same merge into a wisdom of two entries at most: it evicts, and finds what it kept */
+    FUZZ_CHECK(gt_wisdom_open_memory(&w) == 0 && gt_wisdom_limit(w, 2) == 0);
+    FUZZ_CHECK(gt_wisdom_merge_text(w, text, len, "the fuzzer's wisdom", NULL, err, sizeof err) == rc);
+    FUZZ_CHECK(gt_wisdom_count(w) == (keys < 2 ? keys : 2) && gt_wisdom_evicted(w) >= keys - gt_wisdom_count(w));
+    gt_wisdom_key key;
+    for (size_t i = 0; gt_wisdom_get(w, i, &key, NULL); i++)
+        FUZZ_CHECK(gt_wisdom_lookup(w, &key, NULL));
     gt_wisdom_close(w);
 }
 

@@ -18,12 +18,13 @@ Input formats (fuzz_wire.c, fuzz_request.c):
   request  a request's JSON text; or 'o' and a kernel build's option string; or 'w' and a
            wisdom file's text.
 Existing files of the same name are replaced; other files in the directories are left alone.
-Among those, request/wisdom-<name>.json (span, grouped, refine, resume) are kept by hand: a 'w'
+Among those, request/wisdom-<name>.json (span, grouped, refine, resume, uid) are kept by hand: a 'w'
 and a wisdom file in the form gridtune writes, with what the traced daemon's wisdom lacked.
 wisdom-refine.json is gridtune's own output: `gridtune wisdom import` of a hand-edited
 wisdom-0.json, then `gridtune wisdom export`; so is wisdom-resume.json, of wisdom-refine.json
 with an entry's unexplored axes and resumes added. wisdom-resume-bad-axis.json names an axis
-that does not exist."""
+that does not exist. wisdom-uid.json is wisdom-span.json with each entry's owner (uid) added;
+wisdom-uid-bad.json gives one the uid that stands for none."""
 import argparse
 import json
 import pathlib
