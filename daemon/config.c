@@ -445,7 +445,8 @@ static const flag flags[] = {
     {"http-public", NULL, set_http_public,
      "let --http ADDR:PORT serve every user's reports to anyone who can reach the port"},
     {"http-max-connections", "N", set_http_max_connections,
-     "HTTP connections open at once; past them new ones wait until one ends (default 32)"},
+     "HTTP connections open at once; past them new ones wait until one ends (default 32). With --system, one "
+     "user holds at most half of them: a new one past that is closed"},
     {"http-timeout", "SECONDS", set_http_timeout,
      "an HTTP connection is closed this long after it opened or its last whole request arrived, however its "
      "bytes trickle in (default 10)"},

@@ -404,8 +404,10 @@ int gt_http_start(gt_daemon *d, gt_http **out, char *err, size_t errlen)
     evhttp_set_max_body_size(h->http, HTTP_MAX_BODY);
     evhttp_set_max_headers_size(h->http, HTTP_MAX_HEADERS);
     evhttp_set_timeout(h->http, (int)d->cfg->http_timeout_s);
-    /* ... nor many connections, nor a request that trickles in under each read's timeout */
-    if (!(h->conns = gt_http_conns_new(h->http, d->cfg->http_max_connections, d->cfg->http_timeout_s))) {
+    /* ... nor many connections, nor a request that trickles in under each read's timeout; in
+       system mode, one user holds at most half of the connections */
+    unsigned max = d->cfg->http_max_connections, share = d->cfg->system ? (max > 1 ? max / 2 : 1) : 0;
+    if (!(h->conns = gt_http_conns_new(h->http, max, share, d->cfg->http_timeout_s))) {
         gt_http_free(h);
         snprintf(err, errlen, "out of memory");
         return -ENOMEM;

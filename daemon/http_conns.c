@@ -6,15 +6,19 @@
  * reference of ours (the bufferevent, and so its descriptor, lives until both evhttp and this
  * file let go), and ends here when evhttp says it closes or, for one that never brought a
  * whole request, when its peer closes (EV_CLOSED, where the event backend tells) or at its
- * deadline. */
+ * deadline. Its peer's uid is read on the loop's next turn after the accept, when the
+ * bufferevent has its descriptor. */
 #include "http_conns.h"
 
 #include "log.h"
 
 #include <event2/bufferevent.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <sys/socket.h>
+
+#define NO_UID UINT64_MAX
 
 typedef struct http_conn {
     gt_http_conns *owner;
@@ -22,15 +26,17 @@ typedef struct http_conn {
     struct evhttp_connection *evcon; /* once a whole request arrived, and with it our closecb */
     struct event *deadline;
     struct event *peer_closed;       /* watches the socket once evhttp gave it its descriptor */
+    uint64_t uid;                    /* its peer's, or NO_UID (not known yet, or TCP) */
     struct http_conn *prev, *next;
 } http_conn;
 
 struct gt_http_conns {
     gt_accept_guard *guard;
     unsigned max, open;
+    unsigned user_share; /* connections one uid may hold; 0: no share */
     struct timeval deadline;
     http_conn *list;
-    gt_log_limit full_log;
+    gt_log_limit full_log, share_log;
 };
 
 static void hold_if_full(gt_http_conns *c)
@@ -92,14 +98,41 @@ static void on_peer_closed(evutil_socket_t fd, short what, void *arg)
         connection_end(conn);
 }
 
+/* Whether conn's peer, on a Unix socket, is a user holding its share of connections already
+   (conn not counted); conn learns its uid. */
+static bool past_user_share(http_conn *conn, evutil_socket_t sock)
+{
+    gt_http_conns *c = conn->owner;
+    struct ucred cred;
+    socklen_t len = sizeof cred;
+    if (getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || cred.uid == (uid_t)-1)
+        return false; /* TCP, whose peer could be anyone: Linux answers uid -1 */
+    conn->uid = cred.uid;
+    unsigned held = 0;
+    for (const http_conn *other = c->list; other; other = other->next)
+        held += other != conn && other->uid == conn->uid;
+    if (!c->user_share || held < c->user_share)
+        return false;
+    unsigned lines;
+    if (gt_log_limit_pass(&c->share_log, &lines))
+        gt_log_warn("closed a new HTTP connection of uid %u: it holds %u, its share of --http-max-connections in "
+                    "system mode (%u more such lines held)", (unsigned)cred.uid, held, lines);
+    return true;
+}
+
 /* On the loop's next turn after new_connection, when evhttp has given the bufferevent its
-   descriptor: watch that for the peer's close, where the backend can. */
+   descriptor: close it if its user holds its share, else watch it for the peer's close, where
+   the backend can. */
 static void on_adopt(evutil_socket_t fd, short what, void *arg)
 {
     (void)fd, (void)what;
     http_conn *conn = arg;
     evutil_socket_t sock = bufferevent_getfd(conn->bev);
     struct event_base *base = bufferevent_get_base(conn->bev);
+    if (sock >= 0 && past_user_share(conn, sock)) {
+        on_deadline(sock, 0, conn);
+        return;
+    }
     if (sock < 0 || !(event_base_get_features(base) & EV_FEATURE_EARLY_CLOSE))
         return;
     event_del(conn->peer_closed);
@@ -116,6 +149,7 @@ static struct bufferevent *new_connection(struct event_base *base, void *arg)
     if (!conn)
         return NULL;
     conn->owner = c;
+    conn->uid = NO_UID;
     conn->bev = bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE);
     conn->deadline = evtimer_new(base, on_deadline, conn);
     conn->peer_closed = event_new(base, -1, 0, on_adopt, conn);
@@ -142,12 +176,12 @@ static struct bufferevent *new_connection(struct event_base *base, void *arg)
     return conn->bev;
 }
 
-gt_http_conns *gt_http_conns_new(struct evhttp *http, unsigned max, unsigned deadline_s)
+gt_http_conns *gt_http_conns_new(struct evhttp *http, unsigned max, unsigned user_share, unsigned deadline_s)
 {
     gt_http_conns *c = calloc(1, sizeof *c);
     if (!c)
         return NULL;
-    *c = (gt_http_conns){.max = max ? max : 1, .deadline = {.tv_sec = deadline_s}};
+    *c = (gt_http_conns){.max = max ? max : 1, .user_share = user_share, .deadline = {.tv_sec = deadline_s}};
     evhttp_set_bevcb(http, new_connection, c);
     return c;
 }

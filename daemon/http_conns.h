@@ -5,7 +5,9 @@
  * - at most max are open at once: at the limit the listener is held (accept_guard.h), and new
  *   peers wait in its backlog until one ends;
  * - each is shut deadline_s after it opened or after its last whole request arrived, however
- *   its bytes trickle in or its answer is read.
+ *   its bytes trickle in or its answer is read;
+ * - with a share per user, a peer on a Unix socket whose uid holds that many already is shut as
+ *   soon as it is accepted, so that one user of a system daemon cannot hold them all.
  * Used on the event loop's thread only. */
 #ifndef GT_HTTP_CONNS_H
 #define GT_HTTP_CONNS_H
@@ -17,8 +19,9 @@
 
 typedef struct gt_http_conns gt_http_conns;
 
-/* Makes http's connections through the new set (evhttp_set_bevcb). NULL without memory. */
-gt_http_conns *gt_http_conns_new(struct evhttp *http, unsigned max, unsigned deadline_s);
+/* Makes http's connections through the new set (evhttp_set_bevcb); user_share 0 means none.
+ * NULL without memory. */
+gt_http_conns *gt_http_conns_new(struct evhttp *http, unsigned max, unsigned user_share, unsigned deadline_s);
 /* The guard of http's listener, held while max connections are open. */
 void gt_http_conns_set_guard(gt_http_conns *c, gt_accept_guard *guard);
 /* A whole request arrived on req's connection: its deadline starts again. */

@@ -3,7 +3,8 @@
  * own user over a private socket and refuses other uids in per-user mode; in system mode it
  * serves the group, each uid seeing only the reports of its own launches, another user's
  * report id answered as a missing one. Oversized requests are refused, connections past
- * --http-max-connections wait, and a request that trickles in is cut at --http-timeout. Other
+ * --http-max-connections wait (in system mode, one user's past half of them are closed), and a
+ * request that trickles in is cut at --http-timeout. Other
  * users are child processes that change uid before they connect, since SO_PEERCRED records
  * who connected; so these tests need root and are skipped without it. */
 #include <stdarg.h>
@@ -267,8 +268,8 @@ static void launch_as(const access_test *t, uid_t uid, gid_t gid, char id[32])
 /* ---- setup --------------------------------------------------------------------------------- */
 
 /* A daemon serving HTTP on DIR/run/http.sock; in system mode, open to this process's group
-   with modules from the test module's directory, else with the flags `extra` (two at most,
-   may be NULL). DIR can be passed through by other users (0711), so that in system mode only
+   with modules from the test module's directory; with the flags `extra` (four at most, may be
+   NULL). DIR can be passed through by other users (0711), so that in system mode only
    gridtuned's own modes decide. */
 static void start(access_test *t, bool system_mode, const char *const *extra)
 {
@@ -286,13 +287,14 @@ static void start(access_test *t, bool system_mode, const char *const *extra)
     snprintf(group, sizeof group, "%s", g->gr_name);
     snprintf(modules, sizeof modules, "%s", GT_TEST_DAEMON_MODULE);
     *strrchr(modules, '/') = '\0';
-    const char *user_flags[] = {"--http", http, NULL, NULL, NULL};
+    const char *flags[12] = {"--http", http, "--system", "--group", group, "--module-dir", modules};
+    int n = system_mode ? 7 : 2;
     for (int i = 0; extra && extra[i]; i++) {
-        assert_true(i < 2);
-        user_flags[2 + i] = extra[i];
+        assert_true(i < 4);
+        flags[n++] = extra[i];
     }
-    const char *system_flags[] = {"--http", http, "--system", "--group", group, "--module-dir", modules, NULL};
-    daemon_fixture_start(&t->fx, NULL, system_mode ? system_flags : user_flags);
+    flags[n] = NULL;
+    daemon_fixture_start(&t->fx, NULL, flags);
 }
 
 static int setup_user(void **state)
@@ -323,6 +325,18 @@ static int setup_short_timeout(void **state)
     *state = t;
     static const char *const flags[] = {"--http-timeout", "1", NULL};
     start(t, false, flags);
+    return 0;
+}
+
+/* System mode, at most four HTTP connections at once: two per user, which --http-timeout
+   leaves open for the test's whole length. */
+static int setup_system_four_connections(void **state)
+{
+    access_test *t = calloc(1, sizeof *t);
+    assert_non_null(t);
+    *state = t;
+    static const char *const flags[] = {"--http-max-connections", "4", "--http-timeout", "3600", NULL};
+    start(t, true, flags);
     return 0;
 }
 
@@ -636,6 +650,39 @@ static void test_connections_past_the_limit_wait(void **state)
     gt_disconnect(c);
 }
 
+/* In system mode one user holds at most half of --http-max-connections: this process's user
+ * opens four connections, its third and fourth are closed unanswered as soon as they are
+ * accepted, and another user is served beside its two. Without the share the four took every
+ * place, and the other user's request waited unanswered as long as they stayed open. */
+static void test_one_user_holds_half_the_connections(void **state)
+{
+    access_test *t = *state;
+    int s[4];
+    for (int i = 0; i < 4; i++)
+        s[i] = connect_http(t);
+    for (int i = 2; i < 4; i++) {
+        char *rest = read_all(s[i], "a connection past the user's share");
+        if (rest[0])
+            fail_msg("connection %d past the user's share was answered: %.100s", i, rest);
+        free(rest);
+    }
+    gt_client *c = daemon_fixture_connect(&t->fx);
+    cJSON *st = daemon_fixture_status(c);
+    assert_int_equal(daemon_fixture_status_number(st, "http_connections"), 2);
+    cJSON_Delete(st);
+    http_answer a = get_as(UID_B, getgid(), false, t->socket, "/status");
+    assert_int_equal(a.code, 200);
+    free(a.body);
+    char line[160];
+    snprintf(line, sizeof line, "closed a new HTTP connection of uid %u: it holds 2, its share of "
+             "--http-max-connections in system mode (0 more such lines held)", (unsigned)getuid());
+    assert_true(daemon_fixture_log_has_line(&t->fx, line));
+    for (int i = 0; i < 4; i++)
+        close(s[i]);
+    wait_http_connections(c, 0);
+    gt_disconnect(c);
+}
+
 /* A request sent a byte every 200 ms never lets evhttp's per-read timeout (1 s here) run out,
  * and used to hold its connection for as long as its sender liked; --http-timeout 1 cuts it
  * about a second after it opened, long before its 60 bytes are through. */
@@ -676,6 +723,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_connections_past_the_limit_wait, setup_two_connections, teardown),
         cmocka_unit_test_setup_teardown(test_trickled_request_is_cut, setup_short_timeout, teardown),
         cmocka_unit_test_setup_teardown(test_system_mode_reports_by_uid, setup_system, teardown),
+        cmocka_unit_test_setup_teardown(test_one_user_holds_half_the_connections, setup_system_four_connections,
+                                        teardown),
     };
     return cmocka_run_group_tests_name("gridtuned's HTTP side: who may read what, and how much a peer may hold",
                                        tests, NULL, NULL);
