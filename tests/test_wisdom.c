@@ -713,55 +713,45 @@ static void file_text(fixture *f, const char *field, const char *value, char **t
     unlink(tmp);
 }
 
-static void bad_schedule_text_is_set_aside(void **state)
+/* The one-entry document with field's value replaced is set aside, naming problem. */
+static void assert_field_set_aside(fixture *f, const char *field, const char *value, const char *problem)
 {
-    fixture *f = *state;
     char *text;
     size_t len;
-    file_text(f, "schedule", "\"group=linear,item=tiled:0x4,assign=block\"", &text, &len);
-    assert_set_aside(f, text, len, "entry 0: \"schedule\": order \"tiled:0x4\": tile width must be at least 1");
+    file_text(f, field, value, &text, &len);
+    assert_set_aside(f, text, len, problem);
     free(text);
+}
+
+static void bad_schedule_text_is_set_aside(void **state)
+{
+    assert_field_set_aside(*state, "schedule", "\"group=linear,item=tiled:0x4,assign=block\"",
+                           "entry 0: \"schedule\": order \"tiled:0x4\": tile width must be at least 1");
 }
 
 static void bad_span_is_set_aside(void **state)
 {
-    fixture *f = *state;
-    char *text;
-    size_t len;
-    file_text(f, "schedule", "\"group=linear,span=0,item=linear,assign=block\"", &text, &len);
-    assert_set_aside(f, text, len, "entry 0: \"schedule\": span \"0\"");
-    free(text);
+    assert_field_set_aside(*state, "schedule", "\"group=linear,span=0,item=linear,assign=block\"",
+                           "entry 0: \"schedule\": span \"0\"");
 }
 
 static void bad_range_is_set_aside(void **state)
 {
-    fixture *f = *state;
-    char *text;
-    size_t len;
-    file_text(f, "range", "{\"dims\": 2, \"global\": [8190, 8192, 1], \"local\": [16, 16, 1]}", &text, &len);
-    assert_set_aside(f, text, len, "entry 0: \"range\": range dimension 0: global size 8190 is not a multiple");
-    free(text);
+    assert_field_set_aside(*state, "range", "{\"dims\": 2, \"global\": [8190, 8192, 1], \"local\": [16, 16, 1]}",
+                           "entry 0: \"range\": range dimension 0: global size 8190 is not a multiple");
 }
 
 static void unknown_field_is_set_aside(void **state)
 {
-    fixture *f = *state;
-    char *text;
-    size_t len;
-    file_text(f, "metric", "\"time\", \"colour\": \"blue\"", &text, &len);
-    assert_set_aside(f, text, len, "entry 0: unknown field \"colour\"");
-    free(text);
+    assert_field_set_aside(*state, "metric", "\"time\", \"colour\": \"blue\"", "entry 0: unknown field \"colour\"");
 }
 
 /* A document whose one entry has refine as its last field, with that JSON text. */
 static void assert_refine_set_aside(fixture *f, const char *refine, const char *problem)
 {
-    char value[2048], *text;
-    size_t len;
+    char value[2048];
     snprintf(value, sizeof value, "1795000000, \"refine\": %s", refine);
-    file_text(f, "decided", value, &text, &len);
-    assert_set_aside(f, text, len, problem);
-    free(text);
+    assert_field_set_aside(f, "decided", value, problem);
 }
 
 #define REFINE_START "{\"state\": \"refining\", \"launches\": 3, \"settled_cost\": null, \"drifted\": 0, "
@@ -1307,12 +1297,7 @@ static void full_wisdom_evicts_from_the_largest_owner(void **state)
 /* An entry's uid is a user id: (uid_t)-1 stands for none. */
 static void bad_uid_is_set_aside(void **state)
 {
-    fixture *f = *state;
-    char *text;
-    size_t len;
-    file_text(f, "decided", "1795000000, \"uid\": 4294967295", &text, &len);
-    assert_set_aside(f, text, len, "entry 0: \"uid\": must be a user id");
-    free(text);
+    assert_field_set_aside(*state, "decided", "1795000000, \"uid\": 4294967295", "entry 0: \"uid\": must be a user id");
 }
 
 /* A copy saves what the wisdom held when copied, whatever the wisdom does after. */
