@@ -18,6 +18,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -260,10 +261,11 @@ static int save(gt_wisdom *w)
 }
 
 enum {
-    COL_KERNEL, COL_RANGE, COL_WORKERS, COL_SCHEDULE, COL_METRIC, COL_COST, COL_GAIN, COL_DECIDED, COL_REFINE, NCOLS
+    COL_KERNEL, COL_RANGE, COL_WORKERS, COL_SCHEDULE, COL_METRIC, COL_COST, COL_GAIN, COL_DECIDED, COL_USER,
+    COL_REFINE, NCOLS
 };
 static const char *const column_names[NCOLS] = {"kernel", "range", "workers", "schedule", "metric",
-                                                "cost", "gain", "decided", "refine"};
+                                                "cost", "gain", "decided", "user", "refine"};
 #define CELL_MAX GT_SCHEDULE_TEXT_MAX
 
 /* 8192x8192/16x16: global sizes / local sizes of the used dimensions. */
@@ -317,6 +319,20 @@ static void format_row(const gt_wisdom_key *k, const gt_wisdom_entry *e, char ce
     snprintf(cells[COL_DECIDED], CELL_MAX, "%" PRId64, e->decided);
 }
 
+/* Who stored the entry: the user's name, else the uid, "-" when the file does not say. */
+static void format_user(const gt_wisdom *w, size_t index, char *buf, size_t len)
+{
+    uint32_t uid;
+    struct passwd pw, *found = NULL;
+    char names[1024];
+    if (!gt_wisdom_owner(w, index, &uid))
+        snprintf(buf, len, "-");
+    else if (getpwuid_r((uid_t)uid, &pw, names, sizeof names, &found) == 0 && found)
+        snprintf(buf, len, "%s", found->pw_name);
+    else
+        snprintf(buf, len, "%u", (unsigned)uid);
+}
+
 static int wisdom_show(const options *o, int argc, char **argv)
 {
     (void)argc, (void)argv;
@@ -343,6 +359,7 @@ static int wisdom_show(const options *o, int argc, char **argv)
         gt_wisdom_entry e;
         gt_wisdom_get(w, i, &k, &e);
         format_row(&k, &e, cells[i]);
+        format_user(w, i, cells[i][COL_USER], CELL_MAX);
         for (int c = 0; c < NCOLS; c++)
             if ((int)strlen(cells[i][c]) > width[c])
                 width[c] = (int)strlen(cells[i][c]);

@@ -24,25 +24,25 @@ wisdom=$XDG_STATE_HOME/gridtune/wisdom.json
 . "$(dirname "$0")/fixtures/cli_checks.sh"
 
 
-entry() { # KERNEL SCHEDULE GAIN WORKERS [REFINE]
+entry() { # KERNEL SCHEDULE GAIN WORKERS [REFINE [UID]]
   cat <<EOF
     {"kernel": "$1", "kernel_hash": "0123456789abcdef", "machine": "fedcba9876543210",
      "range": {"dims": 2, "global": [8192, 8192, 1], "local": [16, 16, 1]},
      "workers": $4, "schedule": "$2",
-     "metric": "time", "cost": 1.25, "gain": $3, "decided": 1795000000${5:+, \"refine\": $5}}
+     "metric": "time", "cost": 1.25, "gain": $3, "decided": 1795000000${5:+, \"refine\": $5}${6:+, \"uid\": $6}}
 EOF
 }
 
 # transpose is still refining against two contenders, and its next launch resumes the
-# analysis over the group orders and spans; matmul has no refine part (a file
-# written before refinement), which reads as settled.
+# analysis over the group orders and spans, and was stored for uid 0; matmul has no refine
+# part (a file written before refinement), which reads as settled, and no uid.
 refining='{"state": "refining", "launches": 3, "settled_cost": null, "drifted": 0, "contenders": [
   {"schedule": "group=column,item=column,assign=block", "costs": [1.2, 1.3], "incumbent_costs": [1.1, 1.15]},
   {"schedule": "group=hilbert,span=4,item=linear,assign=stealing", "costs": [0.9], "incumbent_costs": [1.05]}],
   "unexplored": ["span", "group"], "resumes": 1}'
 cat >"$tmp/good.json" <<EOF
 {"format": "gridtune-wisdom", "version": 1, "entries": [
-$(entry transpose "item=tiled:4x4,assign=block" 0.31 2 "$refining"),
+$(entry transpose "item=tiled:4x4,assign=block" 0.31 2 "$refining" 0),
 $(entry matmul "group=grouped:8,item=hilbert,assign=dynamic:8" null 4)
 ]}
 EOF
@@ -77,6 +77,10 @@ transpose_row=$(printf '%s\n' "$out" | grep '^transpose ')
 matmul_row=$(printf '%s\n' "$out" | grep '^matmul ')
 expect_in "$transpose_row" "refining 3 launches, 2 contenders; resumes group+span" "show refine state"
 expect_in "$matmul_row" "settled" "show an entry without refine"
+# the user who stored an entry (uid 0 here), by name; an entry without uid shows none
+root_name=$(getent passwd 0 | cut -d: -f1)
+expect_in "$transpose_row" " $root_name " "show the entry's user"
+case "$matmul_row" in *" $root_name "*) fail "show gave an entry without uid a user: $matmul_row" ;; esac
 [ "$(printf '%s\n' "$out" | wc -l)" = 3 ] || fail "show printed other than a header and 2 rows: $out"
 [ -z "$(ls "$XDG_STATE_HOME/gridtune" | grep -v '^wisdom.json$')" ] || fail "import left files beside the wisdom"
 [ "$(stat -c %a "$XDG_STATE_HOME/gridtune")" = 700 ] || fail "the wisdom directory is not private"

@@ -505,6 +505,14 @@ bool gt_wisdom_claim(gt_wisdom *w, const gt_wisdom_key *key, uint32_t uid)
     return r != NULL;
 }
 
+bool gt_wisdom_owner(const gt_wisdom *w, size_t index, uint32_t *uid)
+{
+    if (index >= w->set.n || !w->set.v[index].owner)
+        return false;
+    *uid = (uint32_t)(w->set.v[index].owner - 1);
+    return true;
+}
+
 int gt_wisdom_limit(gt_wisdom *w, size_t max)
 {
     w->set.max = max;

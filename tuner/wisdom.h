@@ -141,6 +141,9 @@ size_t gt_wisdom_max(const gt_wisdom *w);
 /* Records that the key's entry was stored for user uid (the file keeps it as "uid"); a store
  * that replaces an entry keeps its owner. False when the key has no entry. */
 bool gt_wisdom_claim(gt_wisdom *w, const gt_wisdom_key *key, uint32_t uid);
+/* The uid of the index-th entry's owner into *uid; false when it has none known, or when
+ * index >= gt_wisdom_count. */
+bool gt_wisdom_owner(const gt_wisdom *w, size_t index, uint32_t *uid);
 /* Entries evicted to keep within the limit since the wisdom was opened. */
 uint64_t gt_wisdom_evicted(const gt_wisdom *w);
 /* A copy of the wisdom (its entries, file and limit) to save without holding the original:
