@@ -83,6 +83,7 @@ typedef struct gt_daemon {
     unsigned queued_fds;  /* descriptors received ahead of their frames, all sessions */
     unsigned refused_lingering; /* refused connections waiting for their hello (session.h) */
     gt_log_limit refusal_log; /* refused connections and HTTP requests: a line a second at most */
+    gt_log_limit session_log; /* connections' lines: GT_SESSION_LOG_BURST a second at most */
     char http[sizeof GT_HTTP_UNIX + sizeof ((struct sockaddr_un *)0)->sun_path]; /* where HTTP is served, or "" */
     const gt_http_conns *http_conns; /* its connections (http_conns.h); NULL without HTTP */
 } gt_daemon;

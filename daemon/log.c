@@ -14,7 +14,7 @@
 #include <strings.h>
 #include <time.h>
 
-#define LOG_LIMIT_MS 1000 /* gt_log_limit: one line a second */
+#define LOG_LIMIT_MS 1000 /* gt_log_limit: its burst of lines a second */
 #include <unistd.h>
 
 static const char *const level_names[] = {"error", "warn", "info", "debug"};
@@ -128,12 +128,16 @@ void gt_log(gt_log_level level, const char *fmt, ...)
 bool gt_log_limit_pass(gt_log_limit *l, unsigned *held)
 {
     int64_t now = gt_clock_ms();
-    if (l->passed_ms && now - l->passed_ms < LOG_LIMIT_MS) {
+    if (!l->window_ms || now - l->window_ms >= LOG_LIMIT_MS) {
+        l->window_ms = now;
+        l->passed = 0;
+    }
+    if (l->passed >= (l->burst ? l->burst : 1)) {
         l->held++;
         return false;
     }
+    l->passed++;
     *held = l->held;
     l->held = 0;
-    l->passed_ms = now;
     return true;
 }

@@ -30,10 +30,13 @@ void gt_log(gt_log_level level, const char *fmt, ...) __attribute__((format(prin
 #define gt_log_info(...) gt_log(GT_LOG_INFO, __VA_ARGS__)
 #define gt_log_debug(...) gt_log(GT_LOG_DEBUG, __VA_ARGS__)
 
-/* For lines a client can cause as often as it likes (refused connections or requests): at
- * most one a second passes, so a client in a loop cannot fill the log or the disk. */
+/* For lines a client can cause as often as it likes (refused connections or requests, a
+ * connection's lines): at most burst a second pass (one when burst is 0), so a client in a
+ * loop cannot fill the log or the disk. */
 typedef struct gt_log_limit {
-    int64_t passed_ms; /* CLOCK_MONOTONIC */
+    unsigned burst;
+    int64_t window_ms; /* CLOCK_MONOTONIC: when the second began */
+    unsigned passed;   /* lines passed in it */
     unsigned held;     /* lines held back since the last that passed */
 } gt_log_limit;
 

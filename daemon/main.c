@@ -575,6 +575,7 @@ static int run(daemon_main *m)
     signal(SIGPIPE, SIG_IGN);
     fit_descriptor_limit(m);
     d->started_ms = gt_clock_unix_ms();
+    d->session_log.burst = GT_SESSION_LOG_BURST;
     if (!(d->base = event_base_new()))
         return startup_failed(m, EXIT_FAILED, "cannot create the event loop");
     rc = gt_server_start(d, &m->server, err, sizeof err);

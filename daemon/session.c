@@ -405,6 +405,20 @@ void gt_session_resume(gt_session *s)
     gt_session_unref(s);
 }
 
+/* Nor may one whose connections are accepted. */
+static void log_connected(gt_daemon *d, gt_session *s)
+{
+    unsigned held;
+    s->log_held = !gt_log_limit_pass(&d->session_log, &held);
+    if (s->log_held)
+        gt_log_debug("client %d (uid %u) connected", (int)s->pid, (unsigned)s->uid);
+    else if (held)
+        gt_log_info("client %d (uid %u) connected (the lines of %u connections before it were not logged: more "
+                    "than %d a second)", (int)s->pid, (unsigned)s->uid, held, GT_SESSION_LOG_BURST);
+    else
+        gt_log_info("client %d (uid %u) connected", (int)s->pid, (unsigned)s->uid);
+}
+
 /* A client that connects in a loop must not fill the log. */
 static void log_refusal(gt_daemon *d, pid_t pid, uid_t uid, const char *why)
 {
@@ -463,7 +477,7 @@ gt_session *gt_session_open(gt_daemon *d, int fd, uid_t uid, pid_t pid)
     s->counted = true;
     /* A connection holds its place in the limits from here: it must say hello in time. */
     evtimer_add(s->frame_timer, &(struct timeval){.tv_sec = d->cfg->limits.frame_timeout_s});
-    gt_log_info("client %d (uid %u) connected", (int)pid, (unsigned)uid);
+    log_connected(d, s);
     return s;
 }
 
@@ -485,7 +499,7 @@ void gt_session_close(gt_session *s, const char *reason)
 {
     if (atomic_exchange(&s->closed, true))
         return;
-    if (s->refusal[0]) /* log_refusal said why, once a second at most */
+    if (s->refusal[0] || s->log_held) /* log_refusal said why, once a second at most; or log_connected held it */
         gt_log_debug("client %d: session closed: %s", (int)s->pid, reason);
     else
         gt_log_info("client %d: session closed: %s", (int)s->pid, reason);

@@ -25,6 +25,10 @@
  * so that a client connecting in a loop cannot hold the daemon's descriptors). */
 #define GT_REFUSED_LINGER_S 5
 #define GT_REFUSED_LINGER_MAX 32
+/* Connections whose "connected" and "session closed" lines are logged in a second, at most;
+ * the lines of the others are held (said in the next that passes), so that a client
+ * connecting in a loop cannot fill the log or the disk. */
+#define GT_SESSION_LOG_BURST 20
 
 struct gt_session {
     gt_daemon *d;
@@ -40,6 +44,7 @@ struct gt_session {
     char refusal[256];         /* over a connection limit: the answer to its hello, or "" */
     int refusal_errno;
     bool lingering;            /* refused, and counted in d->refused_lingering */
+    bool log_held;             /* its connected line was held (GT_SESSION_LOG_BURST): so is its close */
     struct evbuffer *out;
     size_t out_counted; /* out's length as counted in d->output_bytes; under out_lock */
     /* out and writes to fd: the loop's thread and a job answering from its own thread

@@ -16,7 +16,7 @@
 #include "tests/fixtures/daemon_fixture.h"
 #include "tests/fixtures/temp_dir.h"
 
-#include "daemon/session.h" /* GT_REFUSED_LINGER_MAX */
+#include "daemon/session.h" /* GT_REFUSED_LINGER_MAX, GT_SESSION_LOG_BURST */
 #include "engine/guarded_map.h" /* GT_GUARDED_MAP_MAPPINGS */
 #include "protocol/protocol.h"
 #include "protocol/wire.h"
@@ -1508,6 +1508,34 @@ static unsigned log_lines_with(const daemon_fixture *fx, const char *text)
     return n;
 }
 
+#define LOG_FLOOD 300
+
+SETUP(connection_lines)
+
+/* A client that connects and disconnects in a loop: at most GT_SESSION_LOG_BURST connections a
+ * second get their "connected" and "session closed" lines, so the log grows with the seconds,
+ * not with the connections (it had two lines for each). The limit's seconds begin at a line
+ * that passes, so a run of s whole seconds holds at most s + 1 of them; the bound below leaves
+ * one more. */
+static void test_connection_lines_are_bounded(void **state)
+{
+    life *l = *state;
+    int64_t start = gt_clock_ms();
+    for (int i = 0; i < LOG_FLOOD; i++)
+        gt_disconnect(daemon_fixture_connect(&l->fx));
+    gt_client *c = daemon_fixture_connect(&l->fx);
+    daemon_fixture_wait_quiet(c, 1); /* every other session closed */
+    int64_t seconds = (gt_clock_ms() - start) / 1000;
+    unsigned bound = GT_SESSION_LOG_BURST * (unsigned)(seconds + 2);
+    unsigned connected = log_lines_with(&l->fx, ") connected"),
+             closed = log_lines_with(&l->fx, "session closed: the client disconnected");
+    if (connected > bound || closed > bound)
+        fail_msg("%d connections in %lld s logged %u connected and %u closed lines; at most %u may pass", LOG_FLOOD + 1,
+                 (long long)seconds, connected, closed, bound);
+    assert_true(connected >= 1);
+    gt_disconnect(c);
+}
+
 #define FD_CLIENTS 20
 #define OUT_OF_FDS "new clients wait until descriptors are free"
 
@@ -1670,6 +1698,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_user_buffers, setup_user_buffers, teardown),
         cmocka_unit_test_setup_teardown(test_total_buffers, setup_total_buffers, teardown),
         cmocka_unit_test_setup_teardown(test_out_of_descriptors, setup_out_of_descriptors, teardown),
+        cmocka_unit_test_setup_teardown(test_connection_lines_are_bounded, setup_connection_lines, teardown),
         cmocka_unit_test(test_shared_socket_directory_is_left_alone),
         /* last: it lowers this process's descriptor limit */
         cmocka_unit_test_setup_teardown(test_descriptor_limit, setup_descriptor_limit, teardown_descriptor_limit),
