@@ -95,6 +95,7 @@ NUMBER_FLAG(set_http_timeout, http_timeout_s, 1, 3600, false, "--http-timeout")
 NUMBER_FLAG(set_keep_reports, keep_reports, 1, 100000, false, "--keep-reports")
 NUMBER_FLAG(set_max_wisdom_entries, max_wisdom_entries, 1, GT_MAX_WISDOM_ENTRIES, false, "--max-wisdom-entries")
 NUMBER_FLAG(set_build_timeout, build_timeout_ms, 1, 3600, false, "--build-timeout")
+NUMBER_FLAG(set_max_cache_bytes, max_cache_bytes, 1, 1ull << 50, true, "--max-cache-bytes")
 NUMBER_FLAG(set_refine_limit, tune.refine_limit, 1, 1000, false, "--refine-limit")
 
 static int set_copy(char *dst, size_t len, const char *what, const char *arg, char *err, size_t errlen)
@@ -426,6 +427,8 @@ static const flag flags[] = {
     {"cc", "PATH", set_cc, "the C compiler for kernel builds (default: $CC, else cc)"},
     {"include-dir", "DIR", set_include_dir, "where gridtune/kernel.h is for kernel builds"},
     {"build-timeout", "SECONDS", set_build_timeout, "kill a kernel build after this long (default 60)"},
+    {"max-cache-bytes", "BYTES", set_max_cache_bytes,
+     "bytes of built kernels the cache keeps; past them, each build removes those used longest ago (default 1G)"},
     {"native-builds", NULL, set_native_builds,
      "build kernels from source for this CPU (-march=native) instead of the compiler's default target, "
      "unless a build's options name a -march= or -mcpu= of their own"},

@@ -76,6 +76,7 @@ typedef struct gt_daemon_config {
     const char *cc;
     const char *include_dir;
     unsigned build_timeout_ms;
+    uint64_t max_cache_bytes; /* built modules kept in the cache; past them, those used longest ago go */
     bool native_builds; /* build kernels for this CPU (-march=native), not the compiler's default target */
     unsigned workers;    /* 0: every CPU this process may use */
     bool no_pin;

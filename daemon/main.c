@@ -196,7 +196,8 @@ static void start_builder(gt_daemon *d)
         snprintf(d->build_note, sizeof d->build_note, "gridtune/kernel.h was not found; give --include-dir");
     } else {
         gt_build_config bc = {.cc = cfg->cc, .cache_dir = cfg->cache_dir, .include_dir = inc,
-                              .timeout_ms = cfg->build_timeout_ms, .portable = !cfg->native_builds};
+                              .timeout_ms = cfg->build_timeout_ms, .portable = !cfg->native_builds,
+                              .max_cache_bytes = cfg->max_cache_bytes};
         if (gt_builder_create(&bc, &d->builder, d->build_note, sizeof d->build_note) == 0) {
             gt_log_info("kernel builds are %s", gt_builder_target(d->builder));
             if (gt_builder_confined(d->builder) || !cfg->system || !cfg->allow_build)

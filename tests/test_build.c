@@ -14,6 +14,7 @@
 #include "tests/fixtures/temp_dir.h"
 
 #include "daemon/build/build.h"
+#include "daemon/build/build_cache.h"
 #include "engine/module.h"
 #include "protocol/protocol.h"
 
@@ -82,6 +83,7 @@ typedef struct fixture {
     char cache[PATH_MAX]; /* dir/cache/modules: two levels the builder must create */
     gt_builder *b;
     bool portable; /* the next builder builds for the compiler's default target */
+    uint64_t max_cache_bytes; /* the next builder's; 0: the default */
     char err[ERR_MAX];
 } fixture;
 
@@ -118,7 +120,7 @@ static int teardown(void **state)
 static int try_builder(fixture *f, const char *cc, unsigned timeout_ms)
 {
     gt_build_config cfg = {.cc = cc, .cache_dir = f->cache, .include_dir = GT_TEST_INCLUDE_DIR,
-                           .timeout_ms = timeout_ms, .portable = f->portable};
+                           .timeout_ms = timeout_ms, .portable = f->portable, .max_cache_bytes = f->max_cache_bytes};
     return gt_builder_create(&cfg, &f->b, f->err, sizeof f->err);
 }
 
@@ -537,6 +539,98 @@ static void empty_source_is_refused(void **state)
     assert_int_equal(atomic_load(&builds_seen), 0);
 }
 
+/* ---- the cache's size -------------------------------------------------------------------- */
+
+/* An entry of the cache by hand: <hash>.so of so_bytes and <hash>.key of 10 bytes, the module
+   last used at unix time `used`. */
+static void fake_entry(const char *dir, const char *hash, size_t so_bytes, time_t used)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s.key", dir, hash);
+    FILE *key = fopen(path, "we");
+    assert_non_null(key);
+    assert_int_equal(fwrite("key text.\n", 1, 10, key), 10);
+    fclose(key);
+    snprintf(path, sizeof path, "%s/%s.so", dir, hash);
+    FILE *so = fopen(path, "we");
+    assert_non_null(so);
+    for (size_t i = 0; i < so_bytes; i++)
+        assert_int_equal(fputc(0, so), 0);
+    fclose(so);
+    struct timespec times[2] = {{.tv_sec = used}, {.tv_sec = used}};
+    assert_int_equal(utimensat(AT_FDCWD, path, times, 0), 0);
+}
+
+static bool has_entry(const char *dir, const char *hash)
+{
+    char so[PATH_MAX], key[PATH_MAX];
+    snprintf(so, sizeof so, "%s/%s.so", dir, hash);
+    snprintf(key, sizeof key, "%s/%s.key", dir, hash);
+    bool has_so = access(so, F_OK) == 0, has_key = access(key, F_OK) == 0;
+    assert_int_equal(has_so, has_key); /* never one without the other */
+    return has_so;
+}
+
+/* Trimming removes the entries used longest ago until the rest fit, never the one to keep, and
+ * leaves build directories and other files alone. */
+static void trim_removes_the_least_recently_used(void **state)
+{
+    fixture *f = *state;
+    snprintf(f->cache, sizeof f->cache, "%s/trim", f->dir);
+    assert_int_equal(mkdir(f->cache, 0700), 0);
+    fake_entry(f->cache, "00000000000000a1", 990, 1000); /* the oldest */
+    fake_entry(f->cache, "00000000000000a2", 990, 2000);
+    fake_entry(f->cache, "00000000000000a3", 990, 3000);
+    fake_entry(f->cache, "00000000000000a4", 990, 500);  /* older still, but kept */
+    char other[PATH_MAX + 32];
+    snprintf(other, sizeof other, "%s/notes.txt", f->cache);
+    FILE *o = fopen(other, "we");
+    assert_non_null(o);
+    fclose(o);
+    snprintf(other, sizeof other, "%s/.tmp-1-2-3", f->cache);
+    assert_int_equal(mkdir(other, 0700), 0);
+    char keep[PATH_MAX + 32];
+    snprintf(keep, sizeof keep, "%s/00000000000000a4.so", f->cache);
+    /* 4000 bytes in all; 2500 fit two entries */
+    assert_int_equal(gt_build_cache_trim(f->cache, 2500, keep), 2);
+    assert_false(has_entry(f->cache, "00000000000000a1"));
+    assert_false(has_entry(f->cache, "00000000000000a2"));
+    assert_true(has_entry(f->cache, "00000000000000a3"));
+    assert_true(has_entry(f->cache, "00000000000000a4"));
+    snprintf(other, sizeof other, "%s/notes.txt", f->cache);
+    assert_int_equal(access(other, F_OK), 0);
+    snprintf(other, sizeof other, "%s/.tmp-1-2-3", f->cache);
+    assert_int_equal(access(other, F_OK), 0);
+    assert_int_equal(gt_build_cache_trim(f->cache, 2500, keep), 0); /* within it now */
+}
+
+/* A builder whose cache holds one byte keeps only the module it built last, and a hit marks its
+ * module used: a client building many kernels cannot fill the disk. */
+static void builds_keep_the_cache_within_its_bytes(void **state)
+{
+    fixture *f = *state;
+    f->max_cache_bytes = 1;
+    make_builder(f, NULL, 0);
+    build o1 = must_build(f, scale_source, "-O1");
+    struct timespec old[2] = {{.tv_sec = 1000}, {.tv_sec = 1000}};
+    assert_int_equal(utimensat(AT_FDCWD, o1.path, old, 0), 0);
+    build hit = must_build(f, scale_source, "-O1");
+    assert_true(hit.cached);
+    struct stat st;
+    assert_int_equal(stat(o1.path, &st), 0);
+    assert_true(st.st_mtime > 1000);
+    build o2 = must_build(f, scale_source, "-O2");
+    assert_int_equal(access(o1.path, F_OK), -1);
+    assert_int_equal(access(o2.path, F_OK), 0);
+    build again = must_build(f, scale_source, "-O1");
+    assert_false(again.cached);
+    assert_int_equal(access(o2.path, F_OK), -1);
+    build_free(&o1);
+    build_free(&hit);
+    build_free(&o2);
+    build_free(&again);
+}
+
 static void tampered_key_is_a_miss(void **state)
 {
     fixture *f = *state;
@@ -929,6 +1023,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(missing_kernel_header_is_named, setup, teardown),
         cmocka_unit_test_setup_teardown(empty_source_is_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(tampered_key_is_a_miss, setup, teardown),
+        cmocka_unit_test_setup_teardown(trim_removes_the_least_recently_used, setup, teardown),
+        cmocka_unit_test_setup_teardown(builds_keep_the_cache_within_its_bytes, setup, teardown),
         cmocka_unit_test_setup_teardown(missing_key_is_a_miss, setup, teardown),
         cmocka_unit_test_setup_teardown(leaves_no_fd_behind, setup, teardown),
         cmocka_unit_test_setup_teardown(compiler_gets_a_clean_environment_and_no_fds, setup, teardown),

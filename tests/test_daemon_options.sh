@@ -15,7 +15,7 @@ trap 'rm -rf "$tmp"' EXIT
 run 0 --help
 for opt in --budget --strategy --metric --refine --refine-limit --disturbed-share --isolation --executor \
   --executor-spin --launch-timeout --time-slice --buffer-store --max-waiting --max-total-output --frame-timeout \
-  --http-max-connections --http-timeout --max-wisdom-entries; do
+  --http-max-connections --http-timeout --max-wisdom-entries --max-cache-bytes; do
   expect_in "$out" "$opt " "--help documents $opt"
 done
 
@@ -48,4 +48,6 @@ refused '--http-timeout "3601": expected an integer from 1 to 3600' --http-timeo
 refused '--max-wisdom-entries "0": expected an integer from 1 to 16384' --max-wisdom-entries 0
 refused '--max-wisdom-entries "16385": expected an integer from 1 to 16384' --max-wisdom-entries 16385
 refused '--max-wisdom-entries "4k": expected an integer from 1 to 16384' --max-wisdom-entries 4k
+refused '--max-cache-bytes "0": expected a byte count' --max-cache-bytes 0
+refused '--max-cache-bytes "lots": expected a byte count' --max-cache-bytes lots
 finish test_daemon_options

@@ -62,6 +62,7 @@ struct gt_builder {
     char native[GT_HASH_TEXT_MAX];  /* what -march=native resolves to, hashed; "": builds are portable */
     char target_note[TARGET_NOTE_MAX];
     unsigned timeout_ms;
+    uint64_t max_cache_bytes;
     int landlock_abi;  /* 0: no sandbox, the kernel has none */
     char *cc_real;     /* the file cc resolves to, executable in the sandbox */
     char *cc_prefix;   /* the installation cc lives in (<prefix>/bin/cc), or NULL */
@@ -382,6 +383,7 @@ int gt_builder_create(const gt_build_config *cfg, gt_builder **out, char *err, s
         return -ENOMEM;
     }
     b->timeout_ms = cfg->timeout_ms ? cfg->timeout_ms : GT_BUILD_DEFAULT_TIMEOUT_MS;
+    b->max_cache_bytes = cfg->max_cache_bytes ? cfg->max_cache_bytes : GT_BUILD_DEFAULT_MAX_CACHE_BYTES;
     gt_machine_signature(b->machine, NULL, 0);
     int rc = builder_init(b, cfg, err, errlen);
     if (rc) {
@@ -536,6 +538,8 @@ static int build_entry(const gt_builder *b, const gt_build_options *o, const cha
     if (rc == 0)
         rc = gt_build_entry_publish(e, module, err, errlen);
     gt_build_dir_remove(dir); /* with whatever a killed or failed compiler left there */
+    if (rc == 0) /* a client building many kernels must not fill the disk */
+        gt_build_cache_trim(b->cache_dir, b->max_cache_bytes, e->so_path);
     return rc;
 }
 

@@ -11,9 +11,12 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define GT_BUILD_DEFAULT_CC "cc"
 #define GT_BUILD_DEFAULT_TIMEOUT_MS 60000u
+/* The cache's modules and keys, in bytes, past which each build removes those used longest ago. */
+#define GT_BUILD_DEFAULT_MAX_CACHE_BYTES ((uint64_t)1 << 30)
 /* Compiler output kept for a failed build, the note saying it was cut included. */
 #define GT_BUILD_MAX_DIAGNOSTICS (64u * 1024u)
 /* Limits on a build's options: how many, and the length of one. */
@@ -32,6 +35,7 @@ typedef struct gt_build_config {
     const char *include_dir; /* the directory holding gridtune/kernel.h */
     unsigned timeout_ms;     /* the compiler is killed after this long; 0 = GT_BUILD_DEFAULT_TIMEOUT_MS */
     bool portable;           /* build for the compiler's default target, not -march=native */
+    uint64_t max_cache_bytes; /* 0 = GT_BUILD_DEFAULT_MAX_CACHE_BYTES; see gt_builder_build */
 } gt_build_config;
 
 typedef struct gt_builder gt_builder;
@@ -86,7 +90,9 @@ const char *gt_builder_target(const gt_builder *b);
  * sources would take turns, never be confused). Both files are written under temporary names in
  * the cache (the module in its build directory) and renamed into place, the stale .key removed
  * first and the new .key last, so a .key never vouches for a module it does not describe. A daemon
- * killed mid-build may leave .tmp-* files and directories behind; they are never read. */
+ * killed mid-build may leave .tmp-* files and directories behind; they are never read. After a
+ * build the cache keeps its entries within max_cache_bytes, removing those used longest ago (a
+ * hit counts as a use), never the one just built. */
 int gt_builder_build(gt_builder *b, const char *source, const char *options, char **so_path, bool *cached,
                      char **diagnostics, char *err, size_t errlen);
 

@@ -130,7 +130,96 @@ bool gt_build_entry_cached(const gt_build_entry *e)
         return false;
     bool same = fstat(fd, &st) == 0 && (size_t)st.st_size == e->key_len && same_bytes(fd, e->key, e->key_len);
     close(fd);
+    if (same)
+        utimensat(AT_FDCWD, e->so_path, NULL, 0); /* its last use; a failure only makes it look older */
     return same;
+}
+
+typedef struct cached_module {
+    char hash[GT_HASH_TEXT_MAX];
+    struct timespec used;
+    uint64_t bytes; /* the module's and its .key's */
+} cached_module;
+
+static int by_use(const void *a, const void *b)
+{
+    const struct timespec *x = &((const cached_module *)a)->used, *y = &((const cached_module *)b)->used;
+    return x->tv_sec != y->tv_sec ? (x->tv_sec > y->tv_sec) - (x->tv_sec < y->tv_sec)
+                                  : (x->tv_nsec > y->tv_nsec) - (x->tv_nsec < y->tv_nsec);
+}
+
+/* <16 hex digits>.so: an entry's module. */
+static bool is_module_name(const char *name)
+{
+    size_t n = strlen(name);
+    if (n != GT_HASH_TEXT_MAX - 1 + 3 || strcmp(name + n - 3, ".so") != 0)
+        return false;
+    for (size_t i = 0; i < n - 3; i++)
+        if (!((name[i] >= '0' && name[i] <= '9') || (name[i] >= 'a' && name[i] <= 'f')))
+            return false;
+    return true;
+}
+
+/* The entries in d, into *out (malloc'd, *n of them), and their bytes in all. */
+static uint64_t list_modules(DIR *d, cached_module **out, size_t *n)
+{
+    size_t cap = 0;
+    uint64_t total = 0;
+    *out = NULL;
+    *n = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        struct stat so, key;
+        char key_name[GT_HASH_TEXT_MAX + 4];
+        if (!is_module_name(e->d_name) || fstatat(dirfd(d), e->d_name, &so, AT_SYMLINK_NOFOLLOW) != 0 ||
+            !S_ISREG(so.st_mode))
+            continue;
+        snprintf(key_name, sizeof key_name, "%.*s.key", GT_HASH_TEXT_MAX - 1, e->d_name);
+        uint64_t bytes = (uint64_t)so.st_size;
+        if (fstatat(dirfd(d), key_name, &key, AT_SYMLINK_NOFOLLOW) == 0)
+            bytes += (uint64_t)key.st_size;
+        if (*n == cap) {
+            cached_module *more = realloc(*out, (cap = cap ? 2 * cap : 64) * sizeof *more);
+            if (!more)
+                break; /* what is listed is trimmed; the rest next time */
+            *out = more;
+        }
+        cached_module *m = &(*out)[(*n)++];
+        snprintf(m->hash, sizeof m->hash, "%.*s", GT_HASH_TEXT_MAX - 1, e->d_name);
+        m->used = so.st_mtim;
+        m->bytes = bytes;
+        total += bytes;
+    }
+    return total;
+}
+
+unsigned gt_build_cache_trim(const char *dir, uint64_t max_bytes, const char *keep)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    cached_module *mods;
+    size_t n;
+    uint64_t total = list_modules(d, &mods, &n);
+    qsort(mods, n, sizeof *mods, by_use);
+    const char *keep_name = keep ? strrchr(keep, '/') : NULL;
+    keep_name = keep_name ? keep_name + 1 : keep;
+    unsigned removed = 0;
+    for (size_t i = 0; i < n && total > max_bytes; i++) {
+        char so[GT_HASH_TEXT_MAX + 4], key[GT_HASH_TEXT_MAX + 4];
+        snprintf(so, sizeof so, "%s.so", mods[i].hash);
+        snprintf(key, sizeof key, "%s.key", mods[i].hash);
+        if (keep_name && strcmp(so, keep_name) == 0)
+            continue;
+        /* the .key first: a module without one is never trusted, nor listed again */
+        unlinkat(dirfd(d), key, 0);
+        if (unlinkat(dirfd(d), so, 0) == 0 || errno == ENOENT) {
+            total -= mods[i].bytes;
+            removed++;
+        }
+    }
+    free(mods);
+    closedir(d);
+    return removed;
 }
 
 /* The stale .key goes first and the new one comes last, so at no moment does a .key vouch for

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct gt_build_entry {
     const char *dir; /* the cache directory, borrowed */
@@ -33,11 +34,17 @@ void gt_build_dir_remove(const char *path);
 int gt_build_entry_init(gt_build_entry *e, const char *cache_dir, char *key, size_t key_len);
 void gt_build_entry_free(gt_build_entry *e);
 
-/* Whether the module exists and the .key holds exactly e->key. */
+/* Whether the module exists and the .key holds exactly e->key; a hit sets the module's mtime
+ * to now, its last use, for gt_build_cache_trim. */
 bool gt_build_entry_cached(const gt_build_entry *e);
 
 /* Moves the module at tmp_so (in the cache directory or a build directory in it) into the entry
  * and writes its .key. 0, or a negative errno with a sentence; tmp_so is gone either way. */
 int gt_build_entry_publish(const gt_build_entry *e, const char *tmp_so, char *err, size_t errlen);
+
+/* Keeps the entries in dir (a module and its .key) within max_bytes in all, removing those used
+ * longest ago (by the module's mtime) first, never keep (a module's path, which may be NULL).
+ * Build directories and other files are left alone. Returns how many entries it removed. */
+unsigned gt_build_cache_trim(const char *dir, uint64_t max_bytes, const char *keep);
 
 #endif
