@@ -161,6 +161,7 @@ static void test_bools_and_strings_are_mended(void **state)
     memset(r->reason, 'x', sizeof r->reason);
     gt_candidate *c = (gt_candidate *)(buf + sizeof *r);
     memset(c->style, 'y', sizeof c->style);
+    memset(&c->stretched, 0x80, 1);
     gt_tune_result got;
     assert_int_equal(read_back(n, &got), 0);
     unsigned char byte;
@@ -168,6 +169,8 @@ static void test_bools_and_strings_are_mended(void **state)
     assert_int_equal(byte, 1);
     assert_int_equal(strlen(got.reason), sizeof got.reason - 1);
     assert_int_equal(strlen(got.candidates[0].style), sizeof got.candidates[0].style - 1);
+    memcpy(&byte, &got.candidates[0].stretched, 1);
+    assert_int_equal(byte, 1);
     gt_tune_result_free(&got);
 }
 

@@ -738,7 +738,7 @@ static void tune_after_a_slow_first_batch(uint64_t first_ns)
                 continue;
             }
             looks += smp->kind == GT_SAMPLE_LOOK;
-            double asked = gt_sample_stretch(fx.result.candidates[i].phase) * (double)fx.cfg.sample_ns;
+            double asked = gt_sample_stretch(&fx.result.candidates[i]) * (double)fx.cfg.sample_ns;
             assert_true((double)smp->wall_ns <= 1.3 * asked);
         }
     assert_int_equal(calibrations, 3); /* 4, 32 and 128 workgroups */
@@ -926,23 +926,32 @@ static void test_spans_do_not_tie(void **state)
 
 /* A candidate whose look costs more than twice the best so far is dropped after it, and its
    look ends after its first quarter, which shows it: a quarter of the workgroups of a look
-   that goes on (another of the group axis's). One that goes on is a single look. */
+   that goes on (another of the item axis's). A group order's look, four times as long, ends
+   after its glance only at four times that cost (the whole look would be hopeless even if its
+   other quarters cost nothing): at three times the best it runs whole, and leaves the race
+   after it. */
 static void test_a_hopeless_look_leaves_the_race(void **state)
 {
     (void)state;
     fixture fx;
     fixture_init(&fx, &square);
+    fake_executor_factor(&fx.fake, "item=column", 3.0, 0);
     fake_executor_factor(&fx.fake, "group=column", 3.0, 0);
     fake_executor_factor(&fx.fake, "item=tiled:4x4", 0.8, 0);
     assert_int_equal(tune(&fx, NULL), 0);
-    const gt_candidate *c = candidate_of(&fx.result, "group=column,item=tiled:4x4,assign=stealing");
+    const gt_candidate *c = candidate_of(&fx.result, "group=linear,item=column,assign=stealing");
     assert_int_equal(c->nsamples, 1);
     assert_int_equal(c->samples[0].kind, GT_SAMPLE_GLANCE);
     assert_true(c->samples[0].used);
     assert_true(c->eliminated);
-    const gt_candidate *z = candidate_of(&fx.result, "group=zigzag,item=tiled:4x4,assign=stealing");
-    assert_int_equal(z->samples[0].kind, GT_SAMPLE_LOOK);
-    assert_true(4 * c->samples[0].groups <= z->samples[0].groups && 5 * c->samples[0].groups > z->samples[0].groups);
+    const gt_candidate *t = candidate_of(&fx.result, "group=linear,item=tiled:2x2,assign=stealing");
+    assert_int_equal(t->samples[0].kind, GT_SAMPLE_LOOK);
+    assert_true(4 * c->samples[0].groups <= t->samples[0].groups && 5 * c->samples[0].groups > t->samples[0].groups);
+    const gt_candidate *g = candidate_of(&fx.result, "group=column,item=tiled:4x4,assign=stealing");
+    assert_int_equal(g->nsamples, 1);
+    assert_int_equal(g->samples[0].kind, GT_SAMPLE_LOOK);
+    assert_int_equal(g->samples[0].groups, GT_GROUP_SAMPLE_STRETCH * t->samples[0].groups);
+    assert_true(g->eliminated);
     assert_winner(&fx.result, "group=linear,item=tiled:4x4,assign=stealing");
     assert_launch_complete(&fx);
     fixture_fini(&fx);
@@ -1072,6 +1081,36 @@ static void test_the_column_walk_finds_what_neither_half_shows(void **state)
     assert_int_equal(walk->phase, GT_AXIS_ITEM);
     assert_string_equal(walk->style, "walk=column");
     assert_int_equal(walk->samples[0].kind, GT_SAMPLE_LOOK);
+    assert_winner(&fx.result, "group=column,item=column,assign=stealing");
+    assert_launch_complete(&fx);
+    fixture_fini(&fx);
+}
+
+/* The column walk moves the group order, so it is sampled as the group axis's candidates are:
+   its look is four times the default's size. The model is the one above, and the column group
+   order pays 30 us to start each stretch it walks, as transpose's column walk pays for its
+   first columns of workgroups. Sized as the default's, the walk's glance (25 workgroups at 80
+   ns, 32 us) would cost 1.28 us per workgroup, above twice the default's 0.5, and end it;
+   stretched, its glance (100 workgroups, 38 us) costs 0.38 and its whole look (400) 0.155: it
+   wins. */
+static void test_the_column_walk_is_sampled_as_a_group_order(void **state)
+{
+    (void)state;
+    fixture fx;
+    init_two_orders(&fx, GT_AXIS_ITEM);
+    fake_executor_factor(&fx.fake, "item=tiled:4x4", 0.6, 0);
+    fake_executor_factor(&fx.fake, "item=column", 1.6, 0);
+    fake_executor_factor(&fx.fake, "group=column,item=column", 0.1, 0);
+    fake_executor_warm_up(&fx.fake, "group=column", 30000);
+    assert_int_equal(tune(&fx, NULL), 0);
+    const gt_candidate *walk = candidate_of(&fx.result, "group=column,item=column,assign=stealing");
+    const gt_candidate *tiled = candidate_of(&fx.result, "group=linear,item=tiled:4x4,assign=stealing");
+    assert_int_equal(walk->phase, GT_AXIS_ITEM);
+    assert_true(walk->stretched);
+    assert_false(tiled->stretched);
+    assert_int_equal(walk->samples[0].kind, GT_SAMPLE_LOOK);
+    assert_int_equal(tiled->samples[0].kind, GT_SAMPLE_LOOK);
+    assert_int_equal(walk->samples[0].groups, GT_GROUP_SAMPLE_STRETCH * tiled->samples[0].groups);
     assert_winner(&fx.result, "group=column,item=column,assign=stealing");
     assert_launch_complete(&fx);
     fixture_fini(&fx);
@@ -1782,6 +1821,7 @@ int main(void)
         cmocka_unit_test(test_a_span_chosen_under_another_order_is_checked),
         cmocka_unit_test(test_an_item_order_chosen_under_another_order_is_checked),
         cmocka_unit_test(test_the_column_walk_finds_what_neither_half_shows),
+        cmocka_unit_test(test_the_column_walk_is_sampled_as_a_group_order),
         cmocka_unit_test(test_a_check_takes_over_only_by_a_clear_gain),
         cmocka_unit_test(test_spans_reach_a_row_at_the_incumbents_speed),
         cmocka_unit_test(test_the_confirmation_keeps_the_incumbent_without_a_shown_gain),

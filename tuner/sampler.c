@@ -263,7 +263,7 @@ static int run_stretch(gt_sampler *s, size_t index, uint64_t start, uint64_t wan
     return rc;
 }
 
-int gt_sampler_candidate(gt_sampler *s, const gt_space_entry *e, unsigned phase, size_t *index)
+int gt_sampler_candidate(gt_sampler *s, const gt_space_entry *e, unsigned phase, bool stretched, size_t *index)
 {
     gt_tune_result *r = s->r;
     for (size_t i = 0; i < r->ncandidates; i++) {
@@ -281,6 +281,7 @@ int gt_sampler_candidate(gt_sampler *s, const gt_space_entry *e, unsigned phase,
     c->schedule = e->schedule;
     snprintf(c->style, sizeof c->style, "%s", e->style);
     c->phase = phase;
+    c->stretched = stretched;
     c->median = c->min = c->max = NAN;
     *index = r->ncandidates++;
     return 0;
@@ -412,7 +413,7 @@ int gt_sampler_create(const gt_tune_config *cfg, const gt_tune_launch *launch, c
     gt_space_entry def = {.schedule = r->winner};
     snprintf(def.style, sizeof def.style, "%s", r->resumed ? "wisdom" : "default");
     size_t def_index;
-    if (!s->done || !s->walks || gt_sampler_candidate(s, &def, 0, &def_index) < 0) {
+    if (!s->done || !s->walks || gt_sampler_candidate(s, &def, 0, false, &def_index) < 0) {
         snprintf(err, errlen, "out of memory starting the analysis");
         return -ENOMEM;
     }
@@ -549,19 +550,19 @@ void gt_sampler_owe(gt_sampler *s, bool owed) { s->owed = owed; }
 
 /* ---- sampling ---------------------------------------------------------------------------- */
 
-unsigned gt_sample_stretch(unsigned phase)
+unsigned gt_sample_stretch(const gt_candidate *c)
 {
-    return phase == GT_AXIS_GROUP ? GT_GROUP_SAMPLE_STRETCH : 1;
+    return c->stretched ? GT_GROUP_SAMPLE_STRETCH : 1;
 }
 
 /* The workgroups the candidate's next sample should hold: a look takes a sample of the
    default's size; after it, the candidate's own time per workgroup (the median over its used
    samples, less the batch's fixed cost) sizes its samples to take s->sample_ns. Both are
-   stretched on the group axis. */
+   stretched for a stretched candidate. */
 static uint64_t sample_size(const gt_sampler *s, const gt_candidate *c, bool *look)
 {
     double rate = median_group_ns(s, c, true);
-    double stretch = gt_sample_stretch(c->phase);
+    double stretch = gt_sample_stretch(c);
     *look = !(rate > 0);
     if (*look)
         return (uint64_t)(stretch * (double)s->sample_groups);
@@ -587,12 +588,17 @@ bool gt_cost_hopeless(const gt_tune_result *r, double cost)
 }
 
 /* A look's first quarter, run alone, shows the candidate hopeless: it cost GT_TUNE_HOPELESS
-   times the best median so far, undisturbed. */
-static bool hopeless_glance(const gt_sampler *s, const ran *rn)
+   times the best median so far, undisturbed. A stretched look's quarter is a sample of the
+   default's size, too short to show a group order's cost: it shows the candidate hopeless only
+   when the whole look would be even if its other quarters cost nothing (GLANCE_PARTS times as
+   much). Over transpose, the column walk's glances (384-544 workgroups, stretched) cost 4.0-6.9
+   ns per work-item and ended it in 5 of 9 cold launches, where its whole looks cost 1.1-2.6
+   (bench/results/walk-stretch-2026-11-29/). */
+static bool hopeless_glance(const gt_sampler *s, const gt_candidate *c, const ran *rn)
 {
     double cost = sample_cost(s, &rn->er, rn->work_ns, rn->er.groups * s->r->items_per_group);
     bool disturbed = is_disturbed(s, &rn->er) && !s->r->steady_contention;
-    return !disturbed && gt_cost_hopeless(s->r, cost);
+    return !disturbed && gt_cost_hopeless(s->r, c->stretched ? cost / GLANCE_PARTS : cost);
 }
 
 /* Runs one sample of the candidate from the round's share of its walk. A look's size is the
@@ -625,7 +631,7 @@ static int run_sample(gt_sampler *s, size_t index, unsigned round, bool confirm,
     int rc = run_batch(s, index, &start, glance, &rn, err, errlen);
     if (rc < 0)
         return rc;
-    if (hopeless_glance(s, &rn)) {
+    if (hopeless_glance(s, c, &rn)) {
         record(s, index, &rn, round, GT_SAMPLE_GLANCE);
         return 0;
     }

@@ -64,15 +64,17 @@ void gt_sampler_owe(gt_sampler *s, bool owed);
 const uint32_t *gt_sampler_item_shape(const gt_sampler *s);
 const uint32_t *gt_sampler_grid(const gt_sampler *s);
 uint64_t gt_sampler_sample_groups(const gt_sampler *s);
-/* Samples of a group order's candidates take this many times the asked-for time (looks this
- * many times the default's size): group orders show their whole-launch behaviour only over
- * longer stretches. Samples of 250 us judged copy_cols' column order worse than linear in 2 of
- * 3 analyses, samples of 1 ms better in 3 of 3, as whole launches do
- * (bench/results/sample-length-group-orders-2026-11-26). */
+/* Samples of a candidate on the group axis, or one that moves the group order on another axis
+ * (the column walk), take this many times the asked-for time (looks this many times the
+ * default's size): group orders show their whole-launch behaviour only over longer stretches.
+ * Samples of 250 us judged copy_cols' column order worse than linear in 2 of 3 analyses,
+ * samples of 1 ms better in 3 of 3, as whole launches do
+ * (bench/results/sample-length-group-orders-2026-11-26). Sized as the item axis's, the walk's
+ * glances over transpose (96-146 workgroups) cost 4.5-8.1 ns per work-item where its looks
+ * cost 1.5-2.2 (bench/results/walk-stretch-2026-11-29/). */
 #define GT_GROUP_SAMPLE_STRETCH 4
-/* The stretch of a sample of a candidate tried on axis phase (a gt_axis): the above on the
- * group axis, 1 elsewhere. */
-unsigned gt_sample_stretch(unsigned phase);
+/* The stretch of a candidate's samples: the above for a stretched one, 1 for the others. */
+unsigned gt_sample_stretch(const gt_candidate *c);
 /* The workgroups the next sized sample of candidate index would hold (its own speed; the
  * default's size before its look). */
 uint64_t gt_sampler_groups_of(const gt_sampler *s, size_t index);
@@ -84,8 +86,9 @@ unsigned gt_sampler_next_round(gt_sampler *s);
  * race or more: a candidate that shows it cannot win. False while none was measured. */
 bool gt_cost_hopeless(const gt_tune_result *r, double cost);
 
-/* The index in r->candidates of the candidate with this schedule, added when new. */
-int gt_sampler_candidate(gt_sampler *s, const gt_space_entry *e, unsigned phase, size_t *index);
+/* The index in r->candidates of the candidate with this schedule, added when new, as tried on
+ * axis phase (a gt_axis), its samples stretched when asked. */
+int gt_sampler_candidate(gt_sampler *s, const gt_space_entry *e, unsigned phase, bool stretched, size_t *index);
 /* Runs one sample of candidate `index` in round `round`: its look when it has no used sample
  * yet, else one sized to cfg->sample_ns; a confirming sample when confirm is set. A sample the
  * probes mark disturbed is measured again on the next stretch, a few times at most and while

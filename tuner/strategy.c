@@ -246,8 +246,11 @@ static int axis_field(axis_run *a, gt_axis axis)
         return rc;
     a->listed = calloc(n ? n : 1, sizeof *a->listed);
     a->field = calloc(n ? n : 1, sizeof *a->field);
-    for (size_t i = 0; a->listed && a->field && i < n && rc == 0; i++)
-        rc = gt_sampler_candidate(a->s, &entries[i], (unsigned)axis, &a->listed[i]);
+    const gt_order group = a->r->candidates[a->incumbent].schedule.group; /* a copy: candidates may move */
+    for (size_t i = 0; a->listed && a->field && i < n && rc == 0; i++) {
+        bool stretched = axis == GT_AXIS_GROUP || !gt_order_equal(&entries[i].schedule.group, &group);
+        rc = gt_sampler_candidate(a->s, &entries[i], (unsigned)axis, stretched, &a->listed[i]);
+    }
     /* The race's field starts with each style's first setting, then the other settings: its
        first round looks in that order, so a round the budget cuts short has seen every style. */
     size_t k = 0;
@@ -476,7 +479,7 @@ static size_t plan_passes(const gt_tune_config *cfg, gt_sampler *s, bool resumed
 static int owed_look(axis_run *a, const gt_space_entry *e)
 {
     size_t c;
-    int rc = gt_sampler_candidate(a->s, e, GT_AXIS_GROUP, &c);
+    int rc = gt_sampler_candidate(a->s, e, GT_AXIS_GROUP, true, &c);
     if (rc < 0 || a->r->candidates[c].nsamples > 0)
         return rc;
     gt_sampler_owe(a->s, true);

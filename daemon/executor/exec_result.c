@@ -66,6 +66,7 @@ static int check_sample(gt_sample *s)
 static int check_candidate(gt_candidate *c)
 {
     fix_bool(&c->eliminated);
+    fix_bool(&c->stretched);
     terminate(c->style, sizeof c->style);
     if (!schedule_ok(&c->schedule) || c->phase >= GT_AXIS_COUNT)
         return -1;
