@@ -1066,16 +1066,22 @@ static void test_an_item_order_chosen_under_another_order_is_checked(void **stat
 
 /* Neither half of the column walk wins alone: column items cost 1.6x the default's under the
    linear group order, where tiled:4x4 ones cost 0.6, and the column group order changes
-   nothing by itself; the two together cost 0.16. One axis at a time ends at tiled:4x4 under
-   the linear order; the item axis's column walk looks at the pair, and it wins there. */
+   nothing by itself; the two together cost 0.16. */
+static void init_column_walk_model(fixture *fx)
+{
+    init_two_orders(fx, GT_AXIS_ITEM);
+    fake_executor_factor(&fx->fake, "item=tiled:4x4", 0.6, 0);
+    fake_executor_factor(&fx->fake, "item=column", 1.6, 0);
+    fake_executor_factor(&fx->fake, "group=column,item=column", 0.1, 0);
+}
+
+/* One axis at a time ends at tiled:4x4 under the linear order in the model above; the item
+   axis's column walk looks at the pair, and it wins there. */
 static void test_the_column_walk_finds_what_neither_half_shows(void **state)
 {
     (void)state;
     fixture fx;
-    init_two_orders(&fx, GT_AXIS_ITEM);
-    fake_executor_factor(&fx.fake, "item=tiled:4x4", 0.6, 0);
-    fake_executor_factor(&fx.fake, "item=column", 1.6, 0);
-    fake_executor_factor(&fx.fake, "group=column,item=column", 0.1, 0);
+    init_column_walk_model(&fx);
     assert_int_equal(tune(&fx, NULL), 0);
     const gt_candidate *walk = candidate_of(&fx.result, "group=column,item=column,assign=stealing");
     assert_int_equal(walk->phase, GT_AXIS_ITEM);
@@ -1087,7 +1093,7 @@ static void test_the_column_walk_finds_what_neither_half_shows(void **state)
 }
 
 /* The column walk moves the group order, so it is sampled as the group axis's candidates are:
-   its look is four times the default's size. The model is the one above, and the column group
+   its look is four times the default's size. The model is the walk's above, and the column group
    order pays 30 us to start each stretch it walks, as transpose's column walk pays for its
    first columns of workgroups. Sized as the default's, the walk's glance (25 workgroups at 80
    ns, 32 us) would cost 1.28 us per workgroup, above twice the default's 0.5, and end it;
@@ -1097,10 +1103,7 @@ static void test_the_column_walk_is_sampled_as_a_group_order(void **state)
 {
     (void)state;
     fixture fx;
-    init_two_orders(&fx, GT_AXIS_ITEM);
-    fake_executor_factor(&fx.fake, "item=tiled:4x4", 0.6, 0);
-    fake_executor_factor(&fx.fake, "item=column", 1.6, 0);
-    fake_executor_factor(&fx.fake, "group=column,item=column", 0.1, 0);
+    init_column_walk_model(&fx);
     fake_executor_warm_up(&fx.fake, "group=column", 30000);
     assert_int_equal(tune(&fx, NULL), 0);
     const gt_candidate *walk = candidate_of(&fx.result, "group=column,item=column,assign=stealing");
