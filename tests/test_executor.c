@@ -107,6 +107,7 @@ static int teardown(void **state)
     gt_disconnect(t->good);
     gt_client *c = daemon_fixture_connect(&t->fx);
     daemon_fixture_wait_quiet(c, 1);
+    daemon_fixture_wait_wisdom_saved(c); /* a save in progress holds the file open */
     unsigned fds = daemon_fixture_fd_count(&t->fx), memfds = daemon_fixture_buffer_map_count(&t->fx);
     gt_disconnect(c);
     daemon_fixture fx = t->fx;
