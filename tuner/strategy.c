@@ -246,9 +246,11 @@ static int axis_field(axis_run *a, gt_axis axis)
         return rc;
     a->listed = calloc(n ? n : 1, sizeof *a->listed);
     a->field = calloc(n ? n : 1, sizeof *a->field);
-    const gt_order group = a->r->candidates[a->incumbent].schedule.group; /* a copy: candidates may move */
+    /* Stretched: a candidate that moves the group order (every one of the group axis but the
+       incumbent, which is found, not added). A copy: adding candidates may move them. */
+    const gt_order group = a->r->candidates[a->incumbent].schedule.group;
     for (size_t i = 0; a->listed && a->field && i < n && rc == 0; i++) {
-        bool stretched = axis == GT_AXIS_GROUP || !gt_order_equal(&entries[i].schedule.group, &group);
+        bool stretched = !gt_order_equal(&entries[i].schedule.group, &group);
         rc = gt_sampler_candidate(a->s, &entries[i], (unsigned)axis, stretched, &a->listed[i]);
     }
     /* The race's field starts with each style's first setting, then the other settings: its

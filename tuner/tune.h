@@ -128,7 +128,7 @@ typedef struct gt_candidate {
     gt_schedule schedule;
     char style[GT_STYLE_NAME_MAX]; /* the axis and style it varies, e.g. "item=tiled" */
     unsigned phase;                /* index of the space axis it was tried in */
-    bool stretched;                /* on the group axis, or moves the group order: longer samples (sampler.h) */
+    bool stretched;                /* moves the group order, or a group-axis check: longer samples (sampler.h) */
     size_t nsamples;
     gt_sample *samples;
     /* Over the used samples (NaN when there are none). */
