@@ -957,6 +957,26 @@ static void test_a_hopeless_look_leaves_the_race(void **state)
     fixture_fini(&fx);
 }
 
+/* A machine that stalls every batch for four samples' time is in steady contention too, and
+   then the stalls count in the analysis's time as in its costs: the analysis ends within its
+   time limit (left out of the time, they took it to 1.3 times the limit here). */
+static void test_steady_contention_counts_in_the_time_limit(void **state)
+{
+    (void)state;
+    fixture fx;
+    fixture_init(&fx, &square);
+    fake_executor_add_probes(&fx.fake, &fx.exec);
+    fake_executor_factor(&fx.fake, "item=tiled:4x4", 0.5, 0);
+    fake_executor_tenant(&fx.fake, "", 1, 4 * fx.cfg.sample_ns);
+    fx.cfg.budget = 0.3;
+    assert_int_equal(tune(&fx, NULL), 0);
+    assert_true(fx.result.steady_contention);
+    assert_true(fx.result.disturbed_samples > 0);
+    assert_true((double)fx.result.analysis_ns <= fx.result.analysis_limit_ns);
+    assert_launch_complete(&fx);
+    fixture_fini(&fx);
+}
+
 /* A fixture whose group axis has the linear and column orders only, beside one other axis. */
 static void init_two_orders(fixture *fx, gt_axis other)
 {
@@ -1811,6 +1831,7 @@ int main(void)
         cmocka_unit_test(test_page_faults_of_each_phase_are_summed),
         cmocka_unit_test(test_one_waiting_worker_of_many_disturbs_a_sample),
         cmocka_unit_test(test_a_tenant_on_every_sample_is_steady_contention),
+        cmocka_unit_test(test_steady_contention_counts_in_the_time_limit),
         cmocka_unit_test(test_samples_start_spread_over_the_walk),
         cmocka_unit_test(test_sized_samples_take_the_asked_time),
         cmocka_unit_test(test_a_slow_first_batch_does_not_stretch_the_samples),
