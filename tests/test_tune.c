@@ -928,8 +928,9 @@ static void test_spans_do_not_tie(void **state)
    look ends after its first quarter, which shows it: a quarter of the workgroups of a look
    that goes on (another of the item axis's). A group order's look, four times as long, ends
    after its glance only at four times that cost (the whole look would be hopeless even if its
-   other quarters cost nothing): at three times the best it runs whole, and leaves the race
-   after it. */
+   other quarters cost nothing); at three times the best its second quarter runs alone too,
+   which shows it again: the look ends after half its workgroups, and the candidate leaves the
+   race. */
 static void test_a_hopeless_look_leaves_the_race(void **state)
 {
     (void)state;
@@ -949,8 +950,8 @@ static void test_a_hopeless_look_leaves_the_race(void **state)
     assert_true(4 * c->samples[0].groups <= t->samples[0].groups && 5 * c->samples[0].groups > t->samples[0].groups);
     const gt_candidate *g = candidate_of(&fx.result, "group=column,item=tiled:4x4,assign=stealing");
     assert_int_equal(g->nsamples, 1);
-    assert_int_equal(g->samples[0].kind, GT_SAMPLE_LOOK);
-    assert_int_equal(g->samples[0].groups, GT_GROUP_SAMPLE_STRETCH * t->samples[0].groups);
+    assert_int_equal(g->samples[0].kind, GT_SAMPLE_GLANCE);
+    assert_int_equal(g->samples[0].groups, 2 * t->samples[0].groups);
     assert_true(g->eliminated);
     assert_winner(&fx.result, "group=linear,item=tiled:4x4,assign=stealing");
     assert_launch_complete(&fx);
@@ -1135,6 +1136,28 @@ static void test_the_column_walk_is_sampled_as_a_group_order(void **state)
     assert_int_equal(tiled->samples[0].kind, GT_SAMPLE_LOOK);
     assert_int_equal(walk->samples[0].groups, GT_GROUP_SAMPLE_STRETCH * tiled->samples[0].groups);
     assert_winner(&fx.result, "group=column,item=column,assign=stealing");
+    assert_launch_complete(&fx);
+    fixture_fini(&fx);
+}
+
+/* A stretched look whose first quarter costs more than twice the best so far, but less than
+   four times that, runs its second quarter alone, and goes on when that one costs less: the
+   column walk of the model above at 10 ns a workgroup, paying 108 us to start each stretch
+   it walks, where the default's workgroups cost 500 ns. Its glance (100 workgroups) costs 1.09
+   us a workgroup, its second quarter 10 ns, and its look runs whole (400 workgroups, 280 ns). */
+static void test_a_walk_that_starts_slow_is_looked_at_whole(void **state)
+{
+    (void)state;
+    fixture fx;
+    init_column_walk_model(&fx);
+    fake_executor_factor(&fx.fake, "group=column,item=column", 0.125, 0);
+    fake_executor_warm_up(&fx.fake, "group=column", 108000);
+    assert_int_equal(tune(&fx, NULL), 0);
+    const gt_candidate *walk = candidate_of(&fx.result, "group=column,item=column,assign=stealing");
+    const gt_candidate *tiled = candidate_of(&fx.result, "group=linear,item=tiled:4x4,assign=stealing");
+    assert_int_equal(walk->samples[0].kind, GT_SAMPLE_LOOK);
+    assert_int_equal(walk->samples[0].groups, GT_GROUP_SAMPLE_STRETCH * tiled->samples[0].groups);
+    assert_true(walk->samples[0].cost < tiled->samples[0].cost);
     assert_launch_complete(&fx);
     fixture_fini(&fx);
 }
@@ -1846,6 +1869,7 @@ int main(void)
         cmocka_unit_test(test_an_item_order_chosen_under_another_order_is_checked),
         cmocka_unit_test(test_the_column_walk_finds_what_neither_half_shows),
         cmocka_unit_test(test_the_column_walk_is_sampled_as_a_group_order),
+        cmocka_unit_test(test_a_walk_that_starts_slow_is_looked_at_whole),
         cmocka_unit_test(test_a_check_takes_over_only_by_a_clear_gain),
         cmocka_unit_test(test_spans_reach_a_row_at_the_incumbents_speed),
         cmocka_unit_test(test_the_confirmation_keeps_the_incumbent_without_a_shown_gain),

@@ -164,13 +164,14 @@ typedef struct ran {
     uint32_t runs;
 } ran;
 
-static void add_batch(const gt_sampler *s, ran *total, const gt_stretch *st, const gt_exec_result *er)
+/* Adds what ran (runs starting at start, work_ns of it work) to total. */
+static void add_ran(ran *total, const gt_exec_result *er, double work_ns, uint64_t start, uint32_t runs)
 {
     gt_exec_result *t = &total->er;
     if (total->runs == 0)
-        total->start = st->start;
-    total->runs += st->nruns;
-    total->work_ns += work_ns(s, er->wall_ns);
+        total->start = start;
+    total->runs += runs;
+    total->work_ns += work_ns;
     t->wall_ns += er->wall_ns;
     t->groups += er->groups;
     for (unsigned i = 0; i < GT_COUNTERS_MAX; i++)
@@ -245,7 +246,7 @@ static int run_batch(gt_sampler *s, size_t index, uint64_t *start, uint64_t want
         s->r->groups_analysis += er.groups;
         s->r->analysis_ns += er.wall_ns;
         s->r->analysis_page_faults += er.probed ? er.probe.page_faults : 0;
-        add_batch(s, rn, &st, &er);
+        add_ran(rn, &er, work_ns(s, er.wall_ns), st.start, st.nruns);
         *start = st.next;
     }
     gt_stretch_free(&st);
@@ -591,18 +592,13 @@ bool gt_cost_hopeless(const gt_tune_result *r, double cost)
     return cost > GT_TUNE_HOPELESS * best; /* NaN compares false */
 }
 
-/* A look's first quarter, run alone, shows the candidate hopeless: it cost GT_TUNE_HOPELESS
-   times the best median so far, undisturbed. A stretched look's quarter is a sample of the
-   default's size, too short to show a group order's cost: it shows the candidate hopeless only
-   when the whole look would be even if its other quarters cost nothing (GLANCE_PARTS times as
-   much). Over transpose, the column walk's glances (384-544 workgroups, stretched) cost 4.0-6.9
-   ns per work-item and ended it in 5 of 9 cold launches, where its whole looks cost 1.1-2.6
-   (bench/results/walk-stretch-2026-11-29/). */
-static bool hopeless_glance(const gt_sampler *s, const gt_candidate *c, const ran *rn)
+/* What ran of a look shows the candidate hopeless: undisturbed, it cost GT_TUNE_HOPELESS times
+   the best median so far, the cost first divided by `parts` (see run_sample). */
+static bool hopeless_part(const gt_sampler *s, const ran *rn, double parts)
 {
     double cost = sample_cost(s, &rn->er, rn->work_ns, rn->er.groups * s->r->items_per_group);
     bool disturbed = is_disturbed(s, &rn->er) && !s->r->steady_contention;
-    return !disturbed && gt_cost_hopeless(s->r, c->stretched ? cost / GLANCE_PARTS : cost);
+    return !disturbed && gt_cost_hopeless(s->r, cost / parts);
 }
 
 /* Runs one sample of the candidate from the round's share of its walk. A look's size is the
@@ -610,7 +606,17 @@ static bool hopeless_glance(const gt_sampler *s, const gt_candidate *c, const ra
    look at the column item order took 4-8 ms of an analysis limited to 7, and left the span
    axis, which pays 1.6-2.4x on the launch, without a sample. A look therefore runs its first
    quarter alone: when that shows the candidate hopeless, the look ends there (a sample of kind
-   glance); otherwise the rest follows and the two batches make one look. */
+   glance); otherwise the rest follows and the batches make one look.
+
+   A stretched look's quarter is a sample of the default's size, too short to show a group
+   order's cost: over transpose the column walk's stretched glances cost 4.0-6.9 ns per
+   work-item where its whole looks cost 1.1-2.6, since its first stretch is the expensive one.
+   Its glance alone ends it only when the whole look would be hopeless even if its other
+   quarters cost nothing (GLANCE_PARTS times the line). Above the line but below that, the
+   second quarter runs alone too, and ends the look when it is above the line by itself: over
+   copy_rows the walk costs 7-8 times the best from its first stretch on, and its whole look
+   took 7.2 ms of a 10.2 ms analysis, which then kept the default at 2.7x the best
+   (bench/results/stepped-glance-2026-11-29/). */
 static int run_sample(gt_sampler *s, size_t index, unsigned round, bool confirm, char *err, size_t errlen)
 {
     const gt_candidate *c = &s->r->candidates[index];
@@ -635,12 +641,24 @@ static int run_sample(gt_sampler *s, size_t index, unsigned round, bool confirm,
     int rc = run_batch(s, index, &start, glance, &rn, err, errlen);
     if (rc < 0)
         return rc;
-    if (hopeless_glance(s, c, &rn)) {
+    if (hopeless_part(s, &rn, c->stretched ? GLANCE_PARTS : 1)) {
         record(s, index, &rn, round, GT_SAMPLE_GLANCE);
         return 0;
     }
-    rc = run_batch(s, index, &start, want - glance, &rn, err, errlen);
-    record(s, index, &rn, round, kind); /* the glance alone when the rest found no workgroup */
+    uint64_t taken = glance;
+    if (c->stretched && hopeless_part(s, &rn, 1)) {
+        ran next = {0};
+        rc = run_batch(s, index, &start, glance, &next, err, errlen);
+        bool ends = rc == 0 && hopeless_part(s, &next, 1);
+        add_ran(&rn, &next.er, next.work_ns, next.start, next.runs);
+        if (rc < 0 || ends) {
+            record(s, index, &rn, round, ends ? GT_SAMPLE_GLANCE : kind);
+            return rc == -ENOSPC ? 0 : rc;
+        }
+        taken += glance;
+    }
+    rc = run_batch(s, index, &start, want - taken, &rn, err, errlen);
+    record(s, index, &rn, round, kind); /* what ran alone when the rest found no workgroup */
     return rc == -ENOSPC ? 0 : rc;
 }
 

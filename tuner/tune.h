@@ -103,7 +103,8 @@ typedef enum gt_sample_kind {
     GT_SAMPLE_SIZED,       /* sized by the candidate's own speed to take cfg->sample_ns */
     GT_SAMPLE_CONFIRM,     /* the top two measured again, paired, before the decision */
     GT_SAMPLE_GLANCE,      /* a look that ended after its first quarter, which cost GT_TUNE_HOPELESS
-                              times the best median so far */
+                              times the best median so far (a stretched look's: after its first
+                              or second, see sampler.c) */
 } gt_sample_kind;
 const char *gt_sample_kind_name(gt_sample_kind k);
 
