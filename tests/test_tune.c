@@ -1113,6 +1113,27 @@ static void test_the_column_walk_finds_what_neither_half_shows(void **state)
     fixture_fini(&fx);
 }
 
+/* Column items at five times the default's cost under the linear group order: the data runs
+   along the rows, and the walk (as slow in this model) leaves the race without a sample. At
+   1.6 times (the model above) it is looked at. */
+static void test_a_far_column_order_takes_its_walk_out(void **state)
+{
+    (void)state;
+    fixture fx;
+    init_two_orders(&fx, GT_AXIS_ITEM);
+    fake_executor_factor(&fx.fake, "item=column", 5.0, 0);
+    assert_int_equal(tune(&fx, NULL), 0);
+    const gt_candidate *column = candidate_of(&fx.result, "group=linear,item=column,assign=stealing");
+    const gt_candidate *walk = candidate_of(&fx.result, "group=column,item=column,assign=stealing");
+    assert_int_equal(column->nsamples, 1);
+    assert_string_equal(walk->style, "walk=column");
+    assert_int_equal(walk->nsamples, 0);
+    assert_true(walk->eliminated);
+    assert_true(candidate_of(&fx.result, "group=linear,item=tiled:4x4,assign=stealing")->nsamples > 0);
+    assert_launch_complete(&fx);
+    fixture_fini(&fx);
+}
+
 /* The column walk moves the group order, so it is sampled as the group axis's candidates are:
    its look is four times the default's size. The model is the walk's above, and the column group
    order pays 30 us to start each stretch it walks, as transpose's column walk pays for its
@@ -1869,6 +1890,7 @@ int main(void)
         cmocka_unit_test(test_an_item_order_chosen_under_another_order_is_checked),
         cmocka_unit_test(test_the_column_walk_finds_what_neither_half_shows),
         cmocka_unit_test(test_the_column_walk_is_sampled_as_a_group_order),
+        cmocka_unit_test(test_a_far_column_order_takes_its_walk_out),
         cmocka_unit_test(test_a_walk_that_starts_slow_is_looked_at_whole),
         cmocka_unit_test(test_a_check_takes_over_only_by_a_clear_gain),
         cmocka_unit_test(test_spans_reach_a_row_at_the_incumbents_speed),

@@ -119,6 +119,36 @@ static void drop_if_hopeless(axis_run *a, size_t c)
     cand->eliminated = gt_cost_hopeless(a->r, cost);
 }
 
+/* The column item order's look (or glance) cost this many times the best median so far: its
+   column walk leaves the race unlooked at. */
+#define WALK_FAR (2 * GT_TUNE_HOPELESS)
+
+/* The column walk (tuner/space.c) keeps the column item order and changes only which workgroup
+   comes next. Where the column item order alone costs WALK_FAR times the best so far under the
+   row-wise base, the data runs along the rows, and the walk, whose items go down the columns
+   too, is as slow: over copy_rows the column item order's first sample cost 6.7 times the best
+   so far or more in 9 of 10 cold launches (median 9.3), the walk's a median of 9.9, and its
+   stretched looks took 2-8 ms of analyses limited to 3-10. Over copy_cols and transpose, where
+   the walk wins, the column item order's cost 0.5-2.1 and 0.8-3.0 times the best; a glance of
+   80 workgroups at 4.3 took transpose's walk out in 1 of 24 cold launches
+   (bench/results/walk-far-2026-11-29/). */
+static void drop_walk_if_far(axis_run *a, size_t c)
+{
+    const gt_candidate *col = &a->r->candidates[c];
+    gt_sample_kind last = col->nsamples ? col->samples[col->nsamples - 1].kind : GT_SAMPLE_CALIBRATION;
+    if (col->schedule.item.kind != GT_ORDER_COLUMN || col->nsamples != 1 ||
+        (last != GT_SAMPLE_LOOK && last != GT_SAMPLE_GLANCE) ||
+        !gt_cost_hopeless(a->r, col->samples[0].cost / (WALK_FAR / GT_TUNE_HOPELESS)))
+        return;
+    for (size_t i = 0; i < a->n; i++) {
+        gt_candidate *walk = &a->r->candidates[a->listed[i]];
+        gt_schedule twin = walk->schedule;
+        twin.group = col->schedule.group;
+        if (strncmp(walk->style, "walk=", 5) == 0 && walk->nsamples == 0 && gt_schedule_equal(&twin, &col->schedule))
+            walk->eliminated = true;
+    }
+}
+
 /* The axis has had its samples: the slots it began with, or its share of what it spent and
    what is left now (rounded up), whichever is fewer. The time limit falls as faster candidates
    turn up (it is the budget's share of the launch at the best speed seen), so slots counted
@@ -149,6 +179,7 @@ static int run_round(axis_run *a, const size_t *list, size_t n, bool rotate, siz
             return rc;
         *spent += (size_t)rc; /* re-measures come out of this axis's share, not the next axes' */
         drop_if_hopeless(a, c);
+        drop_walk_if_far(a, c);
     }
     return 0;
 }

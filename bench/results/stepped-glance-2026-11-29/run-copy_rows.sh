@@ -1,9 +1,10 @@
 #!/bin/bash
-cd /work/main
+# BENCH_DIR holds before/ and after/, each a gridtune-tune-bench build; run from the source tree
+cd "$(git rev-parse --show-toplevel)"
 for rep in 1 2 3; do
   for side in before after; do
-    d=/tmp/ab/runs2/$rep-$side; mkdir -p $d
-    /tmp/ab/$side/gridtune-tune-bench -m build/release/kernels/libgridtune-seeds.so -b copy_rows \
+    d=bench/results/stepped-glance-2026-11-29/runs-copy_rows-$rep-$side; mkdir -p $d
+    "$BENCH_DIR/$side"/gridtune-tune-bench -m build/release/kernels/libgridtune-seeds.so -b copy_rows \
       --series 8 --launches 1 -r 3 --oracle-max 10 --reports $d > $d/out.txt 2> $d/err.txt
   done
 done

@@ -1,0 +1,12 @@
+#!/bin/bash
+# cold launches of the other 2-D seeds, before and after, alternated
+# BENCH_DIR holds before/ and after/, each a gridtune-tune-bench build; run from the source tree
+cd "$(git rev-parse --show-toplevel)"
+for rep in 1 2; do
+  for side in before after; do
+    d=bench/results/walk-far-2026-11-29/runs3-$rep-$side; mkdir -p $d
+    "$BENCH_DIR/$side"/gridtune-tune-bench -m build/release/kernels/libgridtune-seeds.so -b conv11 -b matmul -b matmul_tiled -b stencil5 \
+      --series 6 --launches 1 -r 3 --oracle-max 8 --reports $d > $d/out.txt 2> $d/err.txt
+  done
+done
+echo done
