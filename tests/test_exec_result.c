@@ -37,7 +37,7 @@ static gt_tune_result sample_result(void)
                                         .cost = 1.0 + s, .used = true};
     }
     r.candidates[1].schedule.assign = (gt_assign){.kind = GT_ASSIGN_STEALING};
-    samples[1][2].kind = GT_SAMPLE_GLANCE; /* the last kind */
+    samples[1][2].kind = GT_SAMPLE_WARM_UP; /* the last kind */
     r.confirmation =
         (gt_confirmation){.ran = true, .incumbent = 0, .challenger = 1, .out_of_reach = true, .test = {.p = 0.5}};
     r.refine = (gt_refine_outcome){.ran = true, .state = GT_REFINE_REFINING, .nshares = 1,
@@ -120,7 +120,7 @@ static void bad_contender(gt_tune_result *r, gt_candidate *c, gt_sample *s) { (v
 static void bad_shares(gt_tune_result *r, gt_candidate *c, gt_sample *s) { (void)c, (void)s; r->refine.nshares = GT_REFINE_PER_LAUNCH + 1; }
 static void bad_share_event(gt_tune_result *r, gt_candidate *c, gt_sample *s) { (void)c, (void)s; r->refine.shares[0].event = GT_REFINE_EVENT_DRIFTED; }
 static void bad_phase(gt_tune_result *r, gt_candidate *c, gt_sample *s) { (void)r, (void)s; c->phase = GT_AXIS_COUNT; }
-static void bad_kind(gt_tune_result *r, gt_candidate *c, gt_sample *s) { (void)r, (void)c; s->kind = GT_SAMPLE_GLANCE + 1; }
+static void bad_kind(gt_tune_result *r, gt_candidate *c, gt_sample *s) { (void)r, (void)c; s->kind = GT_SAMPLE_WARM_UP + 1; }
 static void many_candidates(gt_tune_result *r, gt_candidate *c, gt_sample *s) { (void)c, (void)s; r->ncandidates = SIZE_MAX / 2; }
 static void many_samples(gt_tune_result *r, gt_candidate *c, gt_sample *s) { (void)r, (void)s; c->nsamples = 1000000; }
 

@@ -77,7 +77,7 @@ struct gt_sampler {
     size_t probed_samples;      /* samples that came with probe figures */
 };
 
-static const char *const kind_names[] = {"calibration", "look", "sized", "confirm", "glance"};
+static const char *const kind_names[] = {"calibration", "look", "sized", "confirm", "glance", "warm-up"};
 
 const char *gt_sample_kind_name(gt_sample_kind k)
 {
@@ -184,7 +184,8 @@ static void add_ran(ran *total, const gt_exec_result *er, double work_ns, uint64
     t->worst_offcpu_ns = t->worst_offcpu_ns > er->worst_offcpu_ns ? t->worst_offcpu_ns : er->worst_offcpu_ns;
 }
 
-/* Records what ran as the candidate's next sample (room for it was made by run_batch). */
+/* Records what ran as the candidate's next sample (room for it, and for a warm-up before it,
+   was made by run_batch). */
 static void record(gt_sampler *s, size_t index, const ran *rn, unsigned round, gt_sample_kind kind)
 {
     gt_candidate *c = &s->r->candidates[index];
@@ -205,7 +206,7 @@ static void record(gt_sampler *s, size_t index, const ran *rn, unsigned round, g
     smp->disturbed = is_disturbed(s, er);
     s->r->disturbed_samples += smp->disturbed;
     s->disturbed_ns += smp->disturbed && !s->r->steady_contention ? er->wall_ns : 0;
-    smp->used = kind != GT_SAMPLE_CALIBRATION && isfinite(smp->cost) &&
+    smp->used = kind != GT_SAMPLE_CALIBRATION && kind != GT_SAMPLE_WARM_UP && isfinite(smp->cost) &&
                 !(smp->disturbed && !s->r->steady_contention);
     s->probed_samples += smp->probed;
     memcpy(smp->counters, er->counters, sizeof smp->counters);
@@ -219,7 +220,7 @@ static int run_batch(gt_sampler *s, size_t index, uint64_t *start, uint64_t want
                      size_t errlen)
 {
     gt_candidate *c = &s->r->candidates[index];
-    gt_sample *grown = realloc(c->samples, (c->nsamples + 1) * sizeof *grown);
+    gt_sample *grown = realloc(c->samples, (c->nsamples + 2) * sizeof *grown);
     if (!grown) {
         snprintf(err, errlen, "out of memory recording a sample");
         return -ENOMEM;
@@ -601,6 +602,16 @@ static bool hopeless_part(const gt_sampler *s, const ran *rn, double parts)
     return !disturbed && gt_cost_hopeless(s->r, cost / parts);
 }
 
+/* Records a look's warm-up (when it had one) and then what ran after it, the look; when
+   nothing ran after it, the warm-up itself is the look. */
+static void record_after_warm_up(gt_sampler *s, size_t index, const ran *warm_up, const ran *rn, unsigned round,
+                                 gt_sample_kind kind)
+{
+    if (warm_up->runs && rn->runs)
+        record(s, index, warm_up, round, GT_SAMPLE_WARM_UP);
+    record(s, index, rn->runs ? rn : warm_up, round, kind);
+}
+
 /* Runs one sample of the candidate from the round's share of its walk. A look's size is the
    default's, so a candidate twenty times slower took twenty samples' time over it: copy_rows'
    look at the column item order took 4-8 ms of an analysis limited to 7, and left the span
@@ -616,7 +627,11 @@ static bool hopeless_part(const gt_sampler *s, const ran *rn, double parts)
    second quarter runs alone too, and ends the look when it is above the line by itself: over
    copy_rows the walk costs 7-8 times the best from its first stretch on, and its whole look
    took 7.2 ms of a 10.2 ms analysis, which then kept the default at 2.7x the best
-   (bench/results/stepped-glance-2026-11-29/). */
+   (bench/results/stepped-glance-2026-11-29/). A stretched look that goes on counts only what
+   ran after its first quarter, which is recorded as its warm-up: the first stretch of a new
+   group order pays for caches and the TLB once, as the whole launch does, and transpose's
+   column walk (1.0 ns per work-item on the whole launch) had whole first looks of 1.7-3.8 in
+   the cold launches that lost it (bench/results/warm-up-2026-11-29/). */
 static int run_sample(gt_sampler *s, size_t index, unsigned round, bool confirm, char *err, size_t errlen)
 {
     const gt_candidate *c = &s->r->candidates[index];
@@ -646,19 +661,25 @@ static int run_sample(gt_sampler *s, size_t index, unsigned round, bool confirm,
         return 0;
     }
     uint64_t taken = glance;
-    if (c->stretched && hopeless_part(s, &rn, 1)) {
+    bool beyond = c->stretched && hopeless_part(s, &rn, 1);
+    ran warm_up = {0};
+    if (c->stretched) {
+        warm_up = rn;
+        rn = (ran){0};
+    }
+    if (beyond) {
         ran next = {0};
         rc = run_batch(s, index, &start, glance, &next, err, errlen);
         bool ends = rc == 0 && hopeless_part(s, &next, 1);
         add_ran(&rn, &next.er, next.work_ns, next.start, next.runs);
         if (rc < 0 || ends) {
-            record(s, index, &rn, round, ends ? GT_SAMPLE_GLANCE : kind);
+            record_after_warm_up(s, index, &warm_up, &rn, round, ends ? GT_SAMPLE_GLANCE : kind);
             return rc == -ENOSPC ? 0 : rc;
         }
         taken += glance;
     }
     rc = run_batch(s, index, &start, want - taken, &rn, err, errlen);
-    record(s, index, &rn, round, kind); /* what ran alone when the rest found no workgroup */
+    record_after_warm_up(s, index, &warm_up, &rn, round, kind);
     return rc == -ENOSPC ? 0 : rc;
 }
 

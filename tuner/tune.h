@@ -105,6 +105,7 @@ typedef enum gt_sample_kind {
     GT_SAMPLE_GLANCE,      /* a look that ended after its first quarter, which cost GT_TUNE_HOPELESS
                               times the best median so far (a stretched look's: after its first
                               or second, see sampler.c) */
+    GT_SAMPLE_WARM_UP,     /* a stretched look's first quarter, run alone: not counted (sampler.c) */
 } gt_sample_kind;
 const char *gt_sample_kind_name(gt_sample_kind k);
 

@@ -60,7 +60,7 @@ static int check_sample(gt_sample *s)
     fix_bool(&s->used);
     fix_bool(&s->disturbed);
     fix_bool(&s->probed);
-    return (unsigned)s->kind <= GT_SAMPLE_GLANCE ? 0 : -1;
+    return (unsigned)s->kind <= GT_SAMPLE_WARM_UP ? 0 : -1;
 }
 
 static int check_candidate(gt_candidate *c)

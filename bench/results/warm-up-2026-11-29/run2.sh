@@ -1,0 +1,11 @@
+#!/bin/bash
+# BENCH_DIR holds before/ and after/, each a gridtune-tune-bench build; run from the source tree
+cd "$(git rev-parse --show-toplevel)"
+for rep in 1 2; do
+  for side in before after; do
+    d=bench/results/warm-up-2026-11-29/runs2-$rep-$side; mkdir -p $d
+    "$BENCH_DIR/$side"/gridtune-tune-bench -m build/release/kernels/libgridtune-seeds.so -b transpose -b conv11 -b matmul -b copy_rows -b stencil5 \
+      --series 8 --launches 1 -r 3 --oracle-max 12 --reports $d > $d/out.txt 2> $d/err.txt
+  done
+done
+echo done
