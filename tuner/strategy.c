@@ -129,7 +129,7 @@ static void drop_if_hopeless(axis_run *a, size_t c)
    too, is as slow: over copy_rows the column item order's first sample cost 6.7 times the best
    so far or more in 9 of 10 cold launches (median 9.3), the walk's a median of 9.9, and its
    stretched looks took 2-8 ms of analyses limited to 3-10. Over copy_cols and transpose, where
-   the walk wins, the column item order's cost 0.5-2.1 and 0.8-3.0 times the best; a glance of
+   the walk wins, the column item order cost 0.5-2.1 and 0.8-3.0 times the best; a glance of
    80 workgroups at 4.3 took transpose's walk out in 1 of 24 cold launches
    (bench/results/walk-far-2026-11-29/). */
 static void drop_walk_if_far(axis_run *a, size_t c)
