@@ -248,7 +248,8 @@ static void make_result(made_result *m, const char *const *schedules, const doub
 /* The span contender is the widest span, the grid's row; at the row, the best other span
    analysis measured; none when analysis measured no other span. A winner's span between 1 and
    the row has span 1 as a contender too, last. A 1-D grid's row is the whole launch: the widest
-   leaves a contender's share 16 spans. */
+   leaves a contender's share 16 spans. A winner under the column group order with a span of 1
+   meets a span of 4 instead of the row. */
 static void test_the_span_contenders_are_the_row_and_one(void **state)
 {
     (void)state;
@@ -294,6 +295,12 @@ static void test_the_span_contenders_are_the_row_and_one(void **state)
     assert_int_equal(rf.ncontenders, 2);
     assert_schedule(&rf.contenders[0].schedule, "group=linear,span=64,item=linear,assign=block");
     assert_schedule(&rf.contenders[1].schedule, one);
+    /* a winner that walks columns of workgroups with a span of 1 meets a span of 4, not the row */
+    const char *walk[] = {"group=column,item=column,assign=stealing", "group=column,span=16,item=column,assign=stealing"};
+    make_result(&m, walk, medians, 2);
+    gt_refine_start(&cfg, &m.r, grid, NULL, &rf);
+    assert_int_equal(rf.ncontenders, 1);
+    assert_schedule(&rf.contenders[0].schedule, "group=column,span=4,item=column,assign=stealing");
     /* no other span measured, the analysis's time out before the span axis: the row still */
     const char *no_span[] = {"group=linear,item=linear,assign=block", "group=linear,item=linear,assign=stealing"};
     make_result(&m, no_span, medians, 2);
