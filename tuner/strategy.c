@@ -107,16 +107,21 @@ static bool beats_incumbent(const axis_run *a, size_t c)
     return beats_by(a, c, a->cfg->min_gain);
 }
 
+/* The candidate's last sample when it is its look (or the glance that ended it); NULL else. */
+static const gt_sample *last_look(const gt_candidate *c)
+{
+    const gt_sample *last = c->nsamples ? &c->samples[c->nsamples - 1] : NULL;
+    return last && (last->kind == GT_SAMPLE_LOOK || last->kind == GT_SAMPLE_GLANCE) ? last : NULL;
+}
+
 /* A candidate whose look (or the glance that ended it) costs GT_TUNE_HOPELESS times the best
    median so far leaves the race: it cannot win, and its samples are the most expensive ones. */
 static void drop_if_hopeless(axis_run *a, size_t c)
 {
     gt_candidate *cand = &a->r->candidates[c];
-    gt_sample_kind last = cand->nsamples ? cand->samples[cand->nsamples - 1].kind : GT_SAMPLE_CALIBRATION;
-    if (c == a->incumbent || (last != GT_SAMPLE_LOOK && last != GT_SAMPLE_GLANCE))
-        return;
-    double cost = cand->samples[cand->nsamples - 1].cost;
-    cand->eliminated = gt_cost_hopeless(a->r, cost);
+    const gt_sample *look = last_look(cand);
+    if (c != a->incumbent && look)
+        cand->eliminated = gt_cost_hopeless(a->r, look->cost);
 }
 
 /* The column item order's look (or glance) cost this many times the best median so far: its
@@ -135,10 +140,9 @@ static void drop_if_hopeless(axis_run *a, size_t c)
 static void drop_walk_if_far(axis_run *a, size_t c)
 {
     const gt_candidate *col = &a->r->candidates[c];
-    gt_sample_kind last = col->nsamples ? col->samples[col->nsamples - 1].kind : GT_SAMPLE_CALIBRATION;
-    if (col->schedule.item.kind != GT_ORDER_COLUMN || col->nsamples != 1 ||
-        (last != GT_SAMPLE_LOOK && last != GT_SAMPLE_GLANCE) ||
-        !gt_cost_hopeless(a->r, col->samples[0].cost / (WALK_FAR / GT_TUNE_HOPELESS)))
+    const gt_sample *look = col->nsamples == 1 ? last_look(col) : NULL; /* its first sample */
+    if (col->schedule.item.kind != GT_ORDER_COLUMN || !look ||
+        !gt_cost_hopeless(a->r, look->cost / (WALK_FAR / GT_TUNE_HOPELESS)))
         return;
     for (size_t i = 0; i < a->n; i++) {
         gt_candidate *walk = &a->r->candidates[a->listed[i]];
