@@ -210,13 +210,19 @@ static void test_the_next_step_follows_the_direction_and_the_axis(void **state)
     assert_int_equal(e.refine.ncontenders, 1);
 }
 
-/* A span at the row already, or a chunk at half the walk, has no next step. */
+/* A span at the row already (a 16th of it under another order than the linear one), or a chunk
+   at half the walk, has no next step. */
 static void test_no_step_beyond_the_grid(void **state)
 {
     (void)state;
     gt_tune_config cfg = gt_tune_config_default();
     static const char *const row[] = {"group=linear,span=1024,item=linear,assign=block", NULL};
     gt_wisdom_entry e = entry("group=linear,span=512,item=linear,assign=block", row);
+    observe(&cfg, &e, 0, 0.5);
+    assert_int_equal(e.refine.ncontenders, 1);
+    /* under the column order, a 16th of the row is the widest */
+    static const char *const sixteenth[] = {"group=column,span=64,item=column,assign=stealing", NULL};
+    e = entry("group=column,span=16,item=column,assign=stealing", sixteenth);
     observe(&cfg, &e, 0, 0.5);
     assert_int_equal(e.refine.ncontenders, 1);
 
@@ -249,7 +255,7 @@ static void make_result(made_result *m, const char *const *schedules, const doub
    analysis measured; none when analysis measured no other span. A winner's span between 1 and
    the row has span 1 as a contender too, last. A 1-D grid's row is the whole launch: the widest
    leaves a contender's share 16 spans. A winner under the column group order with a span of 1
-   meets a span of 4 instead of the row. */
+   meets a span of 4 instead of the row; with a span, a 16th of the row (gt_space_row_span). */
 static void test_the_span_contenders_are_the_row_and_one(void **state)
 {
     (void)state;
@@ -301,6 +307,15 @@ static void test_the_span_contenders_are_the_row_and_one(void **state)
     gt_refine_start(&cfg, &m.r, grid, NULL, &rf);
     assert_int_equal(rf.ncontenders, 1);
     assert_schedule(&rf.contenders[0].schedule, "group=column,span=4,item=column,assign=stealing");
+    /* with a span, it meets the widest that leaves the column order 16 columns: 64 of a row of
+       1024, and span 1 */
+    const char *walk_span[] = {"group=column,span=16,item=column,assign=stealing",
+                               "group=column,item=column,assign=stealing"};
+    make_result(&m, walk_span, medians, 2);
+    gt_refine_start(&cfg, &m.r, grid, NULL, &rf);
+    assert_int_equal(rf.ncontenders, 2);
+    assert_schedule(&rf.contenders[0].schedule, "group=column,span=64,item=column,assign=stealing");
+    assert_schedule(&rf.contenders[1].schedule, "group=column,item=column,assign=stealing");
     /* no other span measured, the analysis's time out before the span axis: the row still */
     const char *no_span[] = {"group=linear,item=linear,assign=block", "group=linear,item=linear,assign=stealing"};
     make_result(&m, no_span, medians, 2);

@@ -233,6 +233,41 @@ static void test_span_axis_is_bounded_by_a_row_and_a_share(void **state)
     assert_string_equal(text, "1");
 }
 
+/* Under another group order than the linear one, spans leave the grid 16 spans wide at least:
+   at a row, the order would walk the rows again. */
+static void test_span_axis_leaves_another_order_columns(void **state)
+{
+    (void)state;
+    gt_space_config c = gt_space_config_default();
+    const uint32_t grid[3] = {512, 512, 1};
+    const uint64_t sample_groups = 1u << 20;
+    const char *want[] = {"1 512 256 128 64 32 16 8 4 2", "1 32 16 8 4 2", "1 32 16 8 4 2"};
+    const gt_order_kind orders[] = {GT_ORDER_LINEAR, GT_ORDER_COLUMN, GT_ORDER_HILBERT};
+    for (size_t k = 0; k < 3; k++) {
+        gt_schedule base = gt_schedule_default;
+        base.group = (gt_order){orders[k], 0, 0};
+        gt_space_entry *e;
+        size_t n;
+        assert_int_equal(gt_space_axis(&c, GT_AXIS_SPAN, &base, items16x16, grid, sample_groups, 2, &e, &n), 0);
+        char text[256] = "";
+        for (size_t i = 0; i < n; i++) {
+            snprintf(text + strlen(text), sizeof text - strlen(text), "%s%u", i ? " " : "", e[i].schedule.span);
+            assert_int_equal(e[i].schedule.group.kind, orders[k]);
+        }
+        assert_string_equal(text, want[k]);
+        free(e);
+    }
+    /* A grid fewer than 16 workgroups wide leaves such an order no span but 1. */
+    gt_schedule base = gt_schedule_default;
+    base.group = (gt_order){GT_ORDER_COLUMN, 0, 0};
+    gt_space_entry *e;
+    size_t n;
+    assert_int_equal(gt_space_axis(&c, GT_AXIS_SPAN, &base, items16x16, grid13x8, sample_groups, 2, &e, &n), 0);
+    assert_int_equal(n, 1);
+    assert_int_equal(e[0].schedule.span, 1);
+    free(e);
+}
+
 static void test_strided_takes_both_parameters(void **state)
 {
     (void)state;
@@ -304,6 +339,7 @@ int main(void)
         cmocka_unit_test(test_grouped_bands_are_bounded),
         cmocka_unit_test(test_twins_are_found_on_large_grids),
         cmocka_unit_test(test_span_axis_is_bounded_by_a_row_and_a_share),
+        cmocka_unit_test(test_span_axis_leaves_another_order_columns),
         cmocka_unit_test(test_strided_takes_both_parameters),
         cmocka_unit_test(test_styles_parse),
         cmocka_unit_test(test_series_parse),

@@ -129,15 +129,15 @@ static void add_contender(gt_wisdom_refine *rf, const gt_schedule *s, const gt_s
     rf->contenders[rf->ncontenders++].schedule = *s;
 }
 
-/* The widest span refinement tries: a row of the grid, as long as a contender's share still
-   holds GT_REFINE_SHARE_SPANS of them (a 1-D grid's row is the whole launch). */
-static uint32_t widest_span(const uint32_t grid[3])
+/* The widest span refinement tries under group order `group`: a row of the grid, or less
+   under another order than the linear one (gt_space_row_span), as long as a contender's share
+   still holds GT_REFINE_SHARE_SPANS of them (a 1-D grid's row is the whole launch). */
+static uint32_t widest_span(const gt_order *group, const uint32_t grid[3])
 {
     uint64_t groups = (uint64_t)grid[0] * grid[1] * grid[2];
     uint64_t widest = groups / (GT_REFINE_SHARE * GT_REFINE_SHARE_SPANS);
-    if (widest > grid[0])
-        widest = grid[0];
-    return widest < 1 ? 1 : widest < GT_SPAN_MAX ? (uint32_t)widest : GT_SPAN_MAX;
+    uint32_t row = gt_space_row_span(group, grid);
+    return widest < 1 ? 1 : widest < row ? (uint32_t)widest : row;
 }
 
 /* The span a winner narrower than the widest span meets as a contender: the widest, but for a
@@ -186,8 +186,9 @@ void gt_refine_start(const gt_tune_config *cfg, const gt_tune_result *r, const u
     bool spans = cfg->space.axes & (1u << GT_AXIS_SPAN);
     double winner_cost = winner_median(r);
     for (size_t a = 0; cfg->refine && winner_cost > 0 && a < sizeof axes / sizeof axes[0]; a++) {
-        if (axes[a] == GT_AXIS_SPAN && spans && r->winner.span < widest_span(grid)) {
-            gt_schedule s = with_span(&r->winner, span_contender(&r->winner, widest_span(grid))); /* whether or not analysis reached spans */
+        if (axes[a] == GT_AXIS_SPAN && spans && r->winner.span < widest_span(&r->winner.group, grid)) {
+            /* whether or not analysis reached spans */
+            gt_schedule s = with_span(&r->winner, span_contender(&r->winner, widest_span(&r->winner.group, grid)));
             add_contender(rf, &s, &r->winner);
             continue;
         }
@@ -210,7 +211,7 @@ void gt_refine_start(const gt_tune_config *cfg, const gt_tune_result *r, const u
        the column group order samples misorder spans the other way (copy_cols' span 8 was its
        best launch and its worst sample, bench/results/sample-vs-launch-2026-11-27/), and a
        cold pick of span 16 or 32 stayed at 1.14-1.32 times span 1's launch. */
-    if (cfg->refine && winner_cost > 0 && spans && r->winner.span > 1 && r->winner.span < widest_span(grid)) {
+    if (cfg->refine && winner_cost > 0 && spans && r->winner.span > 1 && r->winner.span < widest_span(&r->winner.group, grid)) {
         gt_schedule s = with_span(&r->winner, 1);
         add_contender(rf, &s, &r->winner);
     }
@@ -306,7 +307,7 @@ static void add_next_step(gt_wisdom_refine *rf, const gt_schedule *from, const g
 {
     gt_axis moved = moved_axis(from, to);
     if (moved == GT_AXIS_SPAN) {
-        uint32_t span = step_on(from->span, to->span, widest_span(grid));
+        uint32_t span = step_on(from->span, to->span, widest_span(&to->group, grid));
         gt_schedule next = with_span(to, span);
         if (span)
             add_contender(rf, &next, to);

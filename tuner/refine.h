@@ -32,7 +32,8 @@
  * the choices samples judge least well, each measured under the other axes' earlier settings;
  * and, when the kernel takes
  * spans, the winner with the widest span, a row of the grid (wider than a sample can judge: it
- * holds a few spans per worker), within GT_REFINE_SHARE_SPANS spans per share, and span 1 when
+ * holds a few spans per worker; under another group order than the linear one, a 16th of a row,
+ * gt_space_row_span), within GT_REFINE_SHARE_SPANS spans per share, and span 1 when
  * the winner's lies between (samples of the column order misorder spans the other way); a
  * span contender keeps the winner's grab (a chunk below the winner's span grows to it). A
  * contender that took over by moving the span or the chunk along its series brings the next

@@ -454,8 +454,24 @@ static void add_span(entry_list *l, const gt_schedule *base, uint32_t span)
     list_push(l, &s, axis_names[GT_AXIS_SPAN], "series", 0);
 }
 
-/* base's span, 1, the widest (a row of the grid, and a share of a sample for each worker),
-   then the series from the top down. The widest spans are the ones that pay most where spans
+/* Under a group order other than the linear one, spans leave the grid at least this many
+   spans wide. The order walks the grid of spans, and as a span nears a row that grid keeps too
+   few columns for the order to matter: at a row it is the linear order. Over transpose, the
+   column walk cost 4.0-5.2 ns per work-item in its looks at a span of 512 (a row) and 5.9 at
+   256, against 1.0-1.6 at a span of 1 and 0.8-0.9 at 16, the oracle's best span, with 32; a
+   span axis that looked at the row first ran out of time there in 6 of 6 cold launches
+   (bench/results/walk-span-2026-11-29/, bench/results/span-columns-2026-11-29/). */
+#define SPAN_COLUMNS_MIN 16
+
+uint32_t gt_space_row_span(const gt_order *group, const uint32_t grid[3])
+{
+    uint32_t row = group->kind == GT_ORDER_LINEAR ? grid[0] : grid[0] / SPAN_COLUMNS_MIN;
+    return row < 1 ? 1 : row < GT_SPAN_MAX ? row : GT_SPAN_MAX;
+}
+
+/* base's span, 1, the widest (a row of the grid, SPAN_COLUMNS_MIN times less under another
+   group order than the linear one, and a share of a sample for each worker), then the series
+   from the top down. The widest spans are the ones that pay most where spans
    pay at all, so an analysis whose time runs out within the span axis has looked at them first:
    copy_rows' whole launches here cost 1.33-1.55x the best at a span of 1, 1.2x at 8 and
    1.00-1.08x at 64-1024, and with the series climbing from 2 the span axis of every cold
@@ -485,8 +501,8 @@ int gt_space_axis(const gt_space_config *c, gt_axis axis, const gt_schedule *bas
     uint32_t *scratch = NULL;
     if (axis == GT_AXIS_SPAN) {
         uint64_t per_worker = sample_groups / (workers ? workers : 1);
-        uint64_t widest = grid[0] < per_worker ? grid[0] : per_worker;
-        add_spans(&l, c, base, (uint32_t)(widest < 1 ? 1 : widest < GT_SPAN_MAX ? widest : GT_SPAN_MAX));
+        uint32_t row = gt_space_row_span(&base->group, grid);
+        add_spans(&l, c, base, (uint32_t)(per_worker < 1 ? 1 : per_worker < row ? per_worker : row));
     } else if (axis == GT_AXIS_ASSIGN) {
         add_assign(&l, base, base->assign);
         add_assign_styles(&l, c, base, share);

@@ -62,6 +62,11 @@ typedef struct gt_space_entry {
     char style[GT_STYLE_NAME_MAX]; /* "group=tiled" */
 } gt_space_entry;
 
+/* The widest span worth running under group order `group` over grid: a row of the grid under
+ * the linear order, SPAN_COLUMNS_MIN (space.c) times less under another, whose walk of the
+ * grid of spans would otherwise keep too few columns to matter. At least 1. */
+uint32_t gt_space_row_span(const gt_order *group, const uint32_t grid[3]);
+
 /* The variations of one axis of base, in nested order (styles outside, parameters inside),
  * base's own setting of the axis first. item_shape is the workgroup's shape in work-items,
  * grid the launch's shape in workgroups (group orders are applied over its spans of base's
