@@ -129,9 +129,11 @@ static void check_steady_contention(gt_sampler *s)
     s->disturbed_ns = 0; /* their time counts too, as the remainder's will */
     for (size_t i = 0; i < r->ncandidates; i++) {
         gt_candidate *c = &r->candidates[i];
-        for (size_t k = 0; k < c->nsamples; k++)
-            c->samples[k].used |= c->samples[k].kind != GT_SAMPLE_CALIBRATION && c->samples[k].disturbed &&
-                                  isfinite(c->samples[k].cost);
+        for (size_t k = 0; k < c->nsamples; k++) {
+            gt_sample_kind kind = c->samples[k].kind;
+            c->samples[k].used |= kind != GT_SAMPLE_CALIBRATION && kind != GT_SAMPLE_WARM_UP &&
+                                  c->samples[k].disturbed && isfinite(c->samples[k].cost);
+        }
         summarise(c);
     }
 }

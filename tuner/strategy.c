@@ -436,13 +436,17 @@ static int confirming_test(const gt_tune_config *cfg, const gt_tune_result *r, s
    reach: even the best its owed samples could bring it leaves p at or above the level, and
    samples only add pairs it can lose, so the full test would keep the incumbent too (barring
    exact ties). In the cold launches of bench/results/confirm-reach-2026-11-27/ it was out of
-   reach after three of the eight samples in most, which saves about 60% of the confirmation. */
+   reach after three of the eight samples in most, which saves about 60% of the confirmation.
+   A best challenger GT_TUNE_HOPELESS times the incumbent's median or more has none: the race
+   drops such a candidate after its look, and one met before a far faster incumbent turned up
+   (copy_cols' column items at 2.8 ns per work-item, the column walk's 0.41) cost the
+   confirmation 0.5-0.6 ms of a 3.9 ms analysis (bench/results/assign-last-2026-11-29/). */
 static int confirm(const gt_tune_config *cfg, gt_sampler *s, gt_tune_result *r, size_t *incumbent, char *err,
                    size_t errlen)
 {
     gt_confirmation *cf = &r->confirmation;
     size_t challenger = best_challenger(r, *incumbent);
-    if (challenger == SIZE_MAX)
+    if (challenger == SIZE_MAX || !(r->candidates[challenger].median <= GT_TUNE_HOPELESS * r->candidates[*incumbent].median))
         return 0;
     *cf = (gt_confirmation){.ran = true, .incumbent = *incumbent, .challenger = challenger};
     unsigned owed[2] = {CONFIRM_PAIRS, CONFIRM_PAIRS}; /* the challenger's, the incumbent's */
@@ -496,31 +500,25 @@ static size_t axis_leader(const axis_run *a, gt_axis axis)
     return a->field[0];
 }
 
-/* The axes in the order they are explored, the first one again last: a setting chosen under
-   the default's other settings (a chunk size chosen for the linear orders) may lose once the
-   other axes moved, e.g. small chunks that were harmless become false sharing between workers
-   on neighbouring workgroups. The second visit happens only when the schedule did move. The
-   span axis comes before the group axis, whose longer samples would otherwise spend the time a
-   row-wide span needs (copy_rows' cold launches 1.6x slower); checks_after_a_move makes up for it. */
-static size_t plan_passes(const gt_tune_config *cfg, gt_sampler *s, bool resumed, gt_axis passes[], size_t sizes[])
+/* The axes in the order they are explored. The span axis comes before the group axis, whose
+   longer samples would otherwise spend the time a row-wide span needs (copy_rows' cold
+   launches 1.6x slower); checks_after_a_move makes up for it. The assignment comes last, under
+   the orders and the span chosen: a chunk chosen under the default's orders may lose once they
+   moved (small chunks that were harmless become false sharing between workers on neighbouring
+   workgroups), and its looks, sized by the default's speed, run at the orders' speed. First, it
+   took 0.8-2.3 ms of copy_cols' and transpose's 4-7 ms analyses at the slow default's speed;
+   last, their analyses took a median of 2.1 and 3.9 ms against 3.8 and 4.7
+   (bench/results/assign-last-2026-11-29/). */
+static size_t plan_passes(const gt_tune_config *cfg, gt_sampler *s, gt_axis passes[], size_t sizes[])
 {
-    /* A resumed analysis starts from a winner whose assignment was chosen already: the orders
-       and spans the first one never reached come first, the assignment (its revisit) last. */
-    static const gt_axis first_order[] = {GT_AXIS_ASSIGN, GT_AXIS_ITEM, GT_AXIS_SPAN, GT_AXIS_GROUP};
-    static const gt_axis resumed_order[] = {GT_AXIS_ITEM, GT_AXIS_SPAN, GT_AXIS_GROUP, GT_AXIS_ASSIGN};
+    static const gt_axis order[] = {GT_AXIS_ITEM, GT_AXIS_SPAN, GT_AXIS_GROUP, GT_AXIS_ASSIGN};
     size_t n = 0;
     for (int k = 0; k < GT_AXIS_COUNT; k++) {
-        gt_axis ax = resumed ? resumed_order[k] : first_order[k];
-        size_t size = cfg->space.axes & (1u << ax) ? axis_size(cfg, s, ax) : 0;
+        size_t size = cfg->space.axes & (1u << order[k]) ? axis_size(cfg, s, order[k]) : 0;
         if (size > 1) {
-            passes[n] = ax;
+            passes[n] = order[k];
             sizes[n++] = size;
         }
-    }
-    if (n > 1) {
-        passes[n] = passes[0];
-        sizes[n] = sizes[0];
-        n++;
     }
     return n;
 }
@@ -588,22 +586,17 @@ static int checks_after_a_move(axis_run *a, const gt_order *group_before)
 
 int gt_strategy_run(const gt_tune_config *cfg, gt_sampler *s, gt_tune_result *r, char *err, size_t errlen)
 {
-    gt_axis passes[GT_AXIS_COUNT + 1];
-    size_t sizes[GT_AXIS_COUNT + 1], remaining = 0;
-    size_t npasses = plan_passes(cfg, s, r->resumed, passes, sizes);
+    gt_axis passes[GT_AXIS_COUNT];
+    size_t sizes[GT_AXIS_COUNT], remaining = 0;
+    size_t npasses = plan_passes(cfg, s, passes, sizes);
     for (size_t p = 0; p < npasses; p++)
         remaining += sizes[p];
     gt_sampler_reserve(s, CONFIRM_SHARE, 2 * CONFIRM_PAIRS);
     axis_run a = {.cfg = cfg, .s = s, .r = r, .incumbent = 0, .err = err, .errlen = errlen};
-    size_t after_first = 0;
     for (size_t p = 0; p < npasses; p++) {
-        if (p == npasses - 1 && p > 0 && a.incumbent == after_first)
-            break; /* nothing moved since the first axis was decided */
         gt_order group_before = r->candidates[a.incumbent].schedule.group;
         int rc = axis_field(&a, passes[p]);
-        /* Each pass gets the share of the remaining samples its size asks for. The group
-           axis's samples are longer: it takes from the revisit, which a resumed analysis
-           makes up for when it had none. */
+        /* Each pass gets the share of the remaining samples its size asks for. */
         a.share = remaining ? (double)sizes[p] / (double)remaining : 0;
         a.slots = remaining ? gt_sampler_slots_left(s) * sizes[p] / remaining : 0;
         remaining -= sizes[p];
@@ -626,8 +619,6 @@ int gt_strategy_run(const gt_tune_config *cfg, gt_sampler *s, gt_tune_result *r,
                 snprintf(err, errlen, "out of memory during the analysis");
             return rc;
         }
-        if (p == 0)
-            after_first = a.incumbent;
     }
     int rc = confirm(cfg, s, r, &a.incumbent, err, errlen);
     if (rc < 0) {
