@@ -184,11 +184,12 @@ void gt_refine_start(const gt_tune_config *cfg, const gt_tune_result *r, const u
             rf->contenders[rf->ncontenders++] = before->refine.contenders[i];
     static const gt_axis axes[] = {GT_AXIS_ITEM, GT_AXIS_GROUP, GT_AXIS_SPAN, GT_AXIS_ASSIGN};
     bool spans = cfg->space.axes & (1u << GT_AXIS_SPAN);
+    uint32_t widest = widest_span(&r->winner.group, grid);
     double winner_cost = winner_median(r);
     for (size_t a = 0; cfg->refine && winner_cost > 0 && a < sizeof axes / sizeof axes[0]; a++) {
-        if (axes[a] == GT_AXIS_SPAN && spans && r->winner.span < widest_span(&r->winner.group, grid)) {
+        if (axes[a] == GT_AXIS_SPAN && spans && r->winner.span < widest) {
             /* whether or not analysis reached spans */
-            gt_schedule s = with_span(&r->winner, span_contender(&r->winner, widest_span(&r->winner.group, grid)));
+            gt_schedule s = with_span(&r->winner, span_contender(&r->winner, widest));
             add_contender(rf, &s, &r->winner);
             continue;
         }
@@ -211,7 +212,7 @@ void gt_refine_start(const gt_tune_config *cfg, const gt_tune_result *r, const u
        the column group order samples misorder spans the other way (copy_cols' span 8 was its
        best launch and its worst sample, bench/results/sample-vs-launch-2026-11-27/), and a
        cold pick of span 16 or 32 stayed at 1.14-1.32 times span 1's launch. */
-    if (cfg->refine && winner_cost > 0 && spans && r->winner.span > 1 && r->winner.span < widest_span(&r->winner.group, grid)) {
+    if (cfg->refine && winner_cost > 0 && spans && r->winner.span > 1 && r->winner.span < widest) {
         gt_schedule s = with_span(&r->winner, 1);
         add_contender(rf, &s, &r->winner);
     }

@@ -446,7 +446,8 @@ static int confirm(const gt_tune_config *cfg, gt_sampler *s, gt_tune_result *r, 
 {
     gt_confirmation *cf = &r->confirmation;
     size_t challenger = best_challenger(r, *incumbent);
-    if (challenger == SIZE_MAX || !(r->candidates[challenger].median <= GT_TUNE_HOPELESS * r->candidates[*incumbent].median))
+    if (challenger == SIZE_MAX ||
+        !(r->candidates[challenger].median <= GT_TUNE_HOPELESS * r->candidates[*incumbent].median))
         return 0;
     *cf = (gt_confirmation){.ran = true, .incumbent = *incumbent, .challenger = challenger};
     unsigned owed[2] = {CONFIRM_PAIRS, CONFIRM_PAIRS}; /* the challenger's, the incumbent's */
