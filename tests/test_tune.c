@@ -1087,6 +1087,32 @@ static void test_a_check_takes_over_only_by_a_clear_gain(void **state)
     fixture_fini(&fx);
 }
 
+/* Items in tiles of 8x8 halve the cost at a span of 1, and the item axis takes them; a span of 8
+   takes a fifth off that. With that span, the linear items cost a fifth of the tiles': the span
+   axis moved the span, so a check looks at the start's item order with it, and it wins. */
+static void test_an_item_order_chosen_at_another_span_is_checked(void **state)
+{
+    (void)state;
+    fixture fx;
+    fixture_init(&fx, &square);
+    fx.cfg.space.axes = 1u << GT_AXIS_ITEM | 1u << GT_AXIS_SPAN;
+    fake_executor_factor(&fx.fake, "item=tiled:8x8", 0.5, 0);
+    fake_executor_factor(&fx.fake, "span=8", 0.8, 0);
+    fake_executor_factor(&fx.fake, "span=8,item=linear", 0.25, 0);
+    assert_int_equal(tune(&fx, NULL), 0);
+    const gt_candidate *tiles = candidate_of(&fx.result, "group=linear,span=8,item=tiled:8x8,assign=stealing");
+    assert_int_equal(tiles->phase, GT_AXIS_SPAN);
+    assert_true(tiles->nsamples > 0);
+    const gt_candidate *check = candidate_of(&fx.result, "group=linear,span=8,item=linear,assign=stealing");
+    assert_int_equal(check->phase, GT_AXIS_SPAN);
+    assert_string_equal(check->style, "item=linear");
+    assert_int_equal(look_of(check)->kind, GT_SAMPLE_LOOK);
+    assert_true(look_of(check)->round > look_of(tiles)->round);
+    assert_winner(&fx.result, "group=linear,span=8,item=linear,assign=stealing");
+    assert_launch_complete(&fx);
+    fixture_fini(&fx);
+}
+
 /* The item order is chosen under the linear group order, where tiled:4x4 is 5% faster than
    column; the group axis then moves to the zigzag order, 5x faster with column items and 3x
    slower than that with tiled ones (zigzag and tiled:4x4: 0.57 of the default's cost; zigzag
@@ -1945,6 +1971,7 @@ int main(void)
         cmocka_unit_test(test_a_hopeless_look_leaves_the_race),
         cmocka_unit_test(test_a_span_chosen_under_another_order_is_checked),
         cmocka_unit_test(test_an_item_order_chosen_under_another_order_is_checked),
+        cmocka_unit_test(test_an_item_order_chosen_at_another_span_is_checked),
         cmocka_unit_test(test_the_column_walk_finds_what_neither_half_shows),
         cmocka_unit_test(test_the_column_walk_is_sampled_as_a_group_order),
         cmocka_unit_test(test_a_far_column_order_takes_its_walk_out),

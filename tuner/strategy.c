@@ -524,15 +524,15 @@ static size_t plan_passes(const gt_tune_config *cfg, gt_sampler *s, gt_axis pass
     return n;
 }
 
-/* One look at candidate e, a variation of the incumbent after the group axis moved it to
-   another order, owed past the time limit (within the workgroup budget): a group-axis look
-   (its samples as long). Being one look with no round after it, it takes over only when it
-   beats the incumbent by CHECK_GAIN; a smaller gain makes it the confirmation's challenger at
-   most, whose pairs decide. Nothing when e had samples already. */
-static int owed_look(axis_run *a, const gt_space_entry *e)
+/* One look at candidate e, a variation of the incumbent after the group or the span axis
+   moved it, owed past the time limit (within the workgroup budget): a look of that axis (the
+   group axis's as long as its samples). Being one look with no round after it, it takes over
+   only when it beats the incumbent by CHECK_GAIN; a smaller gain makes it the confirmation's
+   challenger at most, whose pairs decide. Nothing when e had samples already. */
+static int owed_look(axis_run *a, const gt_space_entry *e, gt_axis axis)
 {
     size_t c;
-    int rc = gt_sampler_candidate(a->s, e, GT_AXIS_GROUP, true, &c);
+    int rc = gt_sampler_candidate(a->s, e, (unsigned)axis, axis == GT_AXIS_GROUP, &c);
     if (rc < 0 || a->r->candidates[c].nsamples > 0)
         return rc;
     gt_sampler_owe(a->s, true);
@@ -565,7 +565,7 @@ static int checks_after_a_move(axis_run *a, const gt_order *group_before)
     if ((a->cfg->space.axes & (1u << GT_AXIS_SPAN)) && held.span > 1) {
         gt_space_entry check = {.schedule = held, .style = "span=series"}; /* as the span axis names it */
         check.schedule.span = 1;
-        int rc = owed_look(a, &check);
+        int rc = owed_look(a, &check, GT_AXIS_GROUP);
         if (rc < 0)
             return rc;
     }
@@ -582,7 +582,27 @@ static int checks_after_a_move(axis_run *a, const gt_order *group_before)
     gt_space_entry check = {.schedule = now};
     check.schedule.item = a->r->candidates[best].schedule.item;
     snprintf(check.style, sizeof check.style, "item=%s", gt_order_kind_name(check.schedule.item.kind));
-    return owed_look(a, &check);
+    return owed_look(a, &check, GT_AXIS_GROUP);
+}
+
+/* The item order was chosen at the span the analysis started from, where the linear order of a
+   workgroup's items walks its rows in short pieces; a span makes them one long row. When the
+   span axis moved the span and the item axis had moved the item order, a check looks at the
+   start's item order with the new span. In 1 of 5 series of copy_rows, tiled:8x8 items won
+   at a span of 1 and the span axis then took 128: its launches ran at 2x the oracle's best
+   (linear items, a span of 1024), and refinement, whose item contender would have been the
+   linear order at a span of 1 (2.5 times the winner in the samples, beyond the line at which a
+   contender is not tried), settled there (bench/results/tune-2026-11-29-amd-3f7155f.txt). */
+static int item_check_after_a_span(axis_run *a, uint32_t span_before)
+{
+    const gt_schedule held = a->r->candidates[a->incumbent].schedule;
+    const gt_order start = a->r->candidates[0].schedule.item;
+    if (held.span == span_before || gt_order_equal(&held.item, &start))
+        return 0;
+    gt_space_entry check = {.schedule = held};
+    check.schedule.item = start;
+    snprintf(check.style, sizeof check.style, "item=%s", gt_order_kind_name(start.kind));
+    return owed_look(a, &check, GT_AXIS_SPAN);
 }
 
 int gt_strategy_run(const gt_tune_config *cfg, gt_sampler *s, gt_tune_result *r, char *err, size_t errlen)
@@ -596,6 +616,7 @@ int gt_strategy_run(const gt_tune_config *cfg, gt_sampler *s, gt_tune_result *r,
     axis_run a = {.cfg = cfg, .s = s, .r = r, .incumbent = 0, .err = err, .errlen = errlen};
     for (size_t p = 0; p < npasses; p++) {
         gt_order group_before = r->candidates[a.incumbent].schedule.group;
+        uint32_t span_before = r->candidates[a.incumbent].schedule.span;
         int rc = axis_field(&a, passes[p]);
         /* Each pass gets the share of the remaining samples its size asks for. */
         a.share = remaining ? (double)sizes[p] / (double)remaining : 0;
@@ -615,6 +636,8 @@ int gt_strategy_run(const gt_tune_config *cfg, gt_sampler *s, gt_tune_result *r,
         a.listed = a.field = NULL;
         if (rc == 0 && passes[p] == GT_AXIS_GROUP)
             rc = checks_after_a_move(&a, &group_before);
+        if (rc == 0 && passes[p] == GT_AXIS_SPAN)
+            rc = item_check_after_a_span(&a, span_before);
         if (rc < 0) {
             if (rc == -ENOMEM)
                 snprintf(err, errlen, "out of memory during the analysis");
