@@ -872,7 +872,8 @@ static void test_a_slow_default_does_not_spend_the_launchs_time(void **state)
     for (size_t i = 0; i < fx.result.ncandidates; i++) {
         const gt_candidate *c = &fx.result.candidates[i];
         for (size_t k = 0; k < c->nsamples; k++)
-            assert_true(c->samples[k].round <= column->samples[0].round || c->schedule.item.kind == GT_ORDER_COLUMN);
+            assert_true(c->samples[k].round <= column->samples[0].round ||
+                        c->schedule.item.kind == GT_ORDER_COLUMN);
         assignments |= i > 0 && c->phase == GT_AXIS_ASSIGN && c->nsamples > 0;
     }
     assert_true(assignments);
@@ -1088,8 +1089,9 @@ static void test_a_check_takes_over_only_by_a_clear_gain(void **state)
 }
 
 /* Items in tiles of 8x8 halve the cost at a span of 1, and the item axis takes them; a span of 8
-   takes a fifth off that. With that span, the linear items cost a fifth of the tiles': the span
-   axis moved the span, so a check looks at the start's item order with it, and it wins. */
+   takes a fifth off that. With that span, the linear items cost half the tiles' (0.2 of the
+   default's cost against 0.4): the span axis moved the span, so a check looks at the start's
+   item order with it, and it wins. */
 static void test_an_item_order_chosen_at_another_span_is_checked(void **state)
 {
     (void)state;
