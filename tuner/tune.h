@@ -193,8 +193,7 @@ typedef struct gt_tune_result {
        the default), over the axes an earlier analysis of the entry left unexplored. */
     bool resumed;
     /* The axes (bit 1 << gt_axis) this analysis left unexplored: a pass over the axis sampled
-       no candidate but the incumbent, the time limit or the budget having ended first (the
-       assignment's also when only its second pass did). */
+       no candidate but the incumbent, the time limit or the budget having ended first. */
     unsigned unexplored;
     gt_refine_outcome refine;
     bool wisdom_changed; /* the launch changed its entry: a decision, a refining launch's pair, a settled
