@@ -273,6 +273,13 @@ static void test_the_span_contenders_are_the_row_and_one(void **state)
          "group=linear,span=1024,item=linear,assign=block", one},
         {"group=linear,span=1024,item=linear,assign=block", "group=linear,span=16,item=linear,assign=block",
          "group=linear,span=16,item=linear,assign=block", NULL},
+        /* a winner that walks columns of workgroups with a span of 1 meets a span of 4, not the row */
+        {"group=column,item=column,assign=stealing", "group=column,span=16,item=column,assign=stealing",
+         "group=column,span=4,item=column,assign=stealing", NULL},
+        /* with a span, it meets the widest that leaves the column order 16 columns (64 of a row of
+           1024), and span 1 */
+        {"group=column,span=16,item=column,assign=stealing", "group=column,item=column,assign=stealing",
+         "group=column,span=64,item=column,assign=stealing", "group=column,item=column,assign=stealing"},
     };
     made_result m;
     gt_wisdom_refine rf;
@@ -301,21 +308,6 @@ static void test_the_span_contenders_are_the_row_and_one(void **state)
     assert_int_equal(rf.ncontenders, 2);
     assert_schedule(&rf.contenders[0].schedule, "group=linear,span=64,item=linear,assign=block");
     assert_schedule(&rf.contenders[1].schedule, one);
-    /* a winner that walks columns of workgroups with a span of 1 meets a span of 4, not the row */
-    const char *walk[] = {"group=column,item=column,assign=stealing", "group=column,span=16,item=column,assign=stealing"};
-    make_result(&m, walk, medians, 2);
-    gt_refine_start(&cfg, &m.r, grid, NULL, &rf);
-    assert_int_equal(rf.ncontenders, 1);
-    assert_schedule(&rf.contenders[0].schedule, "group=column,span=4,item=column,assign=stealing");
-    /* with a span, it meets the widest that leaves the column order 16 columns: 64 of a row of
-       1024, and span 1 */
-    const char *walk_span[] = {"group=column,span=16,item=column,assign=stealing",
-                               "group=column,item=column,assign=stealing"};
-    make_result(&m, walk_span, medians, 2);
-    gt_refine_start(&cfg, &m.r, grid, NULL, &rf);
-    assert_int_equal(rf.ncontenders, 2);
-    assert_schedule(&rf.contenders[0].schedule, "group=column,span=64,item=column,assign=stealing");
-    assert_schedule(&rf.contenders[1].schedule, "group=column,item=column,assign=stealing");
     /* no other span measured, the analysis's time out before the span axis: the row still */
     const char *no_span[] = {"group=linear,item=linear,assign=block", "group=linear,item=linear,assign=stealing"};
     make_result(&m, no_span, medians, 2);

@@ -79,6 +79,13 @@ struct gt_sampler {
 
 static const char *const kind_names[] = {"calibration", "look", "sized", "confirm", "glance", "warm-up"};
 
+/* Whether a sample of this kind may count for its candidate: calibration only sizes the
+   samples, and a warm-up pays what a whole launch pays once. */
+static bool kind_counts(gt_sample_kind kind)
+{
+    return kind != GT_SAMPLE_CALIBRATION && kind != GT_SAMPLE_WARM_UP;
+}
+
 const char *gt_sample_kind_name(gt_sample_kind k)
 {
     return (unsigned)k < sizeof kind_names / sizeof kind_names[0] ? kind_names[k] : "unknown";
@@ -129,11 +136,9 @@ static void check_steady_contention(gt_sampler *s)
     s->disturbed_ns = 0; /* their time counts too, as the remainder's will */
     for (size_t i = 0; i < r->ncandidates; i++) {
         gt_candidate *c = &r->candidates[i];
-        for (size_t k = 0; k < c->nsamples; k++) {
-            gt_sample_kind kind = c->samples[k].kind;
-            c->samples[k].used |= kind != GT_SAMPLE_CALIBRATION && kind != GT_SAMPLE_WARM_UP &&
-                                  c->samples[k].disturbed && isfinite(c->samples[k].cost);
-        }
+        for (size_t k = 0; k < c->nsamples; k++)
+            c->samples[k].used |=
+                kind_counts(c->samples[k].kind) && c->samples[k].disturbed && isfinite(c->samples[k].cost);
         summarise(c);
     }
 }
@@ -208,8 +213,7 @@ static void record(gt_sampler *s, size_t index, const ran *rn, unsigned round, g
     smp->disturbed = is_disturbed(s, er);
     s->r->disturbed_samples += smp->disturbed;
     s->disturbed_ns += smp->disturbed && !s->r->steady_contention ? er->wall_ns : 0;
-    smp->used = kind != GT_SAMPLE_CALIBRATION && kind != GT_SAMPLE_WARM_UP && isfinite(smp->cost) &&
-                !(smp->disturbed && !s->r->steady_contention);
+    smp->used = kind_counts(kind) && isfinite(smp->cost) && !(smp->disturbed && !s->r->steady_contention);
     s->probed_samples += smp->probed;
     memcpy(smp->counters, er->counters, sizeof smp->counters);
     summarise(c);

@@ -437,7 +437,7 @@ static int confirming_test(const gt_tune_config *cfg, const gt_tune_result *r, s
    samples only add pairs it can lose, so the full test would keep the incumbent too (barring
    exact ties). In the cold launches of bench/results/confirm-reach-2026-11-27/ it was out of
    reach after three of the eight samples in most, which saves about 60% of the confirmation.
-   A best challenger GT_TUNE_HOPELESS times the incumbent's median or more has none: the race
+   A best challenger above GT_TUNE_HOPELESS times the incumbent's median has none: the race
    drops such a candidate after its look, and one met before a far faster incumbent turned up
    (copy_cols' column items at 2.8 ns per work-item, the column walk's 0.41) cost the
    confirmation 0.5-0.6 ms of a 3.9 ms analysis (bench/results/assign-last-2026-11-29/). */
@@ -447,7 +447,7 @@ static int confirm(const gt_tune_config *cfg, gt_sampler *s, gt_tune_result *r, 
     gt_confirmation *cf = &r->confirmation;
     size_t challenger = best_challenger(r, *incumbent);
     if (challenger == SIZE_MAX ||
-        !(r->candidates[challenger].median <= GT_TUNE_HOPELESS * r->candidates[*incumbent].median))
+        r->candidates[challenger].median > GT_TUNE_HOPELESS * r->candidates[*incumbent].median)
         return 0;
     *cf = (gt_confirmation){.ran = true, .incumbent = *incumbent, .challenger = challenger};
     unsigned owed[2] = {CONFIRM_PAIRS, CONFIRM_PAIRS}; /* the challenger's, the incumbent's */
@@ -548,6 +548,15 @@ static int owed_look(axis_run *a, const gt_space_entry *e, gt_axis axis)
     return 0;
 }
 
+/* An owed look of that axis at the incumbent with item order `item`. */
+static int item_check(axis_run *a, const gt_order *item, gt_axis axis)
+{
+    gt_space_entry check = {.schedule = a->r->candidates[a->incumbent].schedule};
+    check.schedule.item = *item;
+    snprintf(check.style, sizeof check.style, "item=%s", gt_order_kind_name(item->kind));
+    return owed_look(a, &check, axis);
+}
+
 /* The span and the item order were chosen under the order before the group axis moved it,
    where they may tie; two checks look at the new order with what the old one could not tell
    apart. The span check: a span of 1. copy_cols' spans of 8-64, chosen under the linear
@@ -579,10 +588,7 @@ static int checks_after_a_move(axis_run *a, const gt_order *group_before)
     }
     if (best == SIZE_MAX)
         return 0;
-    gt_space_entry check = {.schedule = now};
-    check.schedule.item = a->r->candidates[best].schedule.item;
-    snprintf(check.style, sizeof check.style, "item=%s", gt_order_kind_name(check.schedule.item.kind));
-    return owed_look(a, &check, GT_AXIS_GROUP);
+    return item_check(a, &a->r->candidates[best].schedule.item, GT_AXIS_GROUP);
 }
 
 /* The item order was chosen at the span the analysis started from, where the linear order of a
@@ -599,10 +605,7 @@ static int item_check_after_a_span(axis_run *a, uint32_t span_before)
     const gt_order start = a->r->candidates[0].schedule.item;
     if (held.span == span_before || gt_order_equal(&held.item, &start))
         return 0;
-    gt_space_entry check = {.schedule = held};
-    check.schedule.item = start;
-    snprintf(check.style, sizeof check.style, "item=%s", gt_order_kind_name(start.kind));
-    return owed_look(a, &check, GT_AXIS_SPAN);
+    return item_check(a, &start, GT_AXIS_SPAN);
 }
 
 int gt_strategy_run(const gt_tune_config *cfg, gt_sampler *s, gt_tune_result *r, char *err, size_t errlen)
