@@ -92,9 +92,7 @@ int cli_launch(gt_client *c, const char *what, gt_kernel *k, const gt_range *ran
     gt_event ev = 0;
     *report = NULL;
     uint64_t start = gt_clock_ns();
-    int rc = gt_launch(c, k, range, args, nargs, opts, &ev);
-    if (rc == 0)
-        rc = gt_wait(c, ev);
+    int rc = gt_run(c, k, range, args, nargs, opts, &ev);
     if (wall_ns)
         *wall_ns = gt_clock_ns() - start;
     if (rc == 0)

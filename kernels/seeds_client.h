@@ -33,8 +33,10 @@ typedef struct cli_seed {
 int cli_seed_open(gt_client *c, const char *module, const gt_seed_bench *b, size_t n, cli_seed *s);
 void cli_seed_close(cli_seed *s);
 
-/* One launch: gt_launch and gt_wait, timed together on the monotonic clock into *wall_ns (may
- * be NULL): what the application sees. On success *report holds the launch's report (free()
+/* One launch, answered on completion (gt_run, the event kept for its report), timed on the
+ * monotonic clock into *wall_ns (may be NULL): what the application sees. gt_launch and gt_wait
+ * would cost a second request, 80-310 us more per launch here
+ * (bench/results/launch-path-2026-11-29/). On success *report holds the launch's report (free()
  * it); the event is released either way. what names the launch in the failure's sentence. */
 int cli_launch(gt_client *c, const char *what, gt_kernel *k, const gt_range *range, const gt_arg *args,
                unsigned nargs, const gt_launch_options *opts, char **report, uint64_t *wall_ns);
