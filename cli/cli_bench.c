@@ -9,7 +9,7 @@
  * winner's alone (gridtune-tune-bench measures refinement itself).
  *
  * Method:
- * - A launch's time is the client's: the monotonic clock around gt_launch + gt_wait, so the
+ * - A launch's time is the client's: the monotonic clock around gt_run (one request), so the
  *   socket, the queue, planning and the report are in it. The report's phases.total_ns (the
  *   workgroups' wall time inside the daemon) is kept beside it.
  * - Round 0 is an untimed warm-up: the default and one cold launch. It makes the daemon touch
@@ -62,7 +62,7 @@ static void usage(FILE *out)
             "The tuner benchmark through the daemon. For each seed benchmark, in one run and in rotating\n"
             "rounds: the default schedule forced, a cold tuned launch (analysis decides), a warm one right\n"
             "after (from the wisdom) and, with --oracle, every candidate of the first cold launch forced.\n"
-            "Times are the client's wall clock around gt_launch + gt_wait; every output is checked. While\n"
+            "Times are the client's wall clock around gt_run (one request); every output is checked. While\n"
             "gridtuned refines a decision (--refine), a warm launch runs a contender on a quarter of it,\n"
             "or resumes an analysis the cold launch's time limit cut short: such warm launches are\n"
             "counted as refining or resumed and marked r.\n"
@@ -568,7 +568,7 @@ static double overhead_ms(const bench_result *r, unsigned n)
 
 static void print_notes(const bench_options *o, const daemon_info *d, const bench_result *r, unsigned n)
 {
-    printf("\nms: medians of %u round%s of the client's wall clock around gt_launch + gt_wait; ratios are of "
+    printf("\nms: medians of %u round%s of the client's wall clock around gt_run; ratios are of "
            "medians.\n",
            o->rounds, o->rounds == 1 ? "" : "s");
     printf("cold: retune (analysis included); warm: the same launch again, from the wisdom;\n"
@@ -678,7 +678,7 @@ static int write_json(const bench_options *o, const char *module, const daemon_i
     cJSON_AddBoolToObject(root, "oracle", o->oracle);
     cJSON_AddStringToObject(root, "default_schedule", default_schedule());
     cJSON_AddStringToObject(root, "times",
-                            "wall: the client's monotonic clock around gt_launch + gt_wait; report_total: the "
+                            "wall: the client's monotonic clock around gt_run; report_total: the "
                             "report's phases.total_ns");
     cJSON_AddStringToObject(root, "note", "one run on this machine; compare within this run only");
     add_number(root, "overhead_median_ms", overhead_ms(r, n));

@@ -35,7 +35,7 @@ void cli_seed_close(cli_seed *s);
 
 /* One launch, answered on completion (gt_run, the event kept for its report), timed on the
  * monotonic clock into *wall_ns (may be NULL): what the application sees. gt_launch and gt_wait
- * would cost a second request, 80-310 us more per launch here
+ * would cost a second request, 60-350 us more per launch here
  * (bench/results/launch-path-2026-11-29/). On success *report holds the launch's report (free()
  * it); the event is released either way. what names the launch in the failure's sentence. */
 int cli_launch(gt_client *c, const char *what, gt_kernel *k, const gt_range *range, const gt_arg *args,
