@@ -210,7 +210,8 @@ static void test_grouped_bands_are_bounded(void **state)
     assert_string_equal(text, "linear column grouped:2 grouped:4");
 }
 
-/* Spans follow the series up to a row of the grid and a worker's whole share of a sample. */
+/* Spans follow the series up to a row of the grid, or a worker's whole share of a sample when
+ * that holds less than half a row. */
 static void test_span_axis_is_bounded_by_a_row_and_a_share(void **state)
 {
     (void)state;
@@ -222,9 +223,12 @@ static void test_span_axis_is_bounded_by_a_row_and_a_share(void **state)
     const uint32_t grid16[3] = {16, 2, 1};
     axis_text_sampled(&c, GT_AXIS_SPAN, items16x16, grid16, 200, 2, text, sizeof text);
     assert_string_equal(text, "1 16 8 4 2");
-    /* 20 workgroups a sample: 10 each. */
+    /* 20 workgroups a sample: 10 each, more than half a row: the row, not a span of 10. */
     axis_text_sampled(&c, GT_AXIS_SPAN, items16x16, grid16, 20, 2, text, sizeof text);
-    assert_string_equal(text, "1 10 8 4 2");
+    assert_string_equal(text, "1 16 8 4 2");
+    /* 12 workgroups: 6 each, less than half a row. */
+    axis_text_sampled(&c, GT_AXIS_SPAN, items16x16, grid16, 12, 2, text, sizeof text);
+    assert_string_equal(text, "1 6 4 2");
     c.series = (gt_series){.start = 3, .ratio = 3, .limit = 9};
     axis_text(&c, GT_AXIS_SPAN, items16x16, grid13x8, 2, text, sizeof text);
     assert_string_equal(text, "1 9 3");

@@ -470,7 +470,7 @@ uint32_t gt_space_row_span(const gt_order *group, const uint32_t grid[3])
 }
 
 /* base's span, 1, the widest (a row of the grid, SPAN_COLUMNS_MIN times less under another
-   group order than the linear one, and a share of a sample for each worker), then the series
+   group order than the linear one, or a worker's share of a sample, gt_space_axis), then the series
    from the top down. The widest spans are the ones that pay most where spans
    pay at all, so an analysis whose time runs out within the span axis has looked at them first:
    copy_rows' whole launches here cost 1.33-1.55x the best at a span of 1, 1.2x at 8 and
@@ -500,9 +500,14 @@ int gt_space_axis(const gt_space_config *c, gt_axis axis, const gt_schedule *bas
     const uint32_t *shape = axis == GT_AXIS_ITEM ? item_shape : spans;
     uint32_t *scratch = NULL;
     if (axis == GT_AXIS_SPAN) {
+        /* A span's samples hold a whole span for every worker, so the widest is a worker's share
+           of a sample, unless that share holds half a row or more: then the row, whose samples
+           grow by less than twice, rather than a span that divides no row (copy_rows' share of
+           945 workgroups in rows of 1024 cost it 1.16-1.20x the row's span). */
         uint64_t per_worker = sample_groups / (workers ? workers : 1);
         uint32_t row = gt_space_row_span(&base->group, grid);
-        add_spans(&l, c, base, (uint32_t)(per_worker < 1 ? 1 : per_worker < row ? per_worker : row));
+        uint32_t widest = per_worker >= (row + 1u) / 2 ? row : per_worker < 1 ? 1 : (uint32_t)per_worker;
+        add_spans(&l, c, base, widest);
     } else if (axis == GT_AXIS_ASSIGN) {
         add_assign(&l, base, base->assign);
         add_assign_styles(&l, c, base, share);

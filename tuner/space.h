@@ -71,8 +71,8 @@ uint32_t gt_space_row_span(const gt_order *group, const uint32_t grid[3]);
  * base's own setting of the axis first. item_shape is the workgroup's shape in work-items,
  * grid the launch's shape in workgroups (group orders are applied over its spans of base's
  * width), sample_groups the workgroups of a sample: a sample gives each worker four chunks at
- * least and holds a whole group tile; for the span axis, a sample of base's size, which gives
- * each worker one span of the widest at least (spans are also bounded by a row). On
+ * least and holds a whole group tile; for the span axis, a sample of base's size: the widest
+ * span is a worker's share of it, or the row when that share holds half a row or more. On
  * success *out is an array of *n entries the caller frees. Returns 0, -ENOMEM. */
 int gt_space_axis(const gt_space_config *c, gt_axis axis, const gt_schedule *base,
                   const uint32_t item_shape[3], const uint32_t grid[3], uint64_t sample_groups, unsigned workers,
