@@ -437,8 +437,9 @@ static int confirming_test(const gt_tune_config *cfg, const gt_tune_result *r, s
    samples only add pairs it can lose, so the full test would keep the incumbent too (barring
    exact ties). In the cold launches of bench/results/confirm-reach-2026-11-27/ it was out of
    reach after three of the eight samples in most, which saves about 60% of the confirmation.
-   A best challenger above GT_TUNE_HOPELESS times the incumbent's median has none: the race
-   drops such a candidate after its look, and one met before a far faster incumbent turned up
+   A best challenger the race would call hopeless (gt_cost_hopeless: above GT_TUNE_HOPELESS
+   times the best median, the incumbent's, since the challenger is the best of the rest) has
+   none: the race drops such a candidate after its look, and one met before a far faster incumbent turned up
    (copy_cols' column items at 2.8 ns per work-item, the column walk's 0.41) cost the
    confirmation 0.5-0.6 ms of a 3.9 ms analysis (bench/results/assign-last-2026-11-29/). */
 static int confirm(const gt_tune_config *cfg, gt_sampler *s, gt_tune_result *r, size_t *incumbent, char *err,
@@ -446,8 +447,7 @@ static int confirm(const gt_tune_config *cfg, gt_sampler *s, gt_tune_result *r, 
 {
     gt_confirmation *cf = &r->confirmation;
     size_t challenger = best_challenger(r, *incumbent);
-    if (challenger == SIZE_MAX ||
-        r->candidates[challenger].median > GT_TUNE_HOPELESS * r->candidates[*incumbent].median)
+    if (challenger == SIZE_MAX || gt_cost_hopeless(r, r->candidates[challenger].median))
         return 0;
     *cf = (gt_confirmation){.ran = true, .incumbent = *incumbent, .challenger = challenger};
     unsigned owed[2] = {CONFIRM_PAIRS, CONFIRM_PAIRS}; /* the challenger's, the incumbent's */
