@@ -439,9 +439,10 @@ static int confirming_test(const gt_tune_config *cfg, const gt_tune_result *r, s
    reach after three of the eight samples in most, which saves about 60% of the confirmation.
    A best challenger the race would call hopeless (gt_cost_hopeless: above GT_TUNE_HOPELESS
    times the best median, the incumbent's, since the challenger is the best of the rest) has
-   none: the race drops such a candidate after its look, and one met before a far faster incumbent turned up
-   (copy_cols' column items at 2.8 ns per work-item, the column walk's 0.41) cost the
-   confirmation 0.5-0.6 ms of a 3.9 ms analysis (bench/results/assign-last-2026-11-29/). */
+   none: the race drops such a candidate after its look, and one met before a far faster
+   incumbent turned up (copy_cols' column items at 2.8 ns per work-item, the column walk's
+   0.41) cost the confirmation 0.5-0.6 ms of a 3.9 ms analysis
+   (bench/results/assign-last-2026-11-29/). */
 static int confirm(const gt_tune_config *cfg, gt_sampler *s, gt_tune_result *r, size_t *incumbent, char *err,
                    size_t errlen)
 {
