@@ -11,6 +11,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 static int open_test_module(void **state)
@@ -149,6 +150,63 @@ static void loaded_kernel_runs_with_bound_arguments(void **state)
     gt_pool_destroy(pool);
     for (int i = 0; i < 64; i++)
         assert_true(dst[i] == (float)i * 0.5f);
+}
+
+/* Kernels whose items the compiler runs in vector lanes (tests/fixtures/module_vector_items.c)
+ * give, under every walk, span and workgroup shape (widths that leave a vector's remainder
+ * included), what the plain loop gives, bit for bit: each item still sums in its own order. */
+static void vectorised_items_compute_as_written(void **state)
+{
+    (void)state;
+    enum { N = 40 };
+    static float a[N * N], b[N * N], c[N * N], want[N * N];
+    for (int i = 0; i < N * N; i++) {
+        a[i] = (float)(i % 7) * 0.25f - 0.5f;
+        b[i] = (float)(i % 11) * 0.125f + 0.1f;
+    }
+    for (int y = 0; y < N; y++)
+        for (int x = 0; x < N; x++) {
+            float acc = 0.0f;
+            for (int k = 0; k < N; k++)
+                acc += a[y * N + k] * b[k * N + x];
+            want[y * N + x] = acc;
+        }
+    gt_module *m;
+    char err[512];
+    assert_int_equal(gt_module_open(GT_TEST_MODULE_VECTOR_ITEMS, &m, err, sizeof err), 0);
+    gt_pool *pool;
+    assert_int_equal(gt_pool_create(&(gt_pool_config){.workers = 2}, &pool, err, sizeof err), 0);
+    gt_arg_value args[3] = {buffer(c), buffer(a), buffer(b)};
+    void *slots[3];
+    gt_args_bind(args, 3, slots);
+    const char *kernels[] = {"times", "times_in_region"};
+    const size_t shapes[][2] = {{8, 5}, {5, 8}, {40, 1}, {20, 2}, {10, 4}};
+    const char *walks[] = {"group=linear,item=linear", "group=column,span=4,item=linear", "group=linear,item=tiled:3x2",
+                           "group=hilbert,item=column", "group=linear,item=zigzag"};
+    for (size_t kk = 0; kk < 2; kk++) {
+        const gt_kernel_desc *k = gt_module_find(m, kernels[kk]);
+        assert_non_null(k);
+        for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
+            for (size_t w = 0; w < sizeof walks / sizeof *walks; w++) {
+                char text[GT_SCHEDULE_TEXT_MAX];
+                snprintf(text, sizeof text, "%s,assign=dynamic:1", walks[w]);
+                gt_batch bt = {.run = k->run, .args = slots, .no_spans = k->flags & GT_KERNEL_NO_SPANS,
+                               .range = {.dims = 2, .global = {N, N}, .local = {shapes[s][0], shapes[s][1]}}};
+                if (gt_schedule_parse(text, &bt.schedule, err, sizeof err) != 0)
+                    fail_msg("bad schedule in test: %s", err);
+                if (bt.no_spans)
+                    bt.schedule.span = 1;
+                memset(c, 0, sizeof c);
+                if (gt_pool_run(pool, &bt, NULL, err, sizeof err) != 0)
+                    fail_msg("%s, %s, %zux%zu: %s", kernels[kk], text, shapes[s][0], shapes[s][1], err);
+                for (int i = 0; i < N * N; i++)
+                    if (c[i] != want[i])
+                        fail_msg("%s, %s, %zux%zu: item (%d,%d) gave %a, the plain loop %a", kernels[kk], text,
+                                 shapes[s][0], shapes[s][1], i % N, i / N, c[i], want[i]);
+            }
+    }
+    gt_pool_destroy(pool);
+    gt_module_close(m);
 }
 
 static void assert_open_refused(const char *path, int code, const char *named)
@@ -378,6 +436,7 @@ int main(void)
         cmocka_unit_test(records_twelve_parameters),
         cmocka_unit_test(argument_mismatches_are_named),
         cmocka_unit_test(loaded_kernel_runs_with_bound_arguments),
+        cmocka_unit_test(vectorised_items_compute_as_written),
         cmocka_unit_test(bad_modules_are_refused),
         cmocka_unit_test(buffers_are_checked_against_declared_extents),
         cmocka_unit_test(preconditions_that_hold_pass),
