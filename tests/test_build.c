@@ -554,12 +554,12 @@ static void empty_source_is_refused(void **state)
 static void fake_entry(const char *dir, const char *hash, size_t so_bytes, time_t used)
 {
     char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/%s.key", dir, hash);
+    assert_true(snprintf(path, sizeof path, "%s/%s.key", dir, hash) < (int)sizeof path);
     FILE *key = fopen(path, "we");
     assert_non_null(key);
     assert_int_equal(fwrite("key text.\n", 1, 10, key), 10);
     fclose(key);
-    snprintf(path, sizeof path, "%s/%s.so", dir, hash);
+    assert_true(snprintf(path, sizeof path, "%s/%s.so", dir, hash) < (int)sizeof path);
     FILE *so = fopen(path, "we");
     assert_non_null(so);
     for (size_t i = 0; i < so_bytes; i++)
@@ -572,8 +572,8 @@ static void fake_entry(const char *dir, const char *hash, size_t so_bytes, time_
 static bool has_entry(const char *dir, const char *hash)
 {
     char so[PATH_MAX], key[PATH_MAX];
-    snprintf(so, sizeof so, "%s/%s.so", dir, hash);
-    snprintf(key, sizeof key, "%s/%s.key", dir, hash);
+    assert_true(snprintf(so, sizeof so, "%s/%s.so", dir, hash) < (int)sizeof so);
+    assert_true(snprintf(key, sizeof key, "%s/%s.key", dir, hash) < (int)sizeof key);
     bool has_so = access(so, F_OK) == 0, has_key = access(key, F_OK) == 0;
     assert_int_equal(has_so, has_key); /* never one without the other */
     return has_so;
