@@ -554,7 +554,9 @@ static int run_bench(const peer_run *pc, const gt_seed_bench *b, peer_result *pr
             pr->bytes_copied = 2 * (uint64_t)s.sc->buffer_bytes[s.sc->output];
         if (is_read_only(b)) {
             pr->bytes_read = s.sc->buffer_bytes[1];
-            if (!(pr->scratch = malloc(pr->bytes_read))) {
+            /* huge pages, as the input has: with small ones, the first copies after the faults
+               ran 2-50x slower on this VM than the later ones (bench/results/reduce-memcpy-2026-11-29/) */
+            if (!(pr->scratch = gt_seed_buffer_alloc(pr->bytes_read))) {
                 say("%s: no memory for memcpy's %zu-byte destination", b->name, s.sc->buffer_bytes[1]);
                 rc = -1;
             } else {

@@ -286,9 +286,7 @@ static void buffer_fill(void *buf, size_t elems, buf_fill fill, uint64_t seed)
     }
 }
 
-/* Large buffers are aligned to (and advised onto) huge pages to cut TLB misses, which would
- * otherwise blur the differences between schedules. */
-static void *buffer_alloc(size_t bytes)
+void *gt_seed_buffer_alloc(size_t bytes)
 {
     size_t align = bytes >= HUGE_PAGE ? HUGE_PAGE : CACHE_LINE;
     void *p = NULL;
@@ -322,7 +320,7 @@ static int case_alloc_buffers(gt_seed_case *c, const seed_ops *ops, char *err, s
     for (unsigned i = 0; i < ops->nbuffers; i++) {
         size_t elems = shape_elems(ops->buffers[i].shape, c->n);
         size_t bytes = elems * sizeof(uint32_t);
-        c->buffers[i] = buffer_alloc(bytes);
+        c->buffers[i] = gt_seed_buffer_alloc(bytes);
         if (!c->buffers[i]) {
             snprintf(err, errlen, "%s: cannot allocate %zu bytes for buffer %u at size %zu", c->bench->name,
                      bytes, i, c->n);
@@ -460,7 +458,7 @@ int gt_seed_case_verify(gt_seed_case *c, char *err, size_t errlen)
     const seed_ops *ops = ops_of(c->bench);
     size_t bytes = c->buffer_bytes[c->output];
     if (ops->reference && !c->expected) {
-        c->expected = buffer_alloc(bytes);
+        c->expected = gt_seed_buffer_alloc(bytes);
         if (!c->expected) {
             snprintf(err, errlen, "%s: cannot allocate %zu bytes for the reference output", c->bench->name, bytes);
             return -ENOMEM;

@@ -45,6 +45,11 @@ struct gt_seed_case {
 const gt_seed_bench *gt_seed_benches(size_t *count);
 const gt_seed_bench *gt_seed_bench_find(const char *name);
 
+/* Memory as a case's buffers get it: a large block aligned to and advised onto huge pages
+ * (TLB misses would blur the differences between schedules), a small one to a cache line.
+ * NULL when out of memory; free() it. */
+void *gt_seed_buffer_alloc(size_t bytes);
+
 /* Allocates buffers for size n (0: the default), fills inputs from a fixed seed and clears the
  * output. Returns 0, or -EINVAL (n not a positive multiple of min_n) / -ENOMEM with a
  * sentence in err. The caller frees the case with gt_seed_case_destroy. */

@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #ifdef __SSE__
 #include <immintrin.h>
 #endif
@@ -78,14 +77,12 @@ int main(int argc, char **argv)
         return 2;
     }
     size_t bytes = n * n * sizeof(float);
-    float *src, *dst;
-    if (posix_memalign((void **)&src, 2u << 20, bytes) || posix_memalign((void **)&dst, 2u << 20, bytes)) {
+    /* the same memory the OpenMP twins get */
+    float *src = gt_seed_buffer_alloc(bytes), *dst = gt_seed_buffer_alloc(bytes);
+    if (!src || !dst) {
         fprintf(stderr, "gridtune-copy-limits: cannot allocate 2 x %zu bytes\n", bytes);
         return 1;
     }
-    /* the same memory the OpenMP twins get (kernels/seedbench.c) */
-    (void)madvise(src, bytes, MADV_HUGEPAGE);
-    (void)madvise(dst, bytes, MADV_HUGEPAGE);
     memset(src, 1, bytes);
     memset(dst, 2, bytes);
     double ms[WAYS][MAX_ROUNDS];
