@@ -70,6 +70,7 @@ NUMBER_FLAG(set_workers, workers, 1, 256, false, "--workers")
 NUMBER_FLAG(set_inline_groups, inline_groups, 0, 1u << 16, false, "--inline-groups")
 NUMBER_FLAG(set_launcher_spin, launcher_spin_us, 0, 100000, false, "--launcher-spin")
 NUMBER_FLAG(set_executor_spin, executor_spin_us, 0, 100000, false, "--executor-spin")
+NUMBER_FLAG(set_loop_spin, loop_spin_us, 0, 100000, false, "--loop-spin")
 NUMBER_FLAG(set_max_frame, limits.max_frame, 1024, 1u << 30, true, "--max-frame")
 NUMBER_FLAG(set_max_buffers, limits.max_buffers, 1, 1u << 20, false, "--max-buffers")
 NUMBER_FLAG(set_max_buffer_bytes, limits.max_buffer_bytes, 1, 1ull << 50, true, "--max-buffer-bytes")
@@ -396,6 +397,10 @@ static const flag flags[] = {
      "their next batch after each, and gridtuned as long for its answer, on the event loop for a small launch "
      "sent from there; each gives its CPU to any thread that waits for it (default 200; waking a sleeping "
      "one costs 20-50 us here, polling costs CPU time)"},
+    {"loop-spin", "MICROSECONDS", set_loop_spin,
+     "after a client's request the event loop polls this long for the next one before it sleeps, giving its CPU "
+     "to any thread that waits for it, so that a client launching in a loop does not wait for the loop to be woken "
+     "(default 200; 0: it sleeps at once)"},
     {"executor", "PATH", set_executor, "the gridtune-exec program (default: beside gridtuned, else the installed one)"},
     {"time-slice", "MILLISECONDS", set_time_slice,
      "each user's launches run in order on a thread of their own, one user's executor at a time; one that has run "
@@ -529,6 +534,7 @@ static void defaults(gt_daemon_config *cfg)
         .launcher_spin_us = GT_DEFAULT_LAUNCHER_SPIN,
         .time_slice_ms = GT_DEFAULT_TIME_SLICE,
         .executor_spin_us = GT_DEFAULT_EXECUTOR_SPIN,
+        .loop_spin_us = GT_DEFAULT_LOOP_SPIN,
         .limits = {.max_frame = GT_DEFAULT_MAX_FRAME,
                    .max_buffers = GT_DEFAULT_MAX_BUFFERS,
                    .max_buffer_bytes = GT_DEFAULT_MAX_BUFFER_BYTES,

@@ -34,6 +34,7 @@
 #define GT_DEFAULT_INLINE_GROUPS 1            /* workgroups a launch may have to run without the workers */
 #define GT_DEFAULT_LAUNCHER_SPIN 50           /* microseconds the launcher polls for the next launch */
 #define GT_DEFAULT_EXECUTOR_SPIN GT_POOL_DEFAULT_SPIN_US /* microseconds an executor polls for the next request */
+#define GT_DEFAULT_LOOP_SPIN 200              /* microseconds the event loop polls for a client's next request */
 #define GT_DEFAULT_TIME_SLICE 100             /* milliseconds a user's executor runs while another user waits */
 
 typedef struct gt_limits {
@@ -88,6 +89,7 @@ typedef struct gt_daemon_config {
     unsigned launch_timeout_s; /* a launch running this long is stopped (its executor ended); 0: never */
     unsigned time_slice_ms;    /* the CPU grant's slice between users' executors; 0: none */
     unsigned executor_spin_us; /* an executor polls this long for its next request before sleeping */
+    unsigned loop_spin_us;     /* after a client's request the event loop polls this long for the next */
     bool memfd_buffers;  /* --buffer-store memfd: no tmpfs stores (buffer_store.h) */
     bool no_populate;    /* leave new buffers' pages to be faulted in by their first launch */
     char *events[GT_COUNTERS_MAX];

@@ -71,6 +71,7 @@ typedef struct gt_daemon {
     pthread_mutex_t wisdom_lock;
     gt_report_ring *reports;
     gt_daemon_counts stats;
+    uint64_t reads; /* client sockets the loop found readable (loop thread only): --loop-spin watches it */
     FILE *trace;
     int64_t started_ms;
     uint64_t next_launch;  /* the launches' report ids */

@@ -364,6 +364,7 @@ static void on_readable(evutil_socket_t fd, short what, void *arg)
 {
     (void)what;
     gt_session *s = arg;
+    s->d->reads++;
     /* Answering may fail to write and close the session, which frees it unless someone
        else holds it: hold it until this callback is done with it. */
     gt_session_ref(s);

@@ -14,7 +14,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 run 0 --help
 for opt in --budget --strategy --metric --refine --refine-limit --disturbed-share --isolation --executor \
-  --executor-spin --launch-timeout --time-slice --buffer-store --max-waiting --max-total-output --frame-timeout \
+  --executor-spin --loop-spin --launch-timeout --time-slice --buffer-store --max-waiting --max-total-output --frame-timeout \
   --http-max-connections --http-timeout --max-wisdom-entries --max-cache-bytes; do
   expect_in "$out" "$opt " "--help documents $opt"
 done
@@ -31,6 +31,8 @@ refused '--buffer-store "shm": expected tmpfs or memfd' --buffer-store shm
 refused '--buffer-store "": expected tmpfs or memfd' --buffer-store ""
 refused '--executor "gridtune-exec": expected an absolute path to gridtune-exec' --executor gridtune-exec
 refused '--executor-spin "100001": expected an integer from 0 to 100000' --executor-spin 100001
+refused '--loop-spin "100001": expected an integer from 0 to 100000' --loop-spin 100001
+refused '--loop-spin "-1": expected an integer from 0 to 100000' --loop-spin -1
 refused '--launch-timeout "-1": expected an integer from 0 to 1048576' --launch-timeout -1
 refused '--launch-timeout "soon": expected an integer from 0 to 1048576' --launch-timeout soon
 refused '--time-slice "60001": expected an integer from 0 to 60000' --time-slice 60001
