@@ -158,7 +158,7 @@ static void loaded_kernel_runs_with_bound_arguments(void **state)
 static void vectorised_items_compute_as_written(void **state)
 {
     (void)state;
-    enum { N = 40 };
+    enum { N = GT_TEST_VECTOR_ITEMS_N }; /* the fixture's size, set in tests/CMakeLists.txt */
     static float a[N * N], b[N * N], c[N * N], want[N * N];
     for (int i = 0; i < N * N; i++) {
         a[i] = (float)(i % 7) * 0.25f - 0.5f;
@@ -183,7 +183,7 @@ static void vectorised_items_compute_as_written(void **state)
     const size_t shapes[][2] = {{8, 5}, {5, 8}, {40, 1}, {20, 2}, {10, 4}};
     const char *walks[] = {"group=linear,item=linear", "group=column,span=4,item=linear", "group=linear,item=tiled:3x2",
                            "group=hilbert,item=column", "group=linear,item=zigzag"};
-    for (size_t kk = 0; kk < 2; kk++) {
+    for (size_t kk = 0; kk < sizeof kernels / sizeof *kernels; kk++) {
         const gt_kernel_desc *k = gt_module_find(m, kernels[kk]);
         assert_non_null(k);
         for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
