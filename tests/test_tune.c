@@ -1115,6 +1115,34 @@ static void test_an_item_order_chosen_at_another_span_is_checked(void **state)
     fixture_fini(&fx);
 }
 
+/* As above, but under tiles a span of 8 is the best (0.4 of the default's cost; the widest
+   span the span axis lists here, 100, costs four times the tiles' at a span of 1), and linear
+   items cost more than the tiles at a span of 8 (0.45) while at the widest span they cost a
+   tenth: the span was chosen under the other item order, so a second check looks at the
+   start's item order with the widest span, and it wins. */
+static void test_the_start_item_order_is_checked_at_the_widest_span(void **state)
+{
+    (void)state;
+    fixture fx;
+    fixture_init(&fx, &square);
+    fx.cfg.space.axes = 1u << GT_AXIS_ITEM | 1u << GT_AXIS_SPAN;
+    fake_executor_factor(&fx.fake, "item=tiled:8x8", 0.5, 0);
+    fake_executor_factor(&fx.fake, "span=8", 0.8, 0);
+    fake_executor_factor(&fx.fake, "span=8,item=linear", 0.5625, 0);
+    fake_executor_factor(&fx.fake, "span=100,item=tiled:8x8", 4.0, 0);
+    fake_executor_factor(&fx.fake, "span=100,item=linear", 0.1, 0);
+    assert_int_equal(tune(&fx, NULL), 0);
+    const gt_candidate *first = candidate_of(&fx.result, "group=linear,span=8,item=linear,assign=stealing");
+    const gt_candidate *wide = candidate_of(&fx.result, "group=linear,span=100,item=linear,assign=stealing");
+    assert_int_equal(wide->phase, GT_AXIS_SPAN);
+    assert_string_equal(wide->style, "span=series");
+    assert_int_equal(look_of(wide)->kind, GT_SAMPLE_LOOK);
+    assert_true(look_of(wide)->round > look_of(first)->round);
+    assert_winner(&fx.result, "group=linear,span=100,item=linear,assign=stealing");
+    assert_launch_complete(&fx);
+    fixture_fini(&fx);
+}
+
 /* The item order is chosen under the linear group order, where tiled:4x4 is 5% faster than
    column; the group axis then moves to the zigzag order, 5x faster with column items and 3x
    slower than that with tiled ones (zigzag and tiled:4x4: 0.57 of the default's cost; zigzag
@@ -1974,6 +2002,7 @@ int main(void)
         cmocka_unit_test(test_a_span_chosen_under_another_order_is_checked),
         cmocka_unit_test(test_an_item_order_chosen_under_another_order_is_checked),
         cmocka_unit_test(test_an_item_order_chosen_at_another_span_is_checked),
+        cmocka_unit_test(test_the_start_item_order_is_checked_at_the_widest_span),
         cmocka_unit_test(test_the_column_walk_finds_what_neither_half_shows),
         cmocka_unit_test(test_the_column_walk_is_sampled_as_a_group_order),
         cmocka_unit_test(test_a_far_column_order_takes_its_walk_out),

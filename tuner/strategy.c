@@ -592,21 +592,46 @@ static int checks_after_a_move(axis_run *a, const gt_order *group_before)
     return item_check(a, &a->r->candidates[best].schedule.item, GT_AXIS_GROUP);
 }
 
+/* The widest span the span axis listed (0 when it listed none): the row-wide one where no
+   other group order narrows it (space.c). */
+static uint32_t widest_span_tried(const axis_run *a)
+{
+    uint32_t widest = 0;
+    for (size_t i = 0; i < a->r->ncandidates; i++) {
+        const gt_candidate *c = &a->r->candidates[i];
+        if (c->phase == GT_AXIS_SPAN && c->schedule.span > widest)
+            widest = c->schedule.span;
+    }
+    return widest;
+}
+
 /* The item order was chosen at the span the analysis started from, where the linear order of a
    workgroup's items walks its rows in short pieces; a span makes them one long row. When the
-   span axis moved the span and the item axis had moved the item order, a check looks at the
-   start's item order with the new span. In 1 of 5 series of copy_rows, tiled:8x8 items won
-   at a span of 1 and the span axis then took 128: its launches ran at 2x the oracle's best
-   (linear items, a span of 1024), and refinement, whose item contender would have been the
-   linear order at a span of 1 (2.5 times the winner in the samples, beyond the line at which a
-   contender is not tried), settled there (bench/results/tune-2026-11-29-amd-3f7155f.txt). */
+   span axis moved the span and the item axis had moved the item order, two checks look at the
+   start's item order: with the new span, and with the widest span, since the new span was
+   the best under the other item order, which the widest need not be under the start's. In 1
+   of 5 series of copy_rows, tiled:8x8 items won at a span of 1 and the span axis then took
+   128: its launches ran at 2x the oracle's best (linear items, a span of 1024), and
+   refinement, whose item contender would have been the linear order at a span of 1 (2.5
+   times the winner in the samples, beyond the line at which a contender is not tried),
+   settled there (bench/results/tune-2026-11-29-amd-3f7155f.txt). With the first check alone,
+   4 of 40 cold launches of copy_rows still ended with linear items at a span of 16-256 chosen
+   under tiled ones, 1.6-2.1x the row-wide span's whole launch
+   (bench/results/item-check-widest-2026-11-29/). */
 static int item_check_after_a_span(axis_run *a, uint32_t span_before)
 {
     const gt_schedule held = a->r->candidates[a->incumbent].schedule;
     const gt_order start = a->r->candidates[0].schedule.item;
     if (held.span == span_before || gt_order_equal(&held.item, &start))
         return 0;
-    return item_check(a, &start, GT_AXIS_SPAN);
+    int rc = item_check(a, &start, GT_AXIS_SPAN);
+    uint32_t widest = widest_span_tried(a);
+    if (rc < 0 || widest <= held.span)
+        return rc;
+    gt_space_entry wide = {.schedule = held, .style = "span=series"}; /* as the span axis names it */
+    wide.schedule.item = start;
+    wide.schedule.span = widest;
+    return owed_look(a, &wide, GT_AXIS_SPAN);
 }
 
 int gt_strategy_run(const gt_tune_config *cfg, gt_sampler *s, gt_tune_result *r, char *err, size_t errlen)
