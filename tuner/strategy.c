@@ -594,7 +594,7 @@ static int checks_after_a_move(axis_run *a, const gt_order *group_before)
 
 /* The widest span the span axis listed (0 when it listed none): the row-wide one where no
    other group order narrows it (space.c). */
-static uint32_t widest_span_tried(const axis_run *a)
+static uint32_t widest_span_listed(const axis_run *a)
 {
     uint32_t widest = 0;
     for (size_t i = 0; i < a->r->ncandidates; i++) {
@@ -615,8 +615,9 @@ static uint32_t widest_span_tried(const axis_run *a)
    refinement, whose item contender would have been the linear order at a span of 1 (2.5
    times the winner in the samples, beyond the line at which a contender is not tried),
    settled there (bench/results/tune-2026-11-29-amd-3f7155f.txt). With the first check alone,
-   4 of 40 cold launches of copy_rows still ended with linear items at a span of 16-256 chosen
-   under tiled ones, 1.6-2.1x the row-wide span's whole launch
+   13 of 14 cold launches of copy_rows that took that path in one batch of 45 still ended with
+   linear items at a span of 16-512 chosen under tiled ones (spans of 64-512 cost the whole
+   launch 1.5-2.1x the row-wide span's); with the second, 13 of 13 ended at the row span
    (bench/results/item-check-widest-2026-11-29/). */
 static int item_check_after_a_span(axis_run *a, uint32_t span_before)
 {
@@ -625,7 +626,7 @@ static int item_check_after_a_span(axis_run *a, uint32_t span_before)
     if (held.span == span_before || gt_order_equal(&held.item, &start))
         return 0;
     int rc = item_check(a, &start, GT_AXIS_SPAN);
-    uint32_t widest = widest_span_tried(a);
+    uint32_t widest = widest_span_listed(a);
     if (rc < 0 || widest <= held.span)
         return rc;
     gt_space_entry wide = {.schedule = held, .style = "span=series"}; /* as the span axis names it */

@@ -3,7 +3,9 @@
  * (GT_TUNING_RETUNE), then one warm launch with the schedule it just decided, timed on the
  * client's clock around gt_run. Prints, per daemon, the median warm launch and how often each
  * winner was picked: the warm time is what the decision costs the launches after it.
- * usage: ab_cold ROUNDS BENCHMARK SOCKET_A SOCKET_B   (run.sh builds and starts the daemons) */
+ * With REPORTS, each cold launch's report goes to REPORTS.a.jsonl or REPORTS.b.jsonl, a line
+ * each (count_paths.py reads them).
+ * usage: ab_cold ROUNDS BENCHMARK SOCKET_A SOCKET_B [REPORTS]   (run.sh starts the daemons) */
 #include "seeds_client.h"
 
 #include <cjson/cJSON.h>
@@ -30,10 +32,26 @@ static void winner_of(const char *report, char *out, size_t len)
     cJSON_Delete(j);
 }
 
+/* Appends report, made one line, to prefix.a.jsonl (daemon 0) or prefix.b.jsonl. */
+static void keep_report(const char *prefix, int d, const char *report)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s.%c.jsonl", prefix, d ? 'b' : 'a');
+    cJSON *j = cJSON_Parse(report);
+    char *line = j ? cJSON_PrintUnformatted(j) : NULL;
+    FILE *f = line ? fopen(path, "a") : NULL;
+    if (f) {
+        fprintf(f, "%s\n", line);
+        fclose(f);
+    }
+    free(line);
+    cJSON_Delete(j);
+}
+
 int main(int argc, char **argv)
 {
-    if (argc != 5 || atoi(argv[1]) < 1 || atoi(argv[1]) > MAX_ROUNDS || !gt_seed_bench_find(argv[2])) {
-        fprintf(stderr, "usage: ab_cold ROUNDS(1-%d) BENCHMARK SOCKET_A SOCKET_B\n", MAX_ROUNDS);
+    if (argc < 5 || argc > 6 || atoi(argv[1]) < 1 || atoi(argv[1]) > MAX_ROUNDS || !gt_seed_bench_find(argv[2])) {
+        fprintf(stderr, "usage: ab_cold ROUNDS(1-%d) BENCHMARK SOCKET_A SOCKET_B [REPORTS]\n", MAX_ROUNDS);
         return 2;
     }
     int rounds = atoi(argv[1]);
@@ -57,6 +75,8 @@ int main(int argc, char **argv)
             if (cli_seed_run(&s[d], "cold", &cold, &report, &ns) != 0)
                 return 1;
             winner_of(report, picks[d][r], sizeof picks[d][r]);
+            if (argc == 6)
+                keep_report(argv[5], d, report);
             free(report);
             if (cli_seed_run(&s[d], "warm", &auto_, &report, &ns) != 0)
                 return 1;

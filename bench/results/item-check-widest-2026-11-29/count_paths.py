@@ -1,3 +1,8 @@
+#!/usr/bin/env python3
+"""count_paths.py REPORTS.jsonl...: per file of cold launch reports (a JSON object a line, as
+ab_cold.c keeps them), how many launches picked linear items at copy_rows' row-wide span (1024),
+how many took path A (the span axis run under an item order other than linear) and how many of
+those still ended at the row span."""
 import json, sys
 for v in sys.argv[1:]:
     n=trig=good=goodtrig=0

@@ -1,5 +1,7 @@
 #!/bin/bash
 # Cold decisions of two builds side by side: run.sh OLD_BUILD NEW_BUILD [ROUNDS] [BENCHMARK...]
+# With REPORTS=PREFIX in the environment, the cold reports are kept in PREFIX.BENCHMARK.a.jsonl
+# (the old build's) and .b.jsonl, for count_paths.py.
 # Each build's gridtuned (with --refine off) gets its own socket and wisdom in a temporary
 # directory; ab_cold.c runs the rounds. Example, from the repository's top:
 #   git worktree add /tmp/before <rev>; cmake -S /tmp/before -B /tmp/before/b -DCMAKE_BUILD_TYPE=Release
@@ -22,5 +24,5 @@ done
 sleep 1
 export GRIDTUNE_SEEDS_MODULE=${GRIDTUNE_SEEDS_MODULE:-$new/kernels/libgridtune-seeds.so} GRIDTUNE_NO_AUTOSTART=1
 for bench in "${benches[@]}"; do
-    "$tmp/ab_cold" "$rounds" "$bench" "$tmp/old.sock" "$tmp/new.sock" | sed "s|$tmp/||"
+    "$tmp/ab_cold" "$rounds" "$bench" "$tmp/old.sock" "$tmp/new.sock" ${REPORTS:+"$REPORTS.$bench"} | sed "s|$tmp/||"
 done
