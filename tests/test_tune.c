@@ -1143,6 +1143,50 @@ static void test_the_start_item_order_is_checked_at_the_widest_span(void **state
     fixture_fini(&fx);
 }
 
+/* Spans only: the widest listed here, 50, costs a tenth of the default's, so that the time
+   limit falls and ends the race with its looks; a span of 32 looks a tenth cheaper in its look
+   (0.09) and costs 0.18 from the batch `from` on (a lucky look). */
+static void spans_with_a_lucky_look(fixture *fx, unsigned from)
+{
+    fixture_init(fx, &square);
+    fx->cfg.space.axes = 1u << GT_AXIS_SPAN;
+    fake_executor_factor(&fx->fake, "span=50", 0.1, 0);
+    fake_executor_factor(&fx->fake, "span=32", 0.09, 0);
+    if (from)
+        fake_executor_factor_from(&fx->fake, "span=32", 2.0, from);
+}
+
+/* The spans whose looks lie close to the pick's get a second sample, sized, before the
+   confirmation: the span of 64, whose look was lucky, shows its cost there and the widest
+   span takes over. `from` is the batch after the span axis's looks in the same launch without
+   the change of cost. */
+static void test_close_spans_get_a_second_sample(void **state)
+{
+    (void)state;
+    fixture fx;
+    spans_with_a_lucky_look(&fx, 0);
+    assert_int_equal(tune(&fx, NULL), 0);
+    unsigned looks_round = look_of(candidate_of(&fx.result, "group=linear,span=32,item=linear,assign=stealing"))->round;
+    unsigned from = 1;
+    for (size_t i = 0; i < fx.result.ncandidates; i++)
+        for (size_t k = 0; k < fx.result.candidates[i].nsamples; k++)
+            from += fx.result.candidates[i].samples[k].round <= looks_round;
+    fixture_fini(&fx);
+
+    spans_with_a_lucky_look(&fx, from);
+    assert_int_equal(tune(&fx, NULL), 0);
+    const char *names[] = {"group=linear,span=32,item=linear,assign=stealing",
+                           "group=linear,span=50,item=linear,assign=stealing"};
+    for (int n = 0; n < 2; n++) {
+        const gt_candidate *c = candidate_of(&fx.result, names[n]);
+        assert_true(c->nsamples >= 2);
+        assert_int_equal(c->samples[1].kind, GT_SAMPLE_SIZED);
+    }
+    assert_winner(&fx.result, "group=linear,span=50,item=linear,assign=stealing");
+    assert_launch_complete(&fx);
+    fixture_fini(&fx);
+}
+
 /* The item order is chosen under the linear group order, where tiled:4x4 is 5% faster than
    column; the group axis then moves to the zigzag order, 5x faster with column items and 3x
    slower than that with tiled ones (zigzag and tiled:4x4: 0.57 of the default's cost; zigzag
@@ -2003,6 +2047,7 @@ int main(void)
         cmocka_unit_test(test_an_item_order_chosen_under_another_order_is_checked),
         cmocka_unit_test(test_an_item_order_chosen_at_another_span_is_checked),
         cmocka_unit_test(test_the_start_item_order_is_checked_at_the_widest_span),
+        cmocka_unit_test(test_close_spans_get_a_second_sample),
         cmocka_unit_test(test_the_column_walk_finds_what_neither_half_shows),
         cmocka_unit_test(test_the_column_walk_is_sampled_as_a_group_order),
         cmocka_unit_test(test_a_far_column_order_takes_its_walk_out),

@@ -652,7 +652,13 @@ static int run_sample(gt_sampler *s, size_t index, unsigned round, bool confirm,
         want = left;
     if (want < least)
         return -ENOSPC;
-    want -= want % least; /* whole spans (or chunks) for every worker: none waits on another's last */
+    /* Whole spans (or chunks) for every worker: none waits on another's last. A sized sample
+       takes the nearer whole number, so that it takes the asked time within half a unit: down
+       only, a span of 64 over two workers made a sample of 200 workgroups 128 (0.64 of it). */
+    uint64_t whole = want - want % least;
+    if (!look && !confirm && want - whole > least / 2 && whole + least <= left)
+        whole += least;
+    want = whole;
     uint64_t start = (uint64_t)(gt_walk_share(round) * (double)gt_walk_positions(s->grid, c->schedule.span));
     gt_sample_kind kind = confirm ? GT_SAMPLE_CONFIRM : look ? GT_SAMPLE_LOOK : GT_SAMPLE_SIZED;
     uint64_t glance = kind == GT_SAMPLE_LOOK ? want / GLANCE_PARTS - want / GLANCE_PARTS % least : 0;

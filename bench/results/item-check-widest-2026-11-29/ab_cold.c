@@ -2,7 +2,8 @@
  * Each round, on each daemon in turn (which goes first alternates): a cold launch that retunes
  * (GT_TUNING_RETUNE), then one warm launch with the schedule it just decided, timed on the
  * client's clock around gt_run. Prints, per daemon, the median warm launch and how often each
- * winner was picked: the warm time is what the decision costs the launches after it.
+ * winner was picked: the warm time is what the decision costs the launches after it; and on
+ * stderr a line per launch pair: the daemon (a, b), the round, the warm ms and the pick.
  * With REPORTS, each cold launch's report goes to REPORTS.a.jsonl or REPORTS.b.jsonl, a line
  * each (count_paths.py reads them).
  * usage: ab_cold ROUNDS BENCHMARK SOCKET_A SOCKET_B [REPORTS]   (run.sh starts the daemons) */
@@ -82,6 +83,7 @@ int main(int argc, char **argv)
                 return 1;
             free(report);
             warm[d][r] = (double)ns / 1e6;
+            fprintf(stderr, "%c %d %.3f %s\n", d ? 'b' : 'a', r, warm[d][r], picks[d][r]);
         }
     for (int d = 0; d < 2; d++) {
         printf("%s: %s\n", argv[3 + d], argv[2]);
