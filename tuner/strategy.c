@@ -640,6 +640,17 @@ static int item_check_after_a_span(axis_run *a, uint32_t span_before)
    analysis, where its whole launch costs 1.48x. */
 #define CLOSE_SPANS 0.5
 
+/* Candidate i is another span of the incumbent's orders (held), measured on the span axis and
+   still in the race. */
+static bool span_rival(const axis_run *a, size_t i, const gt_schedule *held)
+{
+    const gt_candidate *c = &a->r->candidates[i];
+    gt_schedule same = c->schedule;
+    same.span = held->span;
+    return i != a->incumbent && c->phase == GT_AXIS_SPAN && !c->eliminated && !isnan(c->median) &&
+           gt_schedule_equal(&same, held);
+}
+
 /* The span axis's race often ends with its looks (the time limit falls as faster spans turn
    up), so one look decides between spans whose whole launches differ by half: copy_rows' span
    of 512 costs the whole launch 1.48x the row-wide one, and a look at it of 0.175 ns per item
@@ -652,40 +663,26 @@ static int second_looks_at_close_spans(axis_run *a)
 {
     const gt_schedule held = a->r->candidates[a->incumbent].schedule;
     const double line = median_of(a, a->incumbent) * (1 + CLOSE_SPANS);
-    bool close_ones = false;
-    for (int pass = 0; pass < 2; pass++)
-        for (size_t i = 0; i < a->r->ncandidates; i++) {
-            const gt_candidate *c = &a->r->candidates[i];
-            gt_schedule same = c->schedule;
-            same.span = held.span;
-            bool close = i == a->incumbent ||
-                         (c->phase == GT_AXIS_SPAN && !c->eliminated && !isnan(c->median) && c->median <= line &&
-                          gt_schedule_equal(&same, &held));
-            if (!close || gt_candidate_samples_used(c) >= 2)
-                continue;
-            if (pass == 0) { /* the incumbent alone is not worth a sample */
-                close_ones |= i != a->incumbent;
-                continue;
-            }
-            if (!close_ones)
-                return 0;
-            gt_sampler_owe(a->s, true);
-            int rc = gt_sampler_run(a->s, i, gt_sampler_next_round(a->s), false, a->err, a->errlen);
-            gt_sampler_owe(a->s, false);
-            if (rc == -ENOSPC)
-                return 0;
-            if (rc < 0)
-                return rc;
-        }
-    size_t best = a->incumbent;
-    for (size_t i = 0; i < a->r->ncandidates; i++) {
-        const gt_candidate *c = &a->r->candidates[i];
-        gt_schedule same = c->schedule;
-        same.span = held.span;
-        if (c->phase == GT_AXIS_SPAN && !c->eliminated && !isnan(c->median) && gt_schedule_equal(&same, &held) &&
-            c->median < median_of(a, best))
-            best = i;
+    size_t once = 0; /* close rivals with a single sample */
+    for (size_t i = 0; i < a->r->ncandidates; i++)
+        once += span_rival(a, i, &held) && median_of(a, i) <= line &&
+                gt_candidate_samples_used(&a->r->candidates[i]) < 2;
+    for (size_t i = 0; once > 0 && i < a->r->ncandidates; i++) {
+        bool close = i == a->incumbent || (span_rival(a, i, &held) && median_of(a, i) <= line);
+        if (!close || gt_candidate_samples_used(&a->r->candidates[i]) >= 2)
+            continue;
+        gt_sampler_owe(a->s, true);
+        int rc = gt_sampler_run(a->s, i, gt_sampler_next_round(a->s), false, a->err, a->errlen);
+        gt_sampler_owe(a->s, false);
+        if (rc == -ENOSPC)
+            return 0;
+        if (rc < 0)
+            return rc;
     }
+    size_t best = a->incumbent;
+    for (size_t i = 0; i < a->r->ncandidates; i++)
+        if (span_rival(a, i, &held) && median_of(a, i) < median_of(a, best))
+            best = i;
     if (beats_incumbent(a, best))
         a->incumbent = best;
     return 0;
