@@ -1088,6 +1088,17 @@ static void test_a_check_takes_over_only_by_a_clear_gain(void **state)
     fixture_fini(&fx);
 }
 
+/* The model: tiles halve the cost at a span of 1, a span of 8 takes a fifth off, and linear
+   items at a span of 8 cost linear_items_at_8 of that. */
+static void tiles_then_a_span_of_8(fixture *fx, double linear_items_at_8)
+{
+    fixture_init(fx, &square);
+    fx->cfg.space.axes = 1u << GT_AXIS_ITEM | 1u << GT_AXIS_SPAN;
+    fake_executor_factor(&fx->fake, "item=tiled:8x8", 0.5, 0);
+    fake_executor_factor(&fx->fake, "span=8", 0.8, 0);
+    fake_executor_factor(&fx->fake, "span=8,item=linear", linear_items_at_8, 0);
+}
+
 /* Items in tiles of 8x8 halve the cost at a span of 1, and the item axis takes them; a span of 8
    takes a fifth off that. With that span, the linear items cost half the tiles' (0.2 of the
    default's cost against 0.4): the span axis moved the span, so a check looks at the start's
@@ -1096,11 +1107,7 @@ static void test_an_item_order_chosen_at_another_span_is_checked(void **state)
 {
     (void)state;
     fixture fx;
-    fixture_init(&fx, &square);
-    fx.cfg.space.axes = 1u << GT_AXIS_ITEM | 1u << GT_AXIS_SPAN;
-    fake_executor_factor(&fx.fake, "item=tiled:8x8", 0.5, 0);
-    fake_executor_factor(&fx.fake, "span=8", 0.8, 0);
-    fake_executor_factor(&fx.fake, "span=8,item=linear", 0.25, 0);
+    tiles_then_a_span_of_8(&fx, 0.25);
     assert_int_equal(tune(&fx, NULL), 0);
     const gt_candidate *tiles = candidate_of(&fx.result, "group=linear,span=8,item=tiled:8x8,assign=stealing");
     assert_int_equal(tiles->phase, GT_AXIS_SPAN);
@@ -1124,11 +1131,7 @@ static void test_the_start_item_order_is_checked_at_the_widest_span(void **state
 {
     (void)state;
     fixture fx;
-    fixture_init(&fx, &square);
-    fx.cfg.space.axes = 1u << GT_AXIS_ITEM | 1u << GT_AXIS_SPAN;
-    fake_executor_factor(&fx.fake, "item=tiled:8x8", 0.5, 0);
-    fake_executor_factor(&fx.fake, "span=8", 0.8, 0);
-    fake_executor_factor(&fx.fake, "span=8,item=linear", 0.5625, 0);
+    tiles_then_a_span_of_8(&fx, 0.5625);
     fake_executor_factor(&fx.fake, "span=100,item=tiled:8x8", 4.0, 0);
     fake_executor_factor(&fx.fake, "span=100,item=linear", 0.1, 0);
     assert_int_equal(tune(&fx, NULL), 0);
