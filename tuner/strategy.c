@@ -651,6 +651,13 @@ static bool span_rival(const axis_run *a, size_t i, const gt_schedule *held)
            gt_schedule_equal(&same, held);
 }
 
+/* Candidate i is the incumbent or a rival span within line, and has one sample at most. */
+static bool close_and_sampled_once(const axis_run *a, size_t i, const gt_schedule *held, double line)
+{
+    bool close = i == a->incumbent || (span_rival(a, i, held) && median_of(a, i) <= line);
+    return close && gt_candidate_samples_used(&a->r->candidates[i]) < 2;
+}
+
 /* The span axis's race often ends with its looks (the time limit falls as faster spans turn
    up), so one look decides between spans whose whole launches differ by half: copy_rows' span
    of 512 costs the whole launch 1.48x the row-wide one, and a look at it of 0.175 ns per item
@@ -665,11 +672,9 @@ static int second_looks_at_close_spans(axis_run *a)
     const double line = median_of(a, a->incumbent) * (1 + CLOSE_SPANS);
     size_t once = 0; /* close rivals with a single sample */
     for (size_t i = 0; i < a->r->ncandidates; i++)
-        once += span_rival(a, i, &held) && median_of(a, i) <= line &&
-                gt_candidate_samples_used(&a->r->candidates[i]) < 2;
+        once += i != a->incumbent && close_and_sampled_once(a, i, &held, line);
     for (size_t i = 0; once > 0 && i < a->r->ncandidates; i++) {
-        bool close = i == a->incumbent || (span_rival(a, i, &held) && median_of(a, i) <= line);
-        if (!close || gt_candidate_samples_used(&a->r->candidates[i]) >= 2)
+        if (!close_and_sampled_once(a, i, &held, line))
             continue;
         gt_sampler_owe(a->s, true);
         int rc = gt_sampler_run(a->s, i, gt_sampler_next_round(a->s), false, a->err, a->errlen);
